@@ -1,0 +1,51 @@
+/*
+ * arena_heap.c — the growing arena readers use.  NOT AS-safe (malloc).
+ */
+#include "postmortem.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Chunks are chained through their first bytes. */
+struct chunk {
+	struct chunk *next;
+};
+
+enum { CHUNK_MIN = 64 * 1024 };
+
+static bool
+grow(pm_arena *a, size_t need)
+{
+	size_t size = need + sizeof(struct chunk) + 16;
+	if (size < CHUNK_MIN)
+		size = CHUNK_MIN;
+	struct chunk *c = malloc(size);
+	if (!c)
+		return false;
+	c->next = a->chunks;
+	a->chunks = c;
+	a->cur = (char *)(c + 1);
+	a->left = size - sizeof *c;
+	return true;
+}
+
+void
+pm_arena_init_heap(pm_arena *a)
+{
+	memset(a, 0, sizeof *a);
+	a->grow = grow;
+}
+
+void
+pm_arena_free(pm_arena *a)
+{
+	struct chunk *c = a->chunks;
+	while (c) {
+		struct chunk *next = c->next;
+		free(c);
+		c = next;
+	}
+	pm_arena_grow_fn *g = a->grow;
+	memset(a, 0, sizeof *a);
+	a->grow = g;
+}

@@ -1,0 +1,84 @@
+/*
+ * model.c — AS-SAFE helpers over the report model.
+ */
+#include "postmortem.h"
+
+#include <string.h>
+
+static void
+report_reset(pm_report *r)
+{
+	pm_arena keep = r->arena;
+	memset(r, 0, sizeof *r);
+	r->arena = keep;
+	r->header.pid = -1;
+	r->header.parent_pid = -1;
+	r->exception.terminating_pid = -1;
+	r->exception.triggered_thread = -1;
+}
+
+void
+pm_report_init_fixed(pm_report *r, void *mem, size_t size)
+{
+	pm_arena_init_fixed(&r->arena, mem, size);
+	report_reset(r);
+}
+
+void
+pm_report_init(pm_report *r)
+{
+	pm_arena_init_heap(&r->arena);
+	report_reset(r);
+}
+
+void
+pm_report_free(pm_report *r)
+{
+	pm_arena_free(&r->arena);
+	report_reset(r);
+}
+
+int32_t
+pm_report_crashed_thread(const pm_report *r)
+{
+	for (uint32_t i = 0; i < r->thread_count; i++)
+		if (r->threads[i].crashed)
+			return (int32_t)i;
+	int32_t t = r->exception.triggered_thread;
+	return t >= 0 && (uint32_t)t < r->thread_count ? t : -1;
+}
+
+int32_t
+pm_report_image_for(const pm_report *r, uint64_t addr)
+{
+	for (uint32_t i = 0; i < r->image_count; i++) {
+		const pm_image *im = &r->images[i];
+		if (im->size != 0 && addr >= im->start && addr - im->start < im->size)
+			return (int32_t)i;
+	}
+	return -1;
+}
+
+void
+pm_image_uuid(const pm_image *img, uint8_t out[16])
+{
+	memset(out, 0, 16);
+	memcpy(out, img->build_id, img->build_id_len < 16 ? img->build_id_len : 16);
+}
+
+const char *
+pm_strerror(pm_err e)
+{
+	switch (e) {
+	case PM_OK: return "success";
+	case PM_E_INVAL: return "invalid argument";
+	case PM_E_NOMEM: return "out of memory";
+	case PM_E_IO: return "input/output error";
+	case PM_E_FORMAT: return "not a report in a known format";
+	case PM_E_LIMIT: return "input exceeds a size limit";
+	case PM_E_FAULT: return "memory could not be read";
+	case PM_E_NOTFOUND: return "not found";
+	case PM_E_UNSUPPORTED: return "not supported";
+	}
+	return "unknown error";
+}

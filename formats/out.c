@@ -1,0 +1,281 @@
+/*
+ * out.c — AS-SAFE byte sink and number formatting for the writers.
+ *
+ * Runs in the crash handler: only write(2) and memcpy/strlen (both on the
+ * POSIX async-signal-safe list since POSIX.1-2016) are called.
+ */
+#include "out.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+void
+pm_out_init_fd(pm_out *o, int fd, char *buf, size_t cap)
+{
+	memset(o, 0, sizeof *o);
+	o->buf = buf;
+	o->cap = cap;
+	o->fd = fd;
+}
+
+void
+pm_out_init_buf(pm_out *o, char *buf, size_t cap)
+{
+	memset(o, 0, sizeof *o);
+	o->buf = buf;
+	o->cap = cap;
+	o->fd = -1;
+	if (cap > 0)
+		buf[0] = '\0';
+}
+
+static bool
+write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return false;
+		p += w;
+		n -= (size_t)w;
+	}
+	return true;
+}
+
+static bool
+has_drain(const pm_out *o)
+{
+	return o->fd >= 0 || o->sink != NULL;
+}
+
+bool
+pm_out_flush(pm_out *o)
+{
+	if (!has_drain(o) || o->len == 0)
+		return !o->failed;
+	bool ok = o->fd >= 0 ? write_all(o->fd, o->buf, o->len)
+	                     : o->sink(o->sink_ctx, o->buf, o->len);
+	if (!ok)
+		o->failed = true;
+	o->len = 0;
+	return ok;
+}
+
+void
+pm_out_put(pm_out *o, const char *p, size_t n)
+{
+	o->total += n;
+	while (n > 0) {
+		size_t room = o->cap - o->len;
+		if (room == 0) {
+			if (!has_drain(o)) {
+				o->overflow = true;
+				return;
+			}
+			pm_out_flush(o);
+			continue;
+		}
+		/* Buffer-only sinks keep one byte for the terminating NUL. */
+		if (!has_drain(o) && room == 1) {
+			o->overflow = true;
+			return;
+		}
+		size_t k = n < room ? n : room;
+		if (!has_drain(o) && k == room)
+			k = room - 1;
+		memcpy(o->buf + o->len, p, k);
+		o->len += k;
+		p += k;
+		n -= k;
+		if (!has_drain(o))
+			o->buf[o->len] = '\0';
+	}
+}
+
+void
+pm_out_str(pm_out *o, const char *s)
+{
+	if (s)
+		pm_out_put(o, s, strlen(s));
+}
+
+void
+pm_out_ch(pm_out *o, char c)
+{
+	pm_out_put(o, &c, 1);
+}
+
+void
+pm_out_rep(pm_out *o, char c, size_t n)
+{
+	while (n-- > 0)
+		pm_out_put(o, &c, 1);
+}
+
+void
+pm_out_lpad(pm_out *o, const char *s, size_t width)
+{
+	size_t n = s ? strlen(s) : 0;
+	pm_out_put(o, s ? s : "", n);
+	if (n < width)
+		pm_out_rep(o, ' ', width - n);
+}
+
+void
+pm_out_rpad(pm_out *o, const char *s, size_t width)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n < width)
+		pm_out_rep(o, ' ', width - n);
+	pm_out_put(o, s ? s : "", n);
+}
+
+size_t
+pm_fmt_u64(char *buf, size_t cap, uint64_t v)
+{
+	char tmp[24];
+	size_t n = 0;
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	if (n + 1 > cap)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+size_t
+pm_fmt_i64(char *buf, size_t cap, int64_t v)
+{
+	if (v >= 0)
+		return pm_fmt_u64(buf, cap, (uint64_t)v);
+	if (cap < 2)
+		return 0;
+	buf[0] = '-';
+	/* Negate in unsigned arithmetic so INT64_MIN does not overflow. */
+	size_t n = pm_fmt_u64(buf + 1, cap - 1, (uint64_t)0 - (uint64_t)v);
+	return n ? n + 1 : 0;
+}
+
+size_t
+pm_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
+{
+	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char tmp[20];
+	size_t n = 0;
+	do {
+		tmp[n++] = xd[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	while (n < digits && n < sizeof tmp)
+		tmp[n++] = '0';
+	if (n + 1 > cap)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = tmp[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
+void
+pm_out_u64(pm_out *o, uint64_t v)
+{
+	char b[24];
+	pm_out_put(o, b, pm_fmt_u64(b, sizeof b, v));
+}
+
+void
+pm_out_i64(pm_out *o, int64_t v)
+{
+	char b[24];
+	pm_out_put(o, b, pm_fmt_i64(b, sizeof b, v));
+}
+
+void
+pm_out_hex(pm_out *o, uint64_t v, unsigned digits)
+{
+	char b[24];
+	pm_out_put(o, b, pm_fmt_hex(b, sizeof b, v, digits, false));
+}
+
+void
+pm_out_0x(pm_out *o, uint64_t v, unsigned digits)
+{
+	pm_out_put(o, "0x", 2);
+	pm_out_hex(o, v, digits);
+}
+
+/* Howard Hinnant's days_from_civil inverse: exact for the whole int64 range we use. */
+void
+pm_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+{
+	z += 719468;
+	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+	uint64_t doe = (uint64_t)(z - era * 146097);
+	uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t yy = (int64_t)yoe + era * 400;
+	uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	uint64_t mp = (5 * doy + 2) / 153;
+	*d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	*y = yy + (*m <= 2);
+}
+
+static void
+put2(pm_out *o, unsigned v)
+{
+	char b[2] = { (char)('0' + v / 10 % 10), (char)('0' + v % 10) };
+	pm_out_put(o, b, 2);
+}
+
+void
+pm_out_time(pm_out *o, const pm_time *t)
+{
+	int64_t local = t->sec + (int64_t)t->tz_min * 60;
+	int64_t days = local / 86400, rem = local % 86400;
+	if (rem < 0) {
+		rem += 86400;
+		days--;
+	}
+	int64_t y;
+	unsigned m, d;
+	pm_civil_from_days(days, &y, &m, &d);
+	char yb[24];
+	size_t yn = pm_fmt_i64(yb, sizeof yb, y);
+	if (y >= 0 && yn < 4)
+		pm_out_rep(o, '0', 4 - yn);
+	pm_out_put(o, yb, yn);
+	pm_out_ch(o, '-');
+	put2(o, m);
+	pm_out_ch(o, '-');
+	put2(o, d);
+	pm_out_ch(o, ' ');
+	put2(o, (unsigned)(rem / 3600));
+	pm_out_ch(o, ':');
+	put2(o, (unsigned)(rem / 60 % 60));
+	pm_out_ch(o, ':');
+	put2(o, (unsigned)(rem % 60));
+	if (t->digits > 0) {
+		char fb[8];
+		uint32_t us = t->usec % 1000000;
+		for (int i = 5; i >= 0; i--) {
+			fb[i] = (char)('0' + us % 10);
+			us /= 10;
+		}
+		pm_out_ch(o, '.');
+		pm_out_put(o, fb, t->digits > 6 ? 6 : t->digits);
+	}
+	int tz = t->tz_min;
+	pm_out_ch(o, ' ');
+	pm_out_ch(o, tz < 0 ? '-' : '+');
+	if (tz < 0)
+		tz = -tz;
+	put2(o, (unsigned)(tz / 60));
+	put2(o, (unsigned)(tz % 60));
+}

@@ -1,0 +1,357 @@
+/*
+ * postmortem.h — the public API of libpostmortem.
+ *
+ * Two halves share one report model:
+ *   - reading and writing reports (Apple .crash text, Apple .ips, the JSON twin),
+ *     which any program may use at any time;
+ *   - capturing crashes in the running process (pm_install and friends).
+ *
+ * Functions marked "AS-safe" may be called from a signal handler: they take no
+ * locks, never allocate and use no stdio.  Everything else may allocate.
+ */
+#ifndef POSTMORTEM_H
+#define POSTMORTEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the JSON twin schema written by this library (docs/json-schema.md). */
+#define PM_SCHEMA_VERSION 1
+
+/* ------------------------------------------------------------------------ */
+/* Errors                                                                    */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pm_err {
+	PM_OK = 0,
+	PM_E_INVAL,       /* bad argument */
+	PM_E_NOMEM,       /* out of memory, or a fixed arena is full */
+	PM_E_IO,          /* a read or write failed; errno tells more */
+	PM_E_FORMAT,      /* input is not a report we can read */
+	PM_E_LIMIT,       /* input exceeds a size limit */
+	PM_E_FAULT,       /* memory could not be read */
+	PM_E_NOTFOUND,    /* no such file, report, symbol, ... */
+	PM_E_UNSUPPORTED, /* valid input we do not handle */
+} pm_err;
+
+/* Short English description of an error code.  AS-safe. */
+const char *pm_strerror(pm_err e);
+
+/* ------------------------------------------------------------------------ */
+/* Arena: the storage every report lives in                                  */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A report's strings and arrays come from one arena.  At crash time the arena
+ * is a fixed block prepared at install (never grows); readers use a heap arena
+ * that grows in chunks.  Pointers into an arena stay valid until it is freed.
+ */
+typedef struct pm_arena pm_arena;
+typedef bool pm_arena_grow_fn(pm_arena *a, size_t need);
+
+struct pm_arena {
+	char *cur;              /* next free byte */
+	size_t left;            /* bytes left in the current block */
+	pm_arena_grow_fn *grow; /* NULL for a fixed arena */
+	void *chunks;           /* heap chunks, owned by the grow function */
+	bool exhausted;         /* an allocation failed: the report is truncated */
+};
+
+/* Arena over caller memory; never grows.  AS-safe. */
+void pm_arena_init_fixed(pm_arena *a, void *mem, size_t size);
+/* Arena that grows with malloc. */
+void pm_arena_init_heap(pm_arena *a);
+/* n bytes aligned to `align` (a power of two), zeroed; NULL when full.  AS-safe for fixed arenas. */
+void *pm_arena_alloc(pm_arena *a, size_t n, size_t align);
+/* Copy of s[0..n) with a NUL; NULL when full.  AS-safe for fixed arenas. */
+const char *pm_arena_strndup(pm_arena *a, const char *s, size_t n);
+/* Copy of a NUL-terminated string (NULL stays NULL).  AS-safe for fixed arenas. */
+const char *pm_arena_strdup(pm_arena *a, const char *s);
+/* Release heap chunks and empty the arena (a fixed arena's block stays the caller's). */
+void pm_arena_free(pm_arena *a);
+
+/* ------------------------------------------------------------------------ */
+/* The report model                                                          */
+/* ------------------------------------------------------------------------ */
+
+/* Operating system a report comes from; decides how signal numbers read. */
+typedef enum pm_os {
+	PM_OS_UNKNOWN = 0,
+	PM_OS_LINUX,
+	PM_OS_DARWIN, /* iOS, macOS, tvOS, watchOS */
+} pm_os;
+
+typedef enum pm_kind {
+	PM_KIND_CRASH = 0, /* the process died of a signal or exception */
+	PM_KIND_SNAPSHOT,  /* taken on request; the process went on */
+	PM_KIND_HANG,      /* a watchdog saw a thread stop responding */
+} pm_kind;
+
+/* How a frame was found. */
+typedef enum pm_how {
+	PM_HOW_UNKNOWN = 0, /* read from a report that does not say */
+	PM_HOW_CONTEXT,     /* the thread's registers (frame 0) */
+	PM_HOW_CFI,         /* DWARF call-frame information */
+	PM_HOW_FP,          /* frame-pointer chain */
+	PM_HOW_SCAN,        /* stack scanning: a guess */
+} pm_how;
+
+typedef enum pm_arch {
+	PM_ARCH_UNKNOWN = 0,
+	PM_ARCH_X86_64,
+	PM_ARCH_ARM64,
+	PM_ARCH_ARM32, /* read only */
+	PM_ARCH_X86,   /* read only */
+} pm_arch;
+
+/* A point in time as reports print it: local time with its UTC offset. */
+typedef struct pm_time {
+	int64_t sec;        /* seconds since the Unix epoch (UTC) */
+	uint32_t usec;      /* microseconds */
+	int16_t tz_min;     /* local offset from UTC in minutes */
+	uint8_t digits;     /* fraction digits the text shows (0..6) */
+	bool set;
+} pm_time;
+
+/* A free-form "Label: value" pair kept from a header we do not model. */
+typedef struct pm_kv {
+	const char *key;
+	const char *value;
+} pm_kv;
+
+typedef struct pm_frame {
+	uint64_t address;        /* pc for frame 0, return address for callers */
+	int32_t image;           /* index into pm_report.images, -1 when unknown */
+	const char *image_name;  /* the image column when image < 0 (NULL prints ???) */
+	const char *symbol;      /* NULL when not symbolicated */
+	uint64_t symbol_offset;  /* address - symbol start */
+	bool has_offset;         /* false for "symbol (file:line)" with no "+ N" */
+	bool inlined;            /* inlined into the next frame, same address */
+	uint8_t how;             /* pm_how */
+	const char *file;        /* source file or NULL */
+	uint32_t line;           /* 0 when unknown */
+	uint32_t column;         /* 0 when unknown */
+} pm_frame;
+
+#define PM_REG_NAME_MAX 8
+#define PM_MAX_REGS 48
+
+typedef struct pm_reg {
+	char name[PM_REG_NAME_MAX]; /* "rax", "x0", "cpsr", ... */
+	uint64_t value;
+} pm_reg;
+
+typedef struct pm_regs {
+	uint8_t arch;  /* pm_arch */
+	uint8_t count;
+	pm_reg reg[PM_MAX_REGS]; /* in the order the text shows them */
+	/* x86 exception state */
+	bool has_trap;
+	uint64_t trap_number;
+	uint64_t error_code;
+	bool has_cpu;
+	uint32_t logical_cpu;
+	const char *trap_description; /* "(no mapping for user data read)" */
+	/* arm64 */
+	const char *esr_description;  /* "(Data Abort) byte read Translation fault" */
+} pm_regs;
+
+typedef struct pm_thread {
+	uint64_t id;             /* Linux tid, Mach thread id, 0 when unknown */
+	const char *name;
+	const char *queue;       /* dispatch queue (Apple) */
+	bool crashed;
+	bool captured;           /* registers and stack were read */
+	const char *note;        /* why not captured / how the walk ended */
+	pm_regs *regs;           /* NULL when unknown */
+	pm_frame *frames;
+	uint32_t frame_count;
+	bool frames_truncated;   /* the frame limit was hit */
+} pm_thread;
+
+#define PM_BUILD_ID_MAX 64
+
+typedef struct pm_image {
+	uint64_t start;          /* load address */
+	uint64_t size;           /* text prints start - (start + size - 1) */
+	const char *name;
+	const char *arch;        /* "x86_64", "arm64e", ... */
+	const char *path;
+	const char *version;     /* macOS "(1.0 - 1)" text, without the parentheses */
+	uint8_t build_id[PM_BUILD_ID_MAX]; /* ELF build id, or the Mach-O UUID */
+	uint8_t build_id_len;
+	bool is_app;             /* the main executable ('+' in some layouts) */
+	char source;             /* .ips "source" letter, 0 when none */
+	const char *debug_file;  /* symbolication: where debug info was found */
+	const char *note;        /* symbolication: why it was not */
+} pm_image;
+
+typedef struct pm_header {
+	const char *incident_id;
+	const char *crash_reporter_key;
+	const char *hardware_model;
+	const char *process_name;
+	int64_t pid;             /* -1 when unknown */
+	const char *process_path;
+	const char *identifier;
+	const char *version;     /* as printed: "1.2 (34)" */
+	const char *code_type;   /* "X86-64 (Native)" */
+	const char *role;
+	const char *parent_name;
+	int64_t parent_pid;      /* -1 when unknown */
+	const char *responsible;
+	const char *coalition;
+	const char *user_id;
+	pm_time time;            /* Date/Time */
+	pm_time launch_time;
+	const char *os_version;
+	const char *release_type;
+	const char *baseband_version;
+	const char *report_version;
+	pm_kv *extra;            /* other header lines, in order */
+	uint32_t extra_count;
+} pm_header;
+
+typedef struct pm_exception {
+	const char *type;        /* Mach-style name ("EXC_BAD_ACCESS") or the raw text */
+	const char *signal_name; /* "SIGSEGV" */
+	int32_t signal;          /* number in the report's own OS numbering; 0 unknown */
+	bool has_si_code;
+	int32_t si_code;         /* Linux siginfo code */
+	bool has_address;
+	uint64_t address;        /* faulting address */
+	const char *subtype;     /* "KERN_INVALID_ADDRESS at 0x..." */
+	const char *message;
+	const char *codes;       /* Exception Codes text as printed */
+	uint64_t raw_codes[4];
+	uint32_t raw_code_count;
+	const char *note;        /* "EXC_CORPSE_NOTIFY" */
+	const char *vm_region_info;
+	const char *term_namespace;      /* "SIGNAL", "FRONTBOARD", ... */
+	bool has_term_code;
+	uint64_t term_code;
+	const char *term_indicator;      /* "Segmentation fault: 11" (classic: Termination Signal) */
+	const char **term_reasons;       /* extra Termination Reason lines */
+	uint32_t term_reason_count;
+	const char *term_description;
+	uint32_t term_flags;
+	const char *terminating_process; /* "exc handler" */
+	int64_t terminating_pid;         /* -1 when unknown */
+	int32_t triggered_thread;        /* index into threads, -1 when unknown */
+	const char **asi;                /* Application Specific Information lines */
+	uint32_t asi_count;
+	const char *kernel_triage;
+} pm_exception;
+
+typedef struct pm_report {
+	pm_arena arena;          /* owns everything below */
+	uint8_t kind;            /* pm_kind */
+	uint8_t os;              /* pm_os */
+	bool complete;           /* the writer finished (JSON twin) */
+	pm_header header;
+	pm_exception exception;
+	pm_thread *threads;
+	uint32_t thread_count;
+	bool threads_truncated;
+	pm_image *images;
+	uint32_t image_count;
+	bool images_truncated;
+	pm_frame *last_exception_backtrace;
+	uint32_t leb_count;
+	const char *os_name;     /* Linux: "Linux" (uname sysname); JSON only */
+} pm_report;
+
+/* Empty report on a heap arena (readers). */
+void pm_report_init(pm_report *r);
+/* Empty report whose arena is the caller's fixed block.  AS-safe. */
+void pm_report_init_fixed(pm_report *r, void *mem, size_t size);
+/* Free a report's storage (heap arenas) and reset it. */
+void pm_report_free(pm_report *r);
+/* Index of the crashed thread: the one marked crashed, else the triggered index, else -1. */
+int32_t pm_report_crashed_thread(const pm_report *r);
+/* Index of the image containing addr, or -1.  AS-safe. */
+int32_t pm_report_image_for(const pm_report *r, uint64_t addr);
+/* The 16-byte UUID of an image: its build id cut or zero-padded to 16 bytes.  AS-safe. */
+void pm_image_uuid(const pm_image *img, uint8_t out[16]);
+/* True when two reports hold the same facts; on difference *where names the first. */
+bool pm_report_equal(const pm_report *a, const pm_report *b, const char **where);
+
+/* ------------------------------------------------------------------------ */
+/* Writers (AS-safe: they run in the crash handler too)                      */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * An output sink: bytes collect in `buf` and go to `fd` (write(2)) or to a
+ * callback when it fills.  With neither, output past `cap` is dropped and
+ * `overflow` is set.
+ */
+typedef struct pm_out pm_out;
+typedef bool pm_out_sink_fn(void *ctx, const char *p, size_t n);
+
+struct pm_out {
+	char *buf;
+	size_t cap, len;
+	int fd;                 /* -1 when none */
+	pm_out_sink_fn *sink;   /* used when fd < 0 */
+	void *sink_ctx;
+	uint64_t total;         /* bytes accepted so far */
+	bool overflow;          /* bytes were dropped */
+	bool failed;            /* a write failed */
+};
+
+/* Sink to a file descriptor through a caller buffer.  AS-safe. */
+void pm_out_init_fd(pm_out *o, int fd, char *buf, size_t cap);
+/* Sink into buf only (NUL-terminated while room remains).  AS-safe. */
+void pm_out_init_buf(pm_out *o, char *buf, size_t cap);
+/* Push buffered bytes to the fd or callback.  AS-safe with an fd. */
+bool pm_out_flush(pm_out *o);
+
+/* Apple-style .crash text of a report.  AS-safe with an fd or buffer sink. */
+pm_err pm_write_text(const pm_report *r, pm_out *o);
+/* The JSON twin of a report (docs/json-schema.md).  AS-safe with an fd or buffer sink. */
+pm_err pm_write_json(const pm_report *r, pm_out *o);
+
+/* ------------------------------------------------------------------------ */
+/* Readers (allocate; never run in a signal handler)                         */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pm_format {
+	PM_FORMAT_UNKNOWN = 0,
+	PM_FORMAT_JSON,        /* postmortem's JSON twin */
+	PM_FORMAT_TEXT,        /* Apple-style .crash text (any layout) */
+	PM_FORMAT_IPS,         /* Apple .ips: metadata line + JSON body (bug_type 309) */
+	PM_FORMAT_IPS_TEXT,    /* metadata line + classic text body */
+	PM_FORMAT_TRANSLATED,  /* Console's "Translated Report (Full Report Below)" */
+} pm_format;
+
+/* Where and why reading failed. */
+typedef struct pm_read_error {
+	uint32_t line;     /* 1-based line of the problem, 0 when not tied to a line */
+	char message[200];
+} pm_read_error;
+
+/* Largest input the readers accept. */
+#define PM_READ_MAX_BYTES (64u * 1024u * 1024u)
+
+/* Guess the format from the content (never the file name). */
+pm_format pm_detect_format(const char *data, size_t len);
+/* Name of a format ("json", "crash", "ips", ...). */
+const char *pm_format_name(pm_format f);
+/* Read a report of any supported format into r (pm_report_free it afterwards). */
+pm_err pm_read_report(const char *data, size_t len, pm_report *r, pm_read_error *err);
+/* Read a report from a file. */
+pm_err pm_read_report_file(const char *path, pm_report *r, pm_read_error *err);
+/* Read one specific format. */
+pm_err pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *err);
+pm_err pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err);
+pm_err pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* POSTMORTEM_H */

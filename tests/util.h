@@ -1,0 +1,20 @@
+/* util.h — helpers shared by the Criterion tests. */
+#ifndef PM_TESTS_UTIL_H
+#define PM_TESTS_UTIL_H
+
+#include <stddef.h>
+
+/* Absolute path of a file under the shared folder ("samples/apple/x.txt"); static storage. */
+const char *pm_test_shared(const char *rel);
+/* Absolute path of a file under the project source root; static storage. */
+const char *pm_test_source(const char *rel);
+/* Absolute path of a file under the build root; static storage. */
+const char *pm_test_build(const char *rel);
+/* Whole file, NUL-terminated (malloc'd); *len gets its size.  Fails the test when unreadable. */
+char *pm_test_slurp(const char *path, size_t *len);
+/* A fresh empty directory under /tmp (malloc'd path). */
+char *pm_test_tmpdir(void);
+/* Run a shell command, capture stdout+stderr into *out (malloc'd); returns the exit status (waitpid form). */
+int pm_test_run(const char *cmd, char **out);
+
+#endif
