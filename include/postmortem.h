@@ -351,6 +351,18 @@ pm_err pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *e
 pm_err pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err);
 
+/* ------------------------------------------------------------------------ */
+/* Diagnosis                                                                 */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A short diagnosis a person can act on: what happened in plain words, which
+ * thread, its top frames, the image the crash is in (app or library) and any
+ * decoded termination code.  Plain text, or a JSON object when `json`.
+ * Returns a malloc'd NUL-terminated string (NULL when out of memory).
+ */
+char *pm_explain(const pm_report *r, bool json);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,231 @@
+/*
+ * json_util.c — exact-integer cJSON parsing and typed getters (see json_util.h).
+ */
+#include "json_util.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BIG_DIGITS = 16 };
+
+pm_err
+pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
+{
+	if (err) {
+		va_list ap;
+		va_start(ap, fmt);
+		err->line = line;
+		vsnprintf(err->message, sizeof err->message, fmt, ap);
+		va_end(ap);
+	}
+	return PM_E_FORMAT;
+}
+
+static bool
+is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+/* Copy src, quoting integer literals of BIG_DIGITS+ digits outside strings. */
+static char *
+quote_big_integers(const char *s, size_t n, size_t *out_len)
+{
+	size_t big = 0;
+	bool in_str = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (is_digit(c) || c == '-') {
+			size_t j = i + (c == '-');
+			while (j < n && is_digit(s[j]))
+				j++;
+			if (j - i >= BIG_DIGITS && (j == n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E')))
+				big++;
+			i = j - 1;
+		}
+	}
+	char *out = malloc(n + 2 * big + 1);
+	if (!out)
+		return NULL;
+	size_t o = 0;
+	in_str = false;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (in_str) {
+			out[o++] = c;
+			if (c == '\\' && i + 1 < n)
+				out[o++] = s[++i];
+			else if (c == '"')
+				in_str = false;
+			continue;
+		}
+		if (c == '"')
+			in_str = true;
+		if (is_digit(c) || c == '-') {
+			size_t j = i + (c == '-');
+			while (j < n && is_digit(s[j]))
+				j++;
+			bool q = j - i >= BIG_DIGITS && (j == n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E'));
+			if (q)
+				out[o++] = '"';
+			memcpy(out + o, s + i, j - i);
+			o += j - i;
+			if (q)
+				out[o++] = '"';
+			i = j - 1;
+			continue;
+		}
+		out[o++] = c;
+	}
+	out[o] = '\0';
+	*out_len = o;
+	return out;
+}
+
+static uint32_t
+line_of(const char *s, size_t upto)
+{
+	uint32_t line = 1;
+	for (size_t i = 0; i < upto; i++)
+		if (s[i] == '\n')
+			line++;
+	return line;
+}
+
+cJSON *
+pm_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *err)
+{
+	size_t n = 0;
+	char *text = quote_big_integers(data, len, &n);
+	if (!text) {
+		pm_read_fail(err, 0, "out of memory");
+		return NULL;
+	}
+	const char *end = NULL;
+	cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, false);
+	if (!root) {
+		size_t at = end && end >= text && end <= text + n ? (size_t)(end - text) : 0;
+		pm_read_fail(err, line_base + line_of(text, at), "invalid JSON");
+	} else {
+		/* Only white space may follow the document. */
+		size_t at = (size_t)(end - text);
+		while (at < n && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t'))
+			at++;
+		if (at < n) {
+			pm_read_fail(err, line_base + line_of(text, at), "unexpected data after the JSON document");
+			cJSON_Delete(root);
+			root = NULL;
+		}
+	}
+	free(text);
+	return root;
+}
+
+const cJSON *
+pm_json_get(const cJSON *obj, const char *key)
+{
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	return cJSON_GetObjectItemCaseSensitive(obj, key);
+}
+
+bool
+pm_json_u64(const cJSON *it, uint64_t *out)
+{
+	if (cJSON_IsNumber(it)) {
+		double d = it->valuedouble;
+		if (!(d >= 0 && d <= 9007199254740992.0) || d != (double)(uint64_t)d)
+			return false;
+		*out = (uint64_t)d;
+		return true;
+	}
+	if (cJSON_IsString(it) && it->valuestring && is_digit(it->valuestring[0])) {
+		char *end;
+		errno = 0;
+		unsigned long long v = strtoull(it->valuestring, &end, 10);
+		if (errno || *end)
+			return false;
+		*out = v;
+		return true;
+	}
+	return false;
+}
+
+bool
+pm_json_i64(const cJSON *it, int64_t *out)
+{
+	if (cJSON_IsNumber(it)) {
+		double d = it->valuedouble;
+		if (!(d >= -9007199254740992.0 && d <= 9007199254740992.0) || d != (double)(int64_t)d)
+			return false;
+		*out = (int64_t)d;
+		return true;
+	}
+	if (cJSON_IsString(it) && it->valuestring &&
+	    (is_digit(it->valuestring[0]) || it->valuestring[0] == '-')) {
+		char *end;
+		errno = 0;
+		long long v = strtoll(it->valuestring, &end, 10);
+		if (errno || *end || end == it->valuestring)
+			return false;
+		*out = v;
+		return true;
+	}
+	return false;
+}
+
+bool
+pm_json_bool(const cJSON *it, bool *out)
+{
+	if (cJSON_IsBool(it)) {
+		*out = cJSON_IsTrue(it);
+		return true;
+	}
+	if (cJSON_IsNumber(it)) {
+		*out = it->valuedouble != 0;
+		return true;
+	}
+	return false;
+}
+
+const char *
+pm_json_str(pm_arena *a, const cJSON *it)
+{
+	if (!cJSON_IsString(it) || !it->valuestring)
+		return NULL;
+	return pm_arena_strdup(a, it->valuestring);
+}
+
+bool
+pm_json_get_u64(const cJSON *obj, const char *key, uint64_t *out)
+{
+	return pm_json_u64(pm_json_get(obj, key), out);
+}
+
+bool
+pm_json_get_i64(const cJSON *obj, const char *key, int64_t *out)
+{
+	return pm_json_i64(pm_json_get(obj, key), out);
+}
+
+bool
+pm_json_get_bool(const cJSON *obj, const char *key, bool *out)
+{
+	return pm_json_bool(pm_json_get(obj, key), out);
+}
+
+const char *
+pm_json_get_str(pm_arena *a, const cJSON *obj, const char *key)
+{
+	return pm_json_str(a, pm_json_get(obj, key));
+}

@@ -1,0 +1,40 @@
+/*
+ * json_util.h — cJSON with exact 64-bit integers, for the JSON readers.
+ *
+ * cJSON keeps numbers as doubles, which silently rounds integers above 2^53
+ * (register values, PAC-signed pointers, Apple rawCodes).  pm_json_parse
+ * first quotes every integer literal of 16 or more digits, so those reach the
+ * tree as strings of digits; pm_json_u64/i64 accept either form exactly.
+ */
+#ifndef PM_FORMATS_JSON_UTIL_H
+#define PM_FORMATS_JSON_UTIL_H
+
+#include <cjson/cJSON.h>
+
+#include "postmortem.h"
+
+/* Parse data[0..len) (NULs allowed only inside strings are rejected by cJSON).  On error
+ * fills err with the line and a message and returns NULL.  line_base is added to line numbers. */
+cJSON *pm_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *err);
+
+/* Member of an object (case-sensitive), NULL when absent or obj is not an object. */
+const cJSON *pm_json_get(const cJSON *obj, const char *key);
+/* Exact integer value of a number or a string of digits. */
+bool pm_json_u64(const cJSON *it, uint64_t *out);
+bool pm_json_i64(const cJSON *it, int64_t *out);
+/* true/false, or a number (non-zero is true) as Apple writes isCorpse. */
+bool pm_json_bool(const cJSON *it, bool *out);
+/* Arena copy of a string value; NULL when absent or not a string. */
+const char *pm_json_str(pm_arena *a, const cJSON *it);
+
+/* Shorthands: member `key` of obj. */
+bool pm_json_get_u64(const cJSON *obj, const char *key, uint64_t *out);
+bool pm_json_get_i64(const cJSON *obj, const char *key, int64_t *out);
+bool pm_json_get_bool(const cJSON *obj, const char *key, bool *out);
+const char *pm_json_get_str(pm_arena *a, const cJSON *obj, const char *key);
+
+/* Set err (line may be 0) with a printf-style message; returns PM_E_FORMAT. */
+pm_err pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif
