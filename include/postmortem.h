@@ -252,6 +252,7 @@ typedef struct pm_report {
 	pm_arena arena;          /* owns everything below */
 	uint8_t kind;            /* pm_kind */
 	uint8_t os;              /* pm_os */
+	uint8_t format;          /* pm_format it was read from (not compared by pm_report_equal) */
 	bool complete;           /* the writer finished (JSON twin) */
 	pm_header header;
 	pm_exception exception;
@@ -350,6 +351,50 @@ pm_err pm_read_report_file(const char *path, pm_report *r, pm_read_error *err);
 pm_err pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Capture: install a crash handler in this process                          */
+/* ------------------------------------------------------------------------ */
+
+/* What the crash callback is told.  Strings point into preallocated storage. */
+typedef struct pm_crash_info {
+	int signal;               /* the fatal signal */
+	int si_code;
+	uint64_t address;         /* si_addr */
+	const char *crash_path;   /* <reports_dir>/pending/<id>.crash */
+	const char *json_path;    /* <reports_dir>/pending/<id>.json */
+	bool written;             /* both files were written and renamed into place */
+} pm_crash_info;
+
+/* Called in the signal handler after the report is written: must be AS-safe. */
+typedef void pm_crash_callback(const pm_crash_info *info, void *ctx);
+
+typedef struct pm_config {
+	const char *reports_dir;  /* NULL: $POSTMORTEM_DIR, else $XDG_STATE_HOME/postmortem,
+	                             else ~/.local/state/postmortem */
+	const char *app_id;       /* Identifier line; NULL: $POSTMORTEM_APP_ID, else the executable name */
+	const char *app_version;  /* Version line; NULL: $POSTMORTEM_APP_VERSION, else ??? */
+	const int *signals;       /* fatal signals to catch; NULL: SEGV BUS ILL FPE ABRT TRAP SYS */
+	size_t signal_count;
+	uint32_t max_threads;     /* threads a report can hold; 0: 1024 */
+	uint32_t max_frames;      /* frames per thread; 0: 512 */
+	uint32_t freeze_timeout_ms; /* how long to wait for threads to stop; 0: 500 */
+	pm_crash_callback *on_crash;
+	void *on_crash_ctx;
+} pm_config;
+
+/*
+ * Install the crash handler: signal handlers on alternate stacks (for every
+ * thread, present and future), preallocated report storage, static process
+ * facts.  NULL installs with defaults.  0 on success, -1 with errno set.
+ * NOT AS-safe; call early, before threads can crash.  Installing again
+ * replaces the configuration.
+ */
+int pm_install(const pm_config *cfg);
+/* Restore the previous handlers and free the storage.  NOT AS-safe. */
+void pm_uninstall(void);
+/* The reports directory in use ("" before pm_install). */
+const char *pm_reports_dir(void);
 
 /* ------------------------------------------------------------------------ */
 /* Diagnosis                                                                 */

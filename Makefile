@@ -1,0 +1,36 @@
+# The two entry points the README starts with.  Both work on a fresh Debian 12
+# machine: they install what is missing with apt-get, build, and run.
+#
+#   make demo   crash a sample program under postmortem and print its report
+#   make test   build with warnings as errors and run every test
+#
+# Re-running is cheap: packages already installed are skipped, meson rebuilds
+# only what changed.
+
+BUILD ?= build
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+PACKAGES = build-essential meson ninja-build pkg-config clang libclang-rt-14-dev llvm-14 \
+           libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
+           libcurl4-openssl-dev zlib1g-dev libc6-dbg binutils gdb python3
+
+.PHONY: deps build demo test fuzz clean
+
+deps:
+	$(SUDO) apt-get update -qq
+	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES)
+
+$(BUILD)/build.ninja:
+	meson setup $(BUILD) -Dwerror=true
+
+build: $(BUILD)/build.ninja
+	ninja -C $(BUILD)
+
+demo: deps build
+	sh sample_crashes/demo.sh $(BUILD)
+
+test: deps build
+	meson test -C $(BUILD) --print-errorlogs
+
+clean:
+	rm -rf $(BUILD)

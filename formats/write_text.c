@@ -1,0 +1,371 @@
+/*
+ * write_text.c — AS-SAFE writer of the Apple-style .crash text (classic iOS
+ * layout, docs/text-format.md).  Runs in the crash handler and offline alike:
+ * only pm_out_* and strlen/strcmp are used; the model is never modified.
+ *
+ *   pm_write_text()
+ *     write_header()      identity block, time/OS block
+ *     write_exception()   Exception …, Termination …, Triggered by Thread
+ *     write_sections()    Kernel Triage, Application Specific Information,
+ *                         Last Exception Backtrace
+ *     write_threads()     one block per thread
+ *     pm_write_thread_state()   write_text_regs.c
+ *     write_images()      Binary Images, then EOF
+ */
+#include "write_text.h"
+
+#include <string.h>
+
+#include "out.h"
+
+/* Header values start at column 21: the label with its colon fills 20, then a space. */
+static void
+field(pm_out *o, const char *label, const char *value)
+{
+	if (!value)
+		return;
+	pm_out_lpad(o, label, 20);
+	pm_out_ch(o, ' ');
+	pm_out_str(o, value);
+	pm_out_ch(o, '\n');
+}
+
+/* "name [pid]", with ??? for an unknown name. */
+static void
+field_proc(pm_out *o, const char *label, const char *name, int64_t pid)
+{
+	if (!name && pid < 0)
+		return;
+	pm_out_lpad(o, label, 20);
+	pm_out_ch(o, ' ');
+	pm_out_str(o, name ? name : "???");
+	if (pid >= 0) {
+		pm_out_str(o, " [");
+		pm_out_i64(o, pid);
+		pm_out_ch(o, ']');
+	}
+	pm_out_ch(o, '\n');
+}
+
+static void
+field_time(pm_out *o, const char *label, const pm_time *t)
+{
+	if (!t->set)
+		return;
+	pm_out_lpad(o, label, 20);
+	pm_out_ch(o, ' ');
+	pm_out_time(o, t);
+	pm_out_ch(o, '\n');
+}
+
+static void
+write_header(const pm_report *r, pm_out *o)
+{
+	const pm_header *h = &r->header;
+	field(o, "Incident Identifier:", h->incident_id);
+	field(o, "CrashReporter Key:", h->crash_reporter_key);
+	field(o, "Hardware Model:", h->hardware_model);
+	field_proc(o, "Process:", h->process_name, h->pid);
+	field(o, "Path:", h->process_path);
+	field(o, "Identifier:", h->identifier);
+	field(o, "Version:", h->version);
+	field(o, "Code Type:", h->code_type);
+	field(o, "Role:", h->role);
+	field_proc(o, "Parent Process:", h->parent_name, h->parent_pid);
+	field(o, "Responsible:", h->responsible);
+	field(o, "Coalition:", h->coalition);
+	field(o, "User ID:", h->user_id);
+	pm_out_str(o, "\n\n");
+	field_time(o, "Date/Time:", &h->time);
+	field_time(o, "Launch Time:", &h->launch_time);
+	field(o, "OS Version:", h->os_version);
+	field(o, "Release Type:", h->release_type);
+	field(o, "Baseband Version:", h->baseband_version);
+	field(o, "Report Version:", h->report_version);
+	for (uint32_t i = 0; i < h->extra_count; i++) {
+		/* The stored key has no colon; the label column includes one. */
+		pm_out_str(o, h->extra[i].key);
+		pm_out_ch(o, ':');
+		size_t n = strlen(h->extra[i].key) + 1;
+		pm_out_rep(o, ' ', n < 20 ? 21 - n : 1);
+		pm_out_str(o, h->extra[i].value);
+		pm_out_ch(o, '\n');
+	}
+	pm_out_ch(o, '\n');
+}
+
+/* Exception-block labels are fixed literals on iOS, not a column. */
+static void
+literal(pm_out *o, const char *prefix, const char *value)
+{
+	if (!value)
+		return;
+	pm_out_str(o, prefix);
+	pm_out_str(o, value);
+	pm_out_ch(o, '\n');
+}
+
+static void
+write_exception_type(const pm_exception *e, pm_out *o)
+{
+	if (!e->type && !e->signal_name)
+		return;
+	pm_out_str(o, "Exception Type:  ");
+	if (e->type && e->signal_name) {
+		pm_out_str(o, e->type);
+		pm_out_str(o, " (");
+		pm_out_str(o, e->signal_name);
+		pm_out_ch(o, ')');
+	} else {
+		pm_out_str(o, e->type ? e->type : e->signal_name);
+	}
+	pm_out_ch(o, '\n');
+}
+
+static void
+write_codes(const pm_exception *e, pm_out *o)
+{
+	if (e->codes) {
+		literal(o, "Exception Codes: ", e->codes);
+		return;
+	}
+	if (e->raw_code_count == 0)
+		return;
+	pm_out_str(o, "Exception Codes: ");
+	for (uint32_t i = 0; i < e->raw_code_count && i < 4; i++) {
+		if (i)
+			pm_out_str(o, ", ");
+		pm_out_0x(o, e->raw_codes[i], 16);
+	}
+	pm_out_ch(o, '\n');
+}
+
+static void
+write_termination(const pm_exception *e, pm_out *o)
+{
+	literal(o, "Termination Signal: ", e->term_indicator);
+	if (e->term_namespace) {
+		pm_out_str(o, "Termination Reason: Namespace ");
+		pm_out_str(o, e->term_namespace);
+		if (e->has_term_code) {
+			pm_out_str(o, ", Code 0x");
+			pm_out_hex(o, e->term_code, 0);
+		}
+		pm_out_ch(o, '\n');
+	}
+	for (uint32_t i = 0; i < e->term_reason_count; i++) {
+		pm_out_str(o, e->term_reasons[i]);
+		pm_out_ch(o, '\n');
+	}
+	literal(o, "Termination Description: ", e->term_description);
+	if (e->terminating_process || e->terminating_pid >= 0) {
+		pm_out_str(o, "Terminating Process: ");
+		pm_out_str(o, e->terminating_process ? e->terminating_process : "???");
+		if (e->terminating_pid >= 0) {
+			pm_out_str(o, " [");
+			pm_out_i64(o, e->terminating_pid);
+			pm_out_ch(o, ']');
+		}
+		pm_out_ch(o, '\n');
+	}
+}
+
+static void
+write_exception(const pm_report *r, pm_out *o)
+{
+	const pm_exception *e = &r->exception;
+	write_exception_type(e, o);
+	literal(o, "Exception Subtype: ", e->subtype);
+	literal(o, "Exception Message: ", e->message);
+	write_codes(e, o);
+	literal(o, "Exception Note:  ", e->note);
+	if (e->vm_region_info) {
+		literal(o, "VM Region Info: ", e->vm_region_info);
+		pm_out_ch(o, '\n');
+	}
+	write_termination(e, o);
+	if (e->triggered_thread >= 0) {
+		pm_out_str(o, "Triggered by Thread:  ");
+		pm_out_i64(o, e->triggered_thread);
+		pm_out_ch(o, '\n');
+	}
+	pm_out_ch(o, '\n');
+}
+
+static const char *
+frame_image_name(const pm_report *r, const pm_frame *f)
+{
+	if (f->image >= 0 && (uint32_t)f->image < r->image_count && r->images[f->image].name)
+		return r->images[f->image].name;
+	return f->image_name ? f->image_name : "???";
+}
+
+static void
+write_location(const pm_report *r, const pm_frame *f, pm_out *o)
+{
+	if (f->symbol) {
+		pm_out_str(o, f->symbol);
+		if (f->has_offset) {
+			pm_out_str(o, " + ");
+			pm_out_u64(o, f->symbol_offset);
+		}
+	} else {
+		uint64_t base = 0;
+		if (f->image >= 0 && (uint32_t)f->image < r->image_count)
+			base = r->images[f->image].start;
+		pm_out_0x(o, base, 0);
+		pm_out_str(o, " + ");
+		pm_out_u64(o, f->address - base);
+	}
+	if (f->file) {
+		pm_out_str(o, " (");
+		pm_out_str(o, f->file);
+		if (f->line) {
+			pm_out_ch(o, ':');
+			pm_out_u64(o, f->line);
+		}
+		pm_out_ch(o, ')');
+	}
+	if (f->inlined)
+		pm_out_str(o, " [inlined]");
+}
+
+void
+pm_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		char idx[24];
+		pm_fmt_u64(idx, sizeof idx, i);
+		pm_out_lpad(o, idx, 4);
+		pm_out_lpad(o, frame_image_name(r, &frames[i]), 30);
+		pm_out_ch(o, '\t');
+		pm_out_0x(o, frames[i].address, 16);
+		pm_out_ch(o, ' ');
+		write_location(r, &frames[i], o);
+		pm_out_ch(o, '\n');
+	}
+}
+
+/* A titled block of lines followed by one empty line. */
+static void
+write_multiline(pm_out *o, const char *title, const char *text)
+{
+	pm_out_str(o, title);
+	pm_out_ch(o, '\n');
+	pm_out_str(o, text);
+	if (text[0] && text[strlen(text) - 1] != '\n')
+		pm_out_ch(o, '\n');
+	pm_out_ch(o, '\n');
+}
+
+static void
+write_sections(const pm_report *r, pm_out *o)
+{
+	const pm_exception *e = &r->exception;
+	if (e->kernel_triage) {
+		write_multiline(o, "Kernel Triage:", e->kernel_triage);
+		pm_out_ch(o, '\n');
+	}
+	if (e->asi_count > 0) {
+		pm_out_str(o, "Application Specific Information:\n");
+		for (uint32_t i = 0; i < e->asi_count; i++) {
+			pm_out_str(o, e->asi[i]);
+			pm_out_ch(o, '\n');
+		}
+		pm_out_ch(o, '\n');
+	}
+	if (r->leb_count > 0) {
+		pm_out_str(o, "Last Exception Backtrace:\n");
+		pm_write_frames(r, r->last_exception_backtrace, r->leb_count, o);
+		pm_out_ch(o, '\n');
+	}
+}
+
+static void
+write_thread_title(uint32_t i, const pm_thread *t, pm_out *o)
+{
+	if (t->name || t->queue) {
+		pm_out_str(o, "Thread ");
+		pm_out_u64(o, i);
+		pm_out_str(o, " name:  ");
+		if (t->name)
+			pm_out_str(o, t->name);
+		if (t->name && t->queue)
+			pm_out_str(o, "  ");
+		if (t->queue) {
+			pm_out_str(o, "Dispatch queue: ");
+			pm_out_str(o, t->queue);
+		}
+		pm_out_ch(o, '\n');
+	}
+	pm_out_str(o, "Thread ");
+	pm_out_u64(o, i);
+	pm_out_str(o, t->crashed ? " Crashed:\n" : ":\n");
+}
+
+static void
+write_threads(const pm_report *r, pm_out *o)
+{
+	for (uint32_t i = 0; i < r->thread_count; i++) {
+		const pm_thread *t = &r->threads[i];
+		write_thread_title(i, t, o);
+		pm_write_frames(r, t->frames, t->frame_count, o);
+		pm_out_ch(o, '\n');
+	}
+}
+
+static void
+write_build_id(const pm_image *im, pm_out *o)
+{
+	pm_out_ch(o, '<');
+	if (im->build_id_len == 0)
+		pm_out_rep(o, '0', 32);
+	for (unsigned i = 0; i < im->build_id_len; i++)
+		pm_out_hex(o, im->build_id[i], 2);
+	pm_out_ch(o, '>');
+}
+
+static void
+write_images(const pm_report *r, pm_out *o)
+{
+	pm_out_str(o, "Binary Images:\n");
+	for (uint32_t i = 0; i < r->image_count; i++) {
+		const pm_image *im = &r->images[i];
+		pm_out_0x(o, im->start, 0);
+		pm_out_str(o, " - ");
+		pm_out_0x(o, im->start + im->size - 1, 0);
+		pm_out_ch(o, ' ');
+		if (im->is_app)
+			pm_out_ch(o, '+');
+		pm_out_str(o, im->name ? im->name : "???");
+		pm_out_ch(o, ' ');
+		pm_out_str(o, im->arch ? im->arch : "unknown-arch");
+		if (im->version) {
+			pm_out_str(o, " (");
+			pm_out_str(o, im->version);
+			pm_out_str(o, ") ");
+		} else {
+			pm_out_str(o, "  ");
+		}
+		write_build_id(im, o);
+		pm_out_ch(o, ' ');
+		pm_out_str(o, im->path ? im->path : "???");
+		pm_out_ch(o, '\n');
+	}
+	pm_out_str(o, "\nEOF\n");
+}
+
+pm_err
+pm_write_text(const pm_report *r, pm_out *o)
+{
+	write_header(r, o);
+	write_exception(r, o);
+	write_sections(r, o);
+	write_threads(r, o);
+	pm_write_thread_state(r, o);
+	write_images(r, o);
+	pm_out_flush(o);
+	if (o->failed)
+		return PM_E_IO;
+	return o->overflow ? PM_E_LIMIT : PM_OK;
+}

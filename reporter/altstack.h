@@ -1,0 +1,33 @@
+/*
+ * altstack.h — alternate signal stacks on every thread.  NOT AS-safe
+ * (mmap at thread start), except where noted.
+ *
+ * A stack overflow leaves no stack for the handler; only an alternate
+ * signal stack lets it run.  sigaltstack is per thread, so:
+ *   - the thread calling pm_install gets one directly;
+ *   - threads that already exist get one through a setup signal whose
+ *     handler runs on each of them (pm_altstack_broadcast);
+ *   - threads created later get one before their start routine runs,
+ *     through our pthread_create (interposed: it wraps the start routine).
+ * A pthread key frees each thread's stack when the thread exits.
+ */
+#ifndef PM_REPORTER_ALTSTACK_H
+#define PM_REPORTER_ALTSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Size of each alternate stack: AT_MINSIGSTKSZ plus room for the handler. */
+size_t pm_altstack_size(void);
+/* Give the calling thread an alternate stack with a guard page, unless it has one. */
+bool pm_altstack_ensure(void);
+/* Prepare the thread-exit cleanup; call once at install. */
+bool pm_altstack_init(void);
+/* Ask every other thread to run pm_altstack_ensure (through `sig`), waiting up to timeout_ms. */
+void pm_altstack_broadcast(int sig, unsigned timeout_ms);
+/* Called from the setup-signal handler on each thread. */
+void pm_altstack_on_setup(void);
+/* Drop the calling thread's stack if we made it. */
+void pm_altstack_release(void);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * arch.h — the small interface behind which each CPU architecture lives
+ * (reporter/arch_<cpu>.c).  AS-SAFE throughout.
+ *
+ * The unwinder works on DWARF-numbered registers; the report model wants
+ * Apple-named registers in Apple's order.  Both views come from the signal
+ * context (mcontext_t) through the functions below.
+ */
+#ifndef PM_REPORTER_ARCH_H
+#define PM_REPORTER_ARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <ucontext.h>
+
+#include "postmortem.h"
+
+#if defined(__x86_64__)
+/* DWARF register numbers (System V AMD64 psABI): rax rdx rcx rbx rsi rdi rbp rsp r8–r15, RA = 16. */
+enum { PM_DWARF_REGS = 17, PM_DWARF_SP = 7, PM_DWARF_FP = 6, PM_DWARF_RA = 16 };
+#elif defined(__aarch64__)
+/* x0–x30 = 0–30, sp = 31, pc carried as 32. */
+enum { PM_DWARF_REGS = 33, PM_DWARF_SP = 31, PM_DWARF_FP = 29, PM_DWARF_RA = 32 };
+#else
+#error "postmortem: unsupported architecture (add reporter/arch_<cpu>.c)"
+#endif
+
+/* A register set the unwinder steps: DWARF numbers, with a validity mask. */
+typedef struct pm_cpu {
+	uint64_t r[PM_DWARF_REGS];
+	uint64_t valid;            /* bit i: r[i] is known */
+	uint64_t pc;
+	bool signal_frame;         /* pc is exact (interrupted), not a return address */
+} pm_cpu;
+
+/* Registers of a signal context as the unwinder's starting point. */
+void pm_arch_cpu_from_mcontext(const mcontext_t *mc, pm_cpu *out);
+/* Apple-named registers of a context into the model (with exception state when `fault`). */
+void pm_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out);
+/* Where a kernel signal frame (__restore_rt) keeps the interrupted context, given the
+ * stack pointer at the trampoline; 0 if this architecture does not say. */
+uint64_t pm_arch_sigframe_mcontext(uint64_t sp);
+/* True when the bytes at pc are the kernel's signal-return trampoline. */
+bool pm_arch_is_sigreturn(const uint8_t *code, size_t n);
+/* Bytes to read at pc for pm_arch_is_sigreturn. */
+enum { PM_ARCH_SIGRETURN_LEN = 9 };
+/* Report strings: "X86-64 (Native)", "x86_64". */
+extern const char pm_arch_code_type[];
+extern const char pm_arch_name[];
+extern const pm_arch pm_arch_id;
+
+#endif

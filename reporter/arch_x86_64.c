@@ -1,0 +1,79 @@
+/*
+ * arch_x86_64.c — AS-SAFE x86_64 specifics: registers from a signal context,
+ * in DWARF numbering for the unwinder and in Apple's order for the report.
+ */
+#if defined(__x86_64__)
+#include "arch.h"
+
+#include <string.h>
+
+const char pm_arch_code_type[] = "X86-64 (Native)";
+const char pm_arch_name[] = "x86_64";
+const pm_arch pm_arch_id = PM_ARCH_X86_64;
+
+/* DWARF register n lives in gregs[dwarf_to_greg[n]]. */
+static const int dwarf_to_greg[16] = {
+	REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI, REG_RDI, REG_RBP, REG_RSP,
+	REG_R8, REG_R9, REG_R10, REG_R11, REG_R12, REG_R13, REG_R14, REG_R15,
+};
+
+void
+pm_arch_cpu_from_mcontext(const mcontext_t *mc, pm_cpu *out)
+{
+	memset(out, 0, sizeof *out);
+	for (int i = 0; i < 16; i++)
+		out->r[i] = (uint64_t)mc->gregs[dwarf_to_greg[i]];
+	out->pc = (uint64_t)mc->gregs[REG_RIP];
+	out->r[PM_DWARF_RA] = out->pc;
+	out->valid = (1u << PM_DWARF_REGS) - 1;
+	out->signal_frame = true;
+}
+
+/* Apple's x86_64 order (format reference §8.3). */
+static const struct {
+	char name[4];
+	int greg;
+} apple_order[] = {
+	{ "rax", REG_RAX }, { "rbx", REG_RBX }, { "rcx", REG_RCX }, { "rdx", REG_RDX },
+	{ "rdi", REG_RDI }, { "rsi", REG_RSI }, { "rbp", REG_RBP }, { "rsp", REG_RSP },
+	{ "r8", REG_R8 }, { "r9", REG_R9 }, { "r10", REG_R10 }, { "r11", REG_R11 },
+	{ "r12", REG_R12 }, { "r13", REG_R13 }, { "r14", REG_R14 }, { "r15", REG_R15 },
+	{ "rip", REG_RIP }, { "rfl", REG_EFL }, { "cr2", REG_CR2 },
+};
+
+void
+pm_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out)
+{
+	memset(out, 0, sizeof *out);
+	out->arch = PM_ARCH_X86_64;
+	for (size_t i = 0; i < sizeof apple_order / sizeof apple_order[0]; i++) {
+		/* cr2 means something only for the thread that took the fault. */
+		if (!fault && apple_order[i].greg == REG_CR2)
+			continue;
+		pm_reg *r = &out->reg[out->count++];
+		memcpy(r->name, apple_order[i].name, sizeof apple_order[i].name);
+		r->value = (uint64_t)mc->gregs[apple_order[i].greg];
+	}
+	if (fault) {
+		out->has_trap = true;
+		out->trap_number = (uint64_t)mc->gregs[REG_TRAPNO];
+		out->error_code = (uint64_t)mc->gregs[REG_ERR];
+	}
+}
+
+/* The kernel's rt_sigframe starts with the return address (pretcode) at the
+ * frame's sp, then struct ucontext; uc_mcontext sits 40 bytes into it. */
+uint64_t
+pm_arch_sigframe_mcontext(uint64_t sp)
+{
+	return sp + offsetof(ucontext_t, uc_mcontext);
+}
+
+/* glibc's __restore_rt: mov $0xf,%rax; syscall. */
+bool
+pm_arch_is_sigreturn(const uint8_t *code, size_t n)
+{
+	static const uint8_t restore_rt[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+	return n >= sizeof restore_rt && memcmp(code, restore_rt, sizeof restore_rt) == 0;
+}
+#endif

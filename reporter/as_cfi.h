@@ -1,0 +1,33 @@
+/*
+ * as_cfi.h — AS-SAFE DWARF call-frame-information unwinding step.
+ *
+ * Debian's libc and most release builds have no frame pointers; .eh_frame
+ * is what tells how to find a caller.  This interprets it in the handler:
+ * no allocation, no locks (libunwind's local unwinder reaches
+ * dl_iterate_phdr, which takes the loader lock), every loop bounded, every
+ * read through a pm_mem source.
+ */
+#ifndef PM_REPORTER_AS_CFI_H
+#define PM_REPORTER_AS_CFI_H
+
+#include "arch.h"
+#include "as_mem.h"
+
+typedef enum pm_cfi_result {
+	PM_CFI_OK = 0,    /* *cpu now holds the caller's registers */
+	PM_CFI_NOINFO,    /* no FDE covers this pc: try another strategy */
+	PM_CFI_BAD,       /* the CFI is corrupt or uses something unsupported */
+} pm_cfi_result;
+
+/*
+ * One step: find the FDE covering the pc through the image's .eh_frame_hdr
+ * (runtime address `eh_frame_hdr`), run the CIE and FDE programs up to the
+ * pc, and replace *cpu by the caller's registers: r[PM_DWARF_SP] = CFA,
+ * pc = the return address, valid bits per the register rules, signal_frame
+ * = the CIE has the 'S' augmentation (the caller's pc is exact).
+ * The lookup uses pc - 1 unless cpu->signal_frame (a return address points
+ * after the call, possibly past the end of a noreturn caller).
+ */
+pm_cfi_result pm_as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);
+
+#endif

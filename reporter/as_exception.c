@@ -1,0 +1,105 @@
+/*
+ * as_exception.c — AS-SAFE: the Exception and Termination lines from the
+ * siginfo of the fatal signal (docs/text-format.md, "Linux mapping choices").
+ */
+#include <unistd.h>
+
+#include "as_report.h"
+#include "as_util.h"
+#include "formats/decode.h"
+#include "formats/out.h"
+
+/* The kernel raised it (a fault): si_code > 0.  Otherwise a process sent it. */
+static bool
+from_kernel(const siginfo_t *info)
+{
+	return info->si_code > 0;
+}
+
+/* si_addr holds the faulting address only for a fault the CPU described;
+ * SI_KERNEL (int3, a general protection fault) leaves it 0. */
+static bool
+has_fault_address(int sig, const siginfo_t *info)
+{
+	return from_kernel(info) && info->si_code != SI_KERNEL && pm_signal_has_address(PM_OS_LINUX, sig);
+}
+
+static const char *
+codes_text(pm_arena *a, const pm_si_code_info *c, int si_code, bool has_addr, uint64_t addr)
+{
+	char name[48];
+	pm_out o;
+	pm_out_init_buf(&o, name, sizeof name);
+	if (c) {
+		pm_out_str(&o, c->name);
+	} else {
+		pm_out_str(&o, "UNKNOWN_");
+		pm_out_i64(&o, si_code);
+	}
+	if (!has_addr)
+		return pm_arena_strndup(a, name, o.len);
+	pm_out_str(&o, " at ");
+	return pm_as_arena_addr(a, name, addr);
+}
+
+static const char *
+indicator(pm_arena *a, const pm_signal_info *s, int sig)
+{
+	char buf[80];
+	pm_out o;
+	pm_out_init_buf(&o, buf, sizeof buf);
+	pm_out_str(&o, s ? s->text : "Signal");
+	pm_out_str(&o, ": ");
+	pm_out_i64(&o, sig);
+	return pm_arena_strndup(a, buf, o.len);
+}
+
+static void
+fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, const siginfo_t *info)
+{
+	pid_t self = getpid();
+	if (from_kernel(info)) {
+		e->terminating_process = "exc handler";
+		e->terminating_pid = self;
+		return;
+	}
+	e->terminating_pid = info->si_pid;
+	if (info->si_pid == self) {
+		e->terminating_process = f->exe_name;
+		return;
+	}
+	e->terminating_process = pm_as_proc_name(a, info->si_pid);
+}
+
+void
+pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info)
+{
+	pm_exception *e = &r->exception;
+	pm_arena *a = &r->arena;
+	const pm_signal_info *s = pm_signal_by_number(PM_OS_LINUX, sig);
+	const pm_si_code_info *c = pm_si_code_by_number(sig, info->si_code);
+	bool has_addr = has_fault_address(sig, info);
+	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
+
+	e->type = s ? s->mach_type : "EXC_CRASH";
+	e->signal_name = s ? s->name : NULL;
+	e->signal = sig;
+	e->has_si_code = true;
+	e->si_code = info->si_code;
+	e->has_address = has_addr;
+	e->address = has_addr ? addr : 0;
+	if (has_addr && c && c->subtype) {
+		char prefix[64];
+		pm_as_strlcpy(prefix, c->subtype, sizeof prefix);
+		pm_as_strlcat(prefix, " at ", sizeof prefix);
+		e->subtype = pm_as_arena_addr(a, prefix, addr);
+	}
+	e->codes = codes_text(a, c, info->si_code, has_addr, addr);
+	if (sig == SIGABRT) /* as Apple notes abort() and other self-terminations */
+		e->note = "EXC_CORPSE_NOTIFY";
+	e->term_namespace = "SIGNAL";
+	e->has_term_code = true;
+	e->term_code = (uint64_t)sig;
+	e->term_indicator = indicator(a, s, sig);
+	fill_terminator(e, a, f, info);
+}

@@ -1,0 +1,188 @@
+/*
+ * as_freeze.c — AS-SAFE: stop every other thread and collect its registers.
+ *
+ *   pm_as_freeze()            reporting thread
+ *     list_tasks()            getdents64 on /proc/self/task
+ *     ask()                   claim a slot, tgkill(freeze signal)
+ *     wait_for_answers()      poll slots until all answered or the timeout
+ *   pm_as_on_freeze()         every other thread, in its freeze handler
+ *     copy mcontext into its slot, mark it captured, park
+ *
+ * A thread that blocks the freeze signal or sits in an uninterruptible
+ * sleep never answers; it is still listed, and the report says so.
+ */
+#include "as_freeze.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "as_sys.h"
+
+static size_t
+slot_cap(void)
+{
+	return (size_t)pm_g.max_threads * 2;
+}
+
+static size_t
+slot_hash(pid_t tid)
+{
+	return (size_t)((uint32_t)tid * 2654435761u) % slot_cap();
+}
+
+pm_slot *
+pm_as_slot_claim(pid_t tid)
+{
+	size_t cap = slot_cap(), h = slot_hash(tid);
+	for (size_t i = 0; i < cap; i++) {
+		pm_slot *s = &pm_g.slots[(h + i) % cap];
+		int cur = atomic_load(&s->tid);
+		if (cur == 0 && atomic_compare_exchange_strong(&s->tid, &cur, tid))
+			return s;
+		if (cur == tid)
+			return s;
+	}
+	return NULL;
+}
+
+pm_slot *
+pm_as_slot_find(pid_t tid)
+{
+	size_t cap = slot_cap(), h = slot_hash(tid);
+	for (size_t i = 0; i < cap; i++) {
+		pm_slot *s = &pm_g.slots[(h + i) % cap];
+		int cur = atomic_load(&s->tid);
+		if (cur == tid)
+			return s;
+		if (cur == 0)
+			return NULL;
+	}
+	return NULL;
+}
+
+static bool
+parse_tid(const char *name, pid_t *out)
+{
+	pid_t v = 0;
+	if (!*name)
+		return false;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' || v > 100000000)
+			return false;
+		v = v * 10 + (*name - '0');
+	}
+	*out = v;
+	return v > 0;
+}
+
+static size_t
+list_tasks(pid_t *tids, size_t cap, bool *truncated)
+{
+	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	size_t n = 0;
+	long got;
+	while ((got = pm_sys_getdents64(fd, pm_g.scratch, pm_g.scratch_cap)) > 0) {
+		for (long off = 0; off < got;) {
+			struct dirent64 *d = (struct dirent64 *)(pm_g.scratch + off);
+			pid_t tid;
+			if (d->d_reclen == 0)
+				break;
+			off += d->d_reclen;
+			if (!parse_tid(d->d_name, &tid))
+				continue;
+			if (n < cap)
+				tids[n++] = tid;
+			else
+				*truncated = true;
+		}
+	}
+	close(fd);
+	return n;
+}
+
+static void
+ask(pid_t self, pid_t tid)
+{
+	pm_slot *s = pm_as_slot_claim(tid);
+	int empty = SLOT_EMPTY;
+	/* A thread that crashed too may have filled its slot already: leave it. */
+	if (!s || tid == self || !atomic_compare_exchange_strong(&s->state, &empty, SLOT_ASKED))
+		return;
+	if (pm_sys_tgkill(getpid(), tid, pm_g.freeze_signal) < 0)
+		atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
+}
+
+static bool
+all_answered(const pid_t *tids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		pm_slot *s = pm_as_slot_find(tids[i]);
+		if (s && atomic_load(&s->state) == SLOT_ASKED)
+			return false;
+	}
+	return true;
+}
+
+static void
+wait_for_answers(const pid_t *tids, size_t n)
+{
+	uint64_t deadline = pm_sys_now_ns() + (uint64_t)pm_g.freeze_timeout_ms * 1000000u;
+	while (!all_answered(tids, n) && pm_sys_now_ns() < deadline)
+		pm_sys_sleep_ns(100000);
+}
+
+size_t
+pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
+{
+	*truncated = false;
+	size_t n = list_tasks(tids, cap, truncated);
+	for (size_t i = 0; i < n; i++)
+		ask(self, tids[i]);
+	wait_for_answers(tids, n);
+	return n;
+}
+
+void
+pm_as_park(uint64_t timeout_ns)
+{
+	uint64_t deadline = timeout_ns ? pm_sys_now_ns() + timeout_ns : 0;
+	while (__atomic_load_n(&pm_g.release, __ATOMIC_ACQUIRE) == 0) {
+		uint64_t left = 0;
+		if (deadline) {
+			uint64_t now = pm_sys_now_ns();
+			if (now >= deadline)
+				return;
+			left = deadline - now;
+		}
+		pm_sys_futex_wait(&pm_g.release, 0, left);
+	}
+}
+
+void
+pm_as_release(void)
+{
+	__atomic_store_n(&pm_g.release, 1, __ATOMIC_RELEASE);
+	pm_sys_futex_wake(&pm_g.release);
+}
+
+void
+pm_as_on_freeze(int sig, siginfo_t *info, void *uctx)
+{
+	(void)sig;
+	(void)info;
+	if (atomic_load(&pm_g.owner) == 0)
+		return; /* not ours: no crash is being reported */
+	int saved = errno;
+	pm_slot *s = pm_as_slot_find(pm_sys_gettid());
+	if (s && atomic_load(&s->state) == SLOT_ASKED) {
+		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
+		atomic_store(&s->state, SLOT_CAPTURED);
+	}
+	pm_as_park(0);
+	errno = saved;
+}

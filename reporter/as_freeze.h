@@ -1,0 +1,34 @@
+/*
+ * as_freeze.h — AS-SAFE stop-the-world without ptrace.
+ *
+ * The reporting thread sends a reserved real-time signal to every other
+ * thread; each one's handler copies its registers into its slot and parks
+ * until the process dies (or is released when a previous handler may recover).
+ */
+#ifndef PM_REPORTER_AS_FREEZE_H
+#define PM_REPORTER_AS_FREEZE_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "state.h"
+
+/* The slot of tid, claimed if it has none (open addressing, lock-free); NULL when full. */
+pm_slot *pm_as_slot_claim(pid_t tid);
+/* The slot of tid or NULL. */
+pm_slot *pm_as_slot_find(pid_t tid);
+
+/*
+ * List every thread of the process into tids (at most cap, *truncated set when
+ * more exist) and stop each one but `self`, waiting at most the configured
+ * freeze timeout.  Returns the number of tids listed.
+ */
+size_t pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated);
+/* Let parked threads go on (before chaining to a handler that may recover). */
+void pm_as_release(void);
+/* Park the calling thread until pm_as_release (bounded by timeout_ns, 0: forever). */
+void pm_as_park(uint64_t timeout_ns);
+/* Handler of the freeze signal (installed by pm_install). */
+void pm_as_on_freeze(int sig, siginfo_t *info, void *uctx);
+
+#endif

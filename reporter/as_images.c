@@ -1,0 +1,231 @@
+/*
+ * as_images.c — AS-SAFE image table from /proc/self/maps and in-memory ELF
+ * headers.
+ *
+ * Every mapping at file offset 0 that starts with an ELF header is an image:
+ * its program headers give the load bias, the text span (first to last
+ * PT_LOAD), PT_GNU_EH_FRAME for the unwinder, PT_DYNAMIC for .dynsym and
+ * PT_NOTE for NT_GNU_BUILD_ID.  Scanning at crash time (not at install) finds
+ * libraries dlopen'ed since, and keeps pm_install cheap.
+ */
+#include "as_images.h"
+
+#include <elf.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "as_util.h"
+
+enum { MAX_PHDRS = 64, MAX_NOTES = 4096 };
+
+static bool
+parse_map_line(const char *s, size_t n, pm_as_map *m, uint64_t *offset, const char **path, size_t *path_len)
+{
+	const char *p = s, *end = s + n;
+	uint64_t dev_unused, inode_unused;
+	if (!pm_as_parse_hex(&p, end, &m->start) || p >= end || *p++ != '-' ||
+	    !pm_as_parse_hex(&p, end, &m->end) || end - p < 6)
+		return false;
+	p++;
+	m->prot = (uint8_t)((p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
+	                    (p[2] == 'x' ? PROT_EXEC : 0));
+	p += 5;
+	if (!pm_as_parse_hex(&p, end, offset))
+		return false;
+	/* dev "fd:01" and inode: skip them. */
+	while (p < end && *p == ' ')
+		p++;
+	if (!pm_as_parse_hex(&p, end, &dev_unused) || p >= end || *p++ != ':' ||
+	    !pm_as_parse_hex(&p, end, &dev_unused))
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	if (!pm_as_parse_dec(&p, end, &inode_unused))
+		return false;
+	while (p < end && *p == ' ')
+		p++;
+	*path = p;
+	*path_len = (size_t)(end - p);
+	return true;
+}
+
+static const char *
+arch_of(uint16_t machine)
+{
+	switch (machine) {
+	case EM_X86_64: return "x86_64";
+	case EM_AARCH64: return "arm64";
+	case EM_386: return "i386";
+	case EM_ARM: return "armv7";
+	default: return "unknown-arch";
+	}
+}
+
+static void
+read_build_id(const pm_mem *mem, uint64_t addr, uint64_t size, pm_image *img)
+{
+	uint8_t notes[MAX_NOTES];
+	if (size > sizeof notes)
+		size = sizeof notes;
+	if (!pm_mem_read(mem, addr, notes, size))
+		return;
+	size_t off = 0;
+	while (off + sizeof(Elf64_Nhdr) <= size) {
+		Elf64_Nhdr nh;
+		memcpy(&nh, notes + off, sizeof nh);
+		size_t name_at = off + sizeof nh;
+		size_t desc_at = name_at + ((nh.n_namesz + 3u) & ~3u);
+		size_t next = desc_at + ((nh.n_descsz + 3u) & ~3u);
+		if (next > size || next <= off)
+			return;
+		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+		    memcmp(notes + name_at, "GNU", 4) == 0 && nh.n_descsz > 0) {
+			size_t len = nh.n_descsz < PM_BUILD_ID_MAX ? nh.n_descsz : PM_BUILD_ID_MAX;
+			memcpy(img->build_id, notes + desc_at, len);
+			img->build_id_len = (uint8_t)len;
+			return;
+		}
+		off = next;
+	}
+}
+
+/* Fill `ai` and `img` from the ELF header at `base`; false if it is not an ELF image. */
+static bool
+read_elf(const pm_mem *mem, uint64_t base, pm_as_image *ai, pm_image *img)
+{
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph[MAX_PHDRS];
+	if (!pm_mem_read(mem, base, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
+	    eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS ||
+	    !pm_mem_read(mem, base + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]))
+		return false;
+	uint64_t lo = UINT64_MAX, hi = 0;
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		if (ph[i].p_vaddr < lo)
+			lo = ph[i].p_vaddr;
+		if (ph[i].p_vaddr + ph[i].p_memsz > hi)
+			hi = ph[i].p_vaddr + ph[i].p_memsz;
+	}
+	if (lo >= hi)
+		return false;
+	lo &= ~(uint64_t)0xfff;
+	ai->bias = base - lo;
+	ai->start = base;
+	ai->end = ai->bias + ((hi + 0xfff) & ~(uint64_t)0xfff);
+	for (unsigned i = 0; i < eh.e_phnum; i++) {
+		uint64_t at = ai->bias + ph[i].p_vaddr;
+		if (ph[i].p_type == PT_GNU_EH_FRAME)
+			ai->eh_frame_hdr = at;
+		else if (ph[i].p_type == PT_DYNAMIC)
+			ai->dynamic = at;
+		else if (ph[i].p_type == PT_NOTE && img->build_id_len == 0)
+			read_build_id(mem, at, ph[i].p_filesz, img);
+	}
+	img->start = ai->start;
+	img->size = ai->end - ai->start;
+	img->arch = arch_of(eh.e_machine);
+	return true;
+}
+
+static bool
+is_image_path(const char *path, size_t n)
+{
+	return (n > 0 && path[0] == '/') || (n == 6 && memcmp(path, "[vdso]", 6) == 0);
+}
+
+static bool
+already_listed(const pm_as_images *out, uint64_t start)
+{
+	for (size_t i = 0; i < out->count; i++)
+		if (out->images[i].start == start)
+			return true;
+	return false;
+}
+
+static void
+add_image(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
+          uint64_t base, const char *path, size_t path_len)
+{
+	if (out->count == out->cap || already_listed(out, base)) {
+		r->images_truncated |= out->count == out->cap;
+		return;
+	}
+	pm_as_image ai = { 0 };
+	pm_image img = { 0 };
+	if (!read_elf(mem, base, &ai, &img))
+		return;
+	const char *p = pm_arena_strndup(&r->arena, path, path_len);
+	if (!p)
+		return;
+	img.path = p;
+	img.name = pm_as_basename(p);
+	img.is_app = exe_path && strcmp(p, exe_path) == 0;
+	ai.model_index = r->image_count;
+	r->images[r->image_count++] = img;
+	out->images[out->count++] = ai;
+}
+
+void
+pm_as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
+                  char *linebuf, size_t linebuf_cap)
+{
+	pm_as_lines l;
+	out->count = 0;
+	out->map_count = 0;
+	out->maps_truncated = false;
+	if (!pm_as_lines_open(&l, "/proc/self/maps", linebuf, linebuf_cap))
+		return;
+	const char *line;
+	size_t len;
+	while (pm_as_lines_next(&l, &line, &len)) {
+		pm_as_map m;
+		uint64_t offset;
+		const char *path;
+		size_t path_len;
+		if (!parse_map_line(line, len, &m, &offset, &path, &path_len))
+			continue;
+		if (out->map_count < out->map_cap)
+			out->maps[out->map_count++] = m;
+		else
+			out->maps_truncated = true;
+		/* The kernel lists mappings in address order, so images come out sorted. */
+		if (offset == 0 && (m.prot & PROT_READ) && is_image_path(path, path_len))
+			add_image(out, r, mem, exe_path, m.start, path, path_len);
+	}
+	pm_as_lines_close(&l);
+}
+
+const pm_as_image *
+pm_as_image_for(const pm_as_images *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < im->images[mid].start)
+			hi = mid;
+		else if (addr >= im->images[mid].end)
+			lo = mid + 1;
+		else
+			return &im->images[mid];
+	}
+	return NULL;
+}
+
+const pm_as_map *
+pm_as_map_for(const pm_as_images *im, uint64_t addr)
+{
+	size_t lo = 0, hi = im->map_count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (addr < im->maps[mid].start)
+			hi = mid;
+		else if (addr >= im->maps[mid].end)
+			lo = mid + 1;
+		else
+			return &im->maps[mid];
+	}
+	return NULL;
+}

@@ -1,0 +1,44 @@
+/*
+ * as_mem.h — AS-SAFE reads of memory that may be bad.
+ *
+ * Every read of the crashed process's memory (stacks, ELF headers, unwind
+ * tables) goes through a pm_mem source, so a corrupt pointer yields "cannot
+ * read" instead of a second fault.  Tests and fuzzers plug in byte buffers.
+ */
+#ifndef PM_REPORTER_AS_MEM_H
+#define PM_REPORTER_AS_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pm_mem {
+	/* Copy n bytes at addr into dst; true only if all n bytes arrived. */
+	bool (*read)(void *ctx, uint64_t addr, void *dst, size_t n);
+	void *ctx;
+} pm_mem;
+
+/* Prepare the self reader (probe process_vm_readv, else open the pipe fallback).
+ * NOT AS-safe: call at install.  Returns false if neither works. */
+bool pm_as_mem_setup(void);
+/* Close the pipe fallback if one was opened.  NOT AS-safe. */
+void pm_as_mem_teardown(void);
+/* The reader of our own address space.  AS-safe. */
+pm_mem pm_as_mem_self(void);
+/* Read from our own address space without faulting.  AS-safe. */
+bool pm_as_mem_read(void *dst, uint64_t src, size_t n);
+
+/* Typed helpers over any source.  AS-safe. */
+static inline bool
+pm_mem_read(const pm_mem *m, uint64_t addr, void *dst, size_t n)
+{
+	return m->read(m->ctx, addr, dst, n);
+}
+
+static inline bool
+pm_mem_u64(const pm_mem *m, uint64_t addr, uint64_t *out)
+{
+	return m->read(m->ctx, addr, out, sizeof *out);
+}
+
+#endif

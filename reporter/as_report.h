@@ -1,0 +1,29 @@
+/*
+ * as_report.h — AS-SAFE filling of the report model at crash time.
+ *
+ *   pm_as_fill_header()     process facts (prepared at install) + crash-time ones
+ *   pm_as_fill_exception()  Exception / Termination block from the siginfo
+ *   pm_as_fill_threads()    every listed thread: name, registers, frames
+ */
+#ifndef PM_REPORTER_AS_REPORT_H
+#define PM_REPORTER_AS_REPORT_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+#include "state.h"
+
+/* Header: facts, pid/parent read now, the crash time, a fresh incident id. */
+void pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now);
+/* Exception block for signal `sig` described by `info`. */
+void pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info);
+/* One report thread per tid; `crashed` is the reporting thread (its registers are
+ * pm_g.crash_mc).  Sets triggered_thread.  `frame_tmp` holds max_frames frames. */
+void pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t crashed, pm_frame *frame_tmp);
+
+/* Another process's name from /proc/<pid>/comm, copied into the arena; NULL if gone. */
+const char *pm_as_proc_name(pm_arena *a, pid_t pid);
+/* An arena copy of prefix + "0x%016llx" (e.g. "KERN_INVALID_ADDRESS at 0x…"). */
+const char *pm_as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr);
+
+#endif

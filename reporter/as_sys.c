@@ -1,0 +1,104 @@
+/*
+ * as_sys.c — AS-SAFE raw system calls (see as_sys.h).
+ *
+ * syscall(2) is a thin trap wrapper: no locks, no allocation.  errno is saved
+ * and restored so the handler's caller never sees it change.
+ */
+#include "as_sys.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* One trap; unused arguments are ignored by the kernel. */
+static long
+raw(long nr, long a, long b, long c, long d, long e, long f)
+{
+	int saved = errno;
+	long r = syscall(nr, a, b, c, d, e, f);
+	if (r < 0)
+		r = -errno;
+	errno = saved;
+	return r;
+}
+
+#define RAW0(nr) raw(nr, 0, 0, 0, 0, 0, 0)
+#define L(x) ((long)(x))
+
+pid_t
+pm_sys_gettid(void)
+{
+	return (pid_t)RAW0(SYS_gettid);
+}
+
+long
+pm_sys_tgkill(pid_t tgid, pid_t tid, int sig)
+{
+	return raw(SYS_tgkill, tgid, tid, sig, 0, 0, 0);
+}
+
+long
+pm_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info)
+{
+	return raw(SYS_rt_tgsigqueueinfo, tgid, tid, sig, L(info), 0, 0);
+}
+
+long
+pm_sys_getdents64(int fd, void *buf, size_t n)
+{
+	return raw(SYS_getdents64, fd, L(buf), L(n), 0, 0, 0);
+}
+
+long
+pm_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n)
+{
+	struct iovec lo = { .iov_base = dst, .iov_len = n };
+	struct iovec re = { .iov_base = (void *)src, .iov_len = n };
+	return raw(SYS_process_vm_readv, pid, L(&lo), 1, L(&re), 1, 0);
+}
+
+long
+pm_sys_futex_wait(int *word, int expected, uint64_t timeout_ns)
+{
+	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u),
+	                       .tv_nsec = (long)(timeout_ns % 1000000000u) };
+	return raw(SYS_futex, L(word), FUTEX_WAIT_PRIVATE, expected, timeout_ns ? L(&ts) : 0, 0, 0);
+}
+
+long
+pm_sys_futex_wake(int *word)
+{
+	return raw(SYS_futex, L(word), FUTEX_WAKE_PRIVATE, 0x7fffffff, 0, 0, 0);
+}
+
+long
+pm_sys_getcpu(unsigned *cpu)
+{
+	return raw(SYS_getcpu, L(cpu), 0, 0, 0, 0, 0);
+}
+
+long
+pm_sys_getrandom(void *buf, size_t n)
+{
+	return raw(SYS_getrandom, L(buf), L(n), 0x0001 /* GRND_NONBLOCK */, 0, 0, 0);
+}
+
+void
+pm_sys_sleep_ns(uint64_t ns)
+{
+	int e = errno;
+	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
+	nanosleep(&ts, NULL);
+	errno = e;
+}
+
+uint64_t
+pm_sys_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}

@@ -1,0 +1,30 @@
+/*
+ * as_sys.h — AS-SAFE raw system calls the crash path needs and libc does not
+ * wrap (or wraps with locks or caches).  All return -errno on failure, like
+ * the kernel, and never touch errno's meaning for the caller.
+ */
+#ifndef PM_REPORTER_AS_SYS_H
+#define PM_REPORTER_AS_SYS_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+pid_t pm_sys_gettid(void);
+long pm_sys_tgkill(pid_t tgid, pid_t tid, int sig);
+/* Queue sig with a full siginfo to one of our own threads (keeps si_code/si_addr). */
+long pm_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info);
+long pm_sys_getdents64(int fd, void *buf, size_t n);
+long pm_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n);
+/* Wait while *word == expected, at most timeout_ns (0: forever). */
+long pm_sys_futex_wait(int *word, int expected, uint64_t timeout_ns);
+long pm_sys_futex_wake(int *word);
+long pm_sys_getcpu(unsigned *cpu);
+long pm_sys_getrandom(void *buf, size_t n);
+/* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
+void pm_sys_sleep_ns(uint64_t ns);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t pm_sys_now_ns(void);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * as_threads.c — AS-SAFE: one report thread per listed tid, with its name,
+ * its registers and its stack walked from the context it stopped in.
+ */
+#include <string.h>
+
+#include "arch.h"
+#include "as_freeze.h"
+#include "as_report.h"
+#include "as_sys.h"
+#include "as_unwind.h"
+#include "as_util.h"
+
+static const char *
+thread_name(pm_arena *a, pid_t tid)
+{
+	char name[64];
+	return pm_as_read_proc("/proc/self/task/", tid, "comm", name, sizeof name) > 0
+	               ? pm_arena_strdup(a, name) : NULL;
+}
+
+/* "did not stop (state S)": the kernel's one-letter state from .../stat. */
+static const char *
+not_captured_note(pm_arena *a, pid_t tid)
+{
+	char stat[512], note[64];
+	pm_as_strlcpy(note, "did not stop for the report", sizeof note);
+	long n = pm_as_read_proc("/proc/self/task/", tid, "stat", stat, sizeof stat);
+	/* The state follows the last ')' of "pid (comm) S ...": comm may hold ')'. */
+	const char *close = NULL;
+	for (long i = 0; i < n; i++)
+		if (stat[i] == ')')
+			close = &stat[i];
+	if (close && close + 2 < stat + n) {
+		char st[2] = { close[2], 0 };
+		pm_as_strlcat(note, " (state ", sizeof note);
+		pm_as_strlcat(note, st, sizeof note);
+		pm_as_strlcat(note, ")", sizeof note);
+	}
+	return pm_arena_strdup(a, note);
+}
+
+/* Frame 0 and frames restored from a signal context hold exact pcs;
+ * the others are return addresses, which point after the call. */
+static uint64_t
+lookup_address(const pm_frame *f, uint32_t i)
+{
+	return i == 0 || f->how == PM_HOW_CONTEXT ? f->address : f->address - 1;
+}
+
+static void
+walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
+{
+	pm_unwind_env env = { .mem = pm_as_mem_self(), .images = &pm_g.images };
+	pm_cpu cpu;
+	const char *stop;
+	pm_arch_cpu_from_mcontext(mc, &cpu);
+	uint32_t n = pm_as_unwind(&env, &cpu, tmp, pm_g.max_frames, &stop);
+	t->frames = pm_arena_alloc(&r->arena, n * sizeof *tmp, _Alignof(pm_frame));
+	if (!t->frames)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		const pm_as_image *im = pm_as_image_for(&pm_g.images, lookup_address(&tmp[i], i));
+		tmp[i].image = im ? (int32_t)im->model_index : -1;
+	}
+	memcpy(t->frames, tmp, n * sizeof *tmp);
+	t->frame_count = n;
+	t->note = stop;
+	t->frames_truncated = n == pm_g.max_frames && stop != NULL;
+}
+
+static void
+fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
+{
+	t->regs = pm_arena_alloc(&r->arena, sizeof *t->regs, _Alignof(pm_regs));
+	if (!t->regs)
+		return;
+	pm_arch_model_regs(mc, t->crashed, t->regs);
+	unsigned cpu;
+	if (t->crashed && pm_sys_getcpu(&cpu) == 0) {
+		t->regs->has_cpu = true;
+		t->regs->logical_cpu = cpu;
+	}
+}
+
+/* The context a thread stopped in, or NULL when it did not answer. */
+static const mcontext_t *
+context_of(pid_t tid, pid_t crashed, int *also_crashed)
+{
+	*also_crashed = 0;
+	if (tid == crashed)
+		return &pm_g.crash_mc;
+	pm_slot *s = pm_as_slot_find(tid);
+	if (!s || atomic_load(&s->state) != SLOT_CAPTURED)
+		return NULL;
+	*also_crashed = s->signal;
+	return &s->mc;
+}
+
+void
+pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t crashed, pm_frame *frame_tmp)
+{
+	r->threads = pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
+	if (!r->threads)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		pm_thread *t = &r->threads[r->thread_count++];
+		int also;
+		const mcontext_t *mc = context_of(tids[i], crashed, &also);
+		t->id = (uint64_t)tids[i];
+		t->name = thread_name(&r->arena, tids[i]);
+		t->crashed = tids[i] == crashed;
+		if (t->crashed)
+			r->exception.triggered_thread = (int32_t)i;
+		if (!mc) {
+			t->note = not_captured_note(&r->arena, tids[i]);
+			continue;
+		}
+		t->captured = true;
+		fill_registers(r, t, mc);
+		walk(r, t, mc, frame_tmp);
+		if (also && !t->note)
+			t->note = "crashed too while the report was being written";
+	}
+}

@@ -1,0 +1,17 @@
+/*
+ * as_write.h — AS-SAFE: put the report on disk.
+ */
+#ifndef PM_REPORTER_AS_WRITE_H
+#define PM_REPORTER_AS_WRITE_H
+
+#include "state.h"
+
+/*
+ * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
+ * through a hidden temporary name, fsync and rename, files 0600.  The JSON
+ * twin goes last and ends with "complete": true, so the next launch can tell
+ * a torn report.  Fills pm_g.crash_path / json_path.  True if both landed.
+ */
+bool pm_as_write_report(pm_report *r);
+
+#endif

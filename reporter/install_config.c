@@ -1,0 +1,61 @@
+/*
+ * install_config.c — where reports go, and making sure the directory exists.
+ * NOT AS-safe.
+ */
+#include "install.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool
+pm_config_reports_dir(const pm_config *cfg, char *out, size_t cap)
+{
+	const char *v;
+	int n;
+	if (cfg && cfg->reports_dir && *cfg->reports_dir)
+		n = snprintf(out, cap, "%s", cfg->reports_dir);
+	else if ((v = getenv("POSTMORTEM_DIR")) && *v)
+		n = snprintf(out, cap, "%s", v);
+	else if ((v = getenv("XDG_STATE_HOME")) && *v == '/')
+		n = snprintf(out, cap, "%s/postmortem", v);
+	else if ((v = getenv("HOME")) && *v == '/')
+		n = snprintf(out, cap, "%s/.local/state/postmortem", v);
+	else
+		n = snprintf(out, cap, "/tmp/postmortem-%u", (unsigned)getuid());
+	return n > 0 && (size_t)n < cap;
+}
+
+int
+pm_mkdirs(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof buf) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return -1;
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return -1;
+	}
+	return access(path, W_OK | X_OK);
+}

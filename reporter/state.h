@@ -1,0 +1,92 @@
+/*
+ * state.h — everything the crash handler needs, prepared by pm_install.
+ *
+ * install.c fills it (may allocate); the as_* files only read the prepared
+ * parts and write the crash-time parts.  Nothing here is allocated at crash
+ * time: the region below is mapped once at install.
+ */
+#ifndef PM_REPORTER_STATE_H
+#define PM_REPORTER_STATE_H
+
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <ucontext.h>
+
+#include "as_images.h"
+#include "postmortem.h"
+
+enum { PM_MAX_SIGNALS = 16 };
+
+/* One per thread at crash time; the freeze handler fills its own. */
+enum { SLOT_EMPTY = 0, SLOT_ASKED, SLOT_CAPTURED };
+
+typedef struct pm_slot {
+	_Atomic int tid;          /* owner; claimed by CAS from 0 */
+	_Atomic int state;        /* SLOT_* */
+	int signal;               /* non-zero: the thread crashed too, with this signal */
+	mcontext_t mc;            /* registers when the thread stopped */
+} pm_slot;
+
+/* Facts about the process, gathered at install. */
+typedef struct pm_facts {
+	char exe_path[PATH_MAX];
+	char exe_name[256];
+	char app_id[256];
+	char app_version[128];
+	char os_version[512];
+	char os_name[64];
+	char hardware_model[256];
+	pm_time launch_time;
+	int16_t tz_min;
+} pm_facts;
+
+typedef struct pm_state {
+	bool installed;
+	pm_facts facts;
+
+	/* configuration */
+	char reports_dir[PATH_MAX];
+	char pending_dir[PATH_MAX];
+	int signals[PM_MAX_SIGNALS];
+	struct sigaction previous[PM_MAX_SIGNALS];
+	size_t signal_count;
+	int freeze_signal;
+	struct sigaction previous_freeze;
+	uint32_t max_threads, max_frames, freeze_timeout_ms;
+	pm_crash_callback *on_crash;
+	void *on_crash_ctx;
+
+	/* preallocated storage, one anonymous mapping */
+	void *region;
+	size_t region_size;
+	void *arena_mem;          /* the report's fixed arena */
+	size_t arena_size;
+	pm_slot *slots;           /* max_threads, open addressing by tid */
+	pm_as_image *as_images;
+	pm_as_map *as_maps;
+	size_t image_cap, map_cap;
+	char *io_buf;             /* writer buffer */
+	size_t io_cap;
+	char *scratch;            /* line and directory reads */
+	size_t scratch_cap;
+	pm_frame *frame_tmp;      /* max_frames: one thread's walk */
+	pid_t *tids;              /* max_threads: the threads listed */
+	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
+
+	/* crash time */
+	_Atomic int owner;        /* tid of the thread writing the report */
+	_Atomic int nesting;      /* faults taken by the owner inside the handler */
+	int release;              /* futex word: frozen threads may go on */
+	int crash_signal;
+	siginfo_t crash_info;
+	mcontext_t crash_mc;
+	pm_report report;
+	pm_as_images images;
+	char crash_path[PATH_MAX];
+	char json_path[PATH_MAX];
+} pm_state;
+
+extern pm_state pm_g;
+
+#endif

@@ -1,0 +1,33 @@
+/* Unbounded recursion on a worker thread: only an alternate signal stack
+ * lets the handler run. */
+#include <pthread.h>
+
+#include "sample.h"
+
+SAMPLE_FRAME static int
+crash_recurse_worker(volatile int depth)
+{
+	volatile char pad[512];
+	pad[0] = (char)depth;
+	int r = crash_recurse_worker(depth + 1) + pad[0];
+	SAMPLE_KEEP_FRAME();
+	return r;
+}
+
+static void *
+worker(void *arg)
+{
+	(void)arg;
+	crash_recurse_worker(0);
+	return NULL;
+}
+
+int
+main(void)
+{
+	sample_install();
+	pthread_t t;
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	return 0;
+}

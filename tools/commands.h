@@ -1,0 +1,31 @@
+/*
+ * commands.h — the postmortem CLI's subcommands.  Each lives in its own
+ * tools/cmd_<name>.c and only parses arguments and prints: every capability
+ * is a library call first.
+ */
+#ifndef PM_TOOLS_COMMANDS_H
+#define PM_TOOLS_COMMANDS_H
+
+#include <stdio.h>
+
+#include "postmortem.h"
+
+/* Exit statuses shared by every subcommand (documented in tools/postmortem.md). */
+enum {
+	PM_EXIT_OK = 0,
+	PM_EXIT_FAIL = 1,   /* the input could not be read, or the operation failed */
+	PM_EXIT_USAGE = 2,  /* bad flags or arguments */
+	PM_EXIT_IO = 3,     /* output could not be written */
+};
+
+int cmd_convert(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+
+/* Print "postmortem <cmd>: message" to stderr. */
+void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Load a report from a file, printing a clear error (with the line) on failure. */
+int cli_load(const char *cmd, const char *path, pm_report *r);
+/* Standard "unknown option"/"missing argument" handling for getopt_long loops. */
+int cli_usage_error(const char *cmd, const char *usage);
+
+#endif
