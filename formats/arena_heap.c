@@ -1,5 +1,6 @@
 /*
- * arena_heap.c — the growing arena readers use.  NOT AS-safe (malloc).
+ * arena_heap.c — the growing arena readers use, and reports that live on
+ * it.  NOT AS-safe (malloc).
  */
 #include "postmortem.h"
 
@@ -48,4 +49,18 @@ pm_arena_free(pm_arena *a)
 	pm_arena_grow_fn *g = a->grow;
 	memset(a, 0, sizeof *a);
 	a->grow = g;
+}
+
+void
+pm_report_init(pm_report *r)
+{
+	pm_report_init_fixed(r, NULL, 0);
+	pm_arena_init_heap(&r->arena);
+}
+
+void
+pm_report_free(pm_report *r)
+{
+	pm_arena_free(&r->arena);
+	pm_report_init_fixed(r, NULL, 0);
 }

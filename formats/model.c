@@ -24,19 +24,6 @@ pm_report_init_fixed(pm_report *r, void *mem, size_t size)
 	report_reset(r);
 }
 
-void
-pm_report_init(pm_report *r)
-{
-	pm_arena_init_heap(&r->arena);
-	report_reset(r);
-}
-
-void
-pm_report_free(pm_report *r)
-{
-	pm_arena_free(&r->arena);
-	report_reset(r);
-}
 
 int32_t
 pm_report_crashed_thread(const pm_report *r)

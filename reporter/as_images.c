@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "as_elf.h"
 #include "as_util.h"
 
 enum { MAX_PHDRS = 64, MAX_NOTES = 4096 };
@@ -65,28 +66,15 @@ static void
 read_build_id(const pm_mem *mem, uint64_t addr, uint64_t size, pm_image *img)
 {
 	uint8_t notes[MAX_NOTES];
+	size_t at, len;
 	if (size > sizeof notes)
 		size = sizeof notes;
-	if (!pm_mem_read(mem, addr, notes, size))
+	if (!pm_mem_read(mem, addr, notes, size) || !pm_as_elf_find_build_id(notes, size, &at, &len) || len == 0)
 		return;
-	size_t off = 0;
-	while (off + sizeof(Elf64_Nhdr) <= size) {
-		Elf64_Nhdr nh;
-		memcpy(&nh, notes + off, sizeof nh);
-		size_t name_at = off + sizeof nh;
-		size_t desc_at = name_at + ((nh.n_namesz + 3u) & ~3u);
-		size_t next = desc_at + ((nh.n_descsz + 3u) & ~3u);
-		if (next > size || next <= off)
-			return;
-		if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-		    memcmp(notes + name_at, "GNU", 4) == 0 && nh.n_descsz > 0) {
-			size_t len = nh.n_descsz < PM_BUILD_ID_MAX ? nh.n_descsz : PM_BUILD_ID_MAX;
-			memcpy(img->build_id, notes + desc_at, len);
-			img->build_id_len = (uint8_t)len;
-			return;
-		}
-		off = next;
-	}
+	if (len > PM_BUILD_ID_MAX)
+		len = PM_BUILD_ID_MAX;
+	memcpy(img->build_id, notes + at, len);
+	img->build_id_len = (uint8_t)len;
 }
 
 /* Fill `ai` and `img` from the ELF header at `base`; false if it is not an ELF image. */

@@ -6,12 +6,11 @@
  * Where a sandbox denies it (seccomp filters, old kernels), the fallback is
  * the pipe probe: write(2) from the address into a pipe fails with EFAULT
  * when the memory is bad, and read(2) brings the bytes back.  The choice is
- * made once, at install.
+ * made once, at install (mem_setup.c).
  */
 #include "as_mem.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -68,27 +67,18 @@ pm_as_mem_self(void)
 	return (pm_mem){ .read = self_read, .ctx = NULL };
 }
 
+void
+pm_as_mem_use_pipe(int read_fd, int write_fd)
+{
+	pipe_fds[0] = read_fd;
+	pipe_fds[1] = write_fd;
+	use_pipe = read_fd >= 0 && write_fd >= 0;
+}
+
 bool
-pm_as_mem_setup(void)
+pm_as_mem_probe(void)
 {
 	static const uint64_t probe = 0x706d5f70726f6265u;
 	uint64_t got = 0;
-	use_pipe = false;
-	if (read_vm((uintptr_t)&probe, &got, sizeof got) && got == probe)
-		return true;
-	if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
-		return false;
-	use_pipe = true;
-	return read_pipe((uintptr_t)&probe, &got, sizeof got) && got == probe;
-}
-
-void
-pm_as_mem_teardown(void)
-{
-	for (int i = 0; i < 2; i++) {
-		if (pipe_fds[i] >= 0)
-			close(pipe_fds[i]);
-		pipe_fds[i] = -1;
-	}
-	use_pipe = false;
+	return pm_as_mem_read(&got, (uintptr_t)&probe, sizeof got) && got == probe;
 }

@@ -19,10 +19,14 @@ typedef struct pm_mem {
 } pm_mem;
 
 /* Prepare the self reader (probe process_vm_readv, else open the pipe fallback).
- * NOT AS-safe: call at install.  Returns false if neither works. */
+ * NOT AS-safe: call at install (mem_setup.c).  Returns false if neither works. */
 bool pm_as_mem_setup(void);
 /* Close the pipe fallback if one was opened.  NOT AS-safe. */
 void pm_as_mem_teardown(void);
+/* Read through this pipe from now on (-1, -1: through process_vm_readv).  AS-safe. */
+void pm_as_mem_use_pipe(int read_fd, int write_fd);
+/* True when the current method reads a known value back.  AS-safe. */
+bool pm_as_mem_probe(void);
 /* The reader of our own address space.  AS-safe. */
 pm_mem pm_as_mem_self(void);
 /* Read from our own address space without faulting.  AS-safe. */

@@ -40,14 +40,6 @@ not_captured_note(pm_arena *a, pid_t tid)
 	return pm_arena_strdup(a, note);
 }
 
-/* Frame 0 and frames restored from a signal context hold exact pcs;
- * the others are return addresses, which point after the call. */
-static uint64_t
-lookup_address(const pm_frame *f, uint32_t i)
-{
-	return i == 0 || f->how == PM_HOW_CONTEXT ? f->address : f->address - 1;
-}
-
 static void
 walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
 {
@@ -60,7 +52,7 @@ walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
 	if (!t->frames)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		const pm_as_image *im = pm_as_image_for(&pm_g.images, lookup_address(&tmp[i], i));
+		const pm_as_image *im = pm_as_image_for(&pm_g.images, pm_frame_lookup_address(&tmp[i], i));
 		tmp[i].image = im ? (int32_t)im->model_index : -1;
 	}
 	memcpy(t->frames, tmp, n * sizeof *tmp);

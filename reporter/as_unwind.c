@@ -108,7 +108,9 @@ step(const pm_unwind_env *env, pm_cpu *cpu, uint32_t index, uint8_t *how, const 
 	pm_cpu next = *cpu;
 	bool pc_is_code = is_code(env, cpu->pc);
 	int r = pc_is_code ? step_cfi(env, &next) : STEP_NOINFO;
-	*how = PM_HOW_CFI;
+	/* Through a signal trampoline's CFI the caller's registers come from the
+	 * saved context, and its pc is exact: the frame is a context frame. */
+	*how = next.signal_frame ? PM_HOW_CONTEXT : PM_HOW_CFI;
 	if (r == STEP_NOINFO && pc_is_code) {
 		next = *cpu;
 		r = step_sigreturn(env, &next);

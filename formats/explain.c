@@ -1,0 +1,385 @@
+/*
+ * explain.c — pm_explain: gather the facts of a diagnosis from a report and
+ * render them as text (JSON in explain_json.c, the summary in explain_what.c).
+ */
+#include "explain.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Growing string ------------------------------------------------------ */
+
+void
+pm_sbuf_printf(pm_sbuf *b, const char *fmt, ...)
+{
+	if (b->failed)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+	va_end(ap);
+	if (n < 0) {
+		b->failed = true;
+		return;
+	}
+	if (b->p && (size_t)n < b->cap - b->len) {
+		b->len += (size_t)n;
+		return;
+	}
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap - b->len <= (size_t)n)
+		cap *= 2;
+	char *p = realloc(b->p, cap);
+	if (!p) {
+		b->failed = true;
+		return;
+	}
+	b->p = p;
+	b->cap = cap;
+	va_start(ap, fmt);
+	vsnprintf(b->p + b->len, cap - b->len, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+}
+
+char *
+pm_sbuf_take(pm_sbuf *b)
+{
+	char *p = b->failed ? NULL : b->p ? b->p : calloc(1, 1);
+	if (b->failed)
+		free(b->p);
+	*b = (pm_sbuf){ 0 };
+	return p;
+}
+
+/* ---- Frames and images --------------------------------------------------- */
+
+const pm_thread *
+pm_explain_thread(const pm_explain_facts *f)
+{
+	return f->thread >= 0 ? &f->r->threads[f->thread] : NULL;
+}
+
+static const pm_image *
+frame_image(const pm_report *r, const pm_frame *fr)
+{
+	return fr->image >= 0 && (uint32_t)fr->image < r->image_count ? &r->images[fr->image] : NULL;
+}
+
+const char *
+pm_explain_frame_image(const pm_report *r, const pm_frame *fr)
+{
+	const pm_image *im = frame_image(r, fr);
+	const char *name = im && im->name ? im->name : fr->image_name;
+	return name ? name : "???";
+}
+
+void
+pm_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index)
+{
+	pm_sbuf_printf(b, "  %u  %s  ", index, pm_explain_frame_image(r, fr));
+	if (fr->symbol && fr->has_offset)
+		pm_sbuf_printf(b, "%s + %llu", fr->symbol, (unsigned long long)fr->symbol_offset);
+	else if (fr->symbol)
+		pm_sbuf_printf(b, "%s", fr->symbol);
+	else
+		pm_sbuf_printf(b, "0x%016llx", (unsigned long long)fr->address);
+	if (fr->file && fr->line)
+		pm_sbuf_printf(b, " (%s:%u)", fr->file, fr->line);
+	else if (fr->file)
+		pm_sbuf_printf(b, " (%s)", fr->file);
+	if (fr->inlined)
+		pm_sbuf_printf(b, " [inlined]");
+}
+
+static bool
+same(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/* The main executable: flagged, or the process's own path or name. */
+bool
+pm_explain_frame_in_app(const pm_report *r, const pm_frame *fr)
+{
+	const pm_image *im = frame_image(r, fr);
+	if (im && (im->is_app || same(im->path, r->header.process_path)))
+		return true;
+	return same(pm_explain_frame_image(r, fr), r->header.process_name);
+}
+
+static bool
+app_known(const pm_report *r)
+{
+	for (uint32_t i = 0; i < r->image_count; i++)
+		if (r->images[i].is_app)
+			return true;
+	return r->header.process_path || r->header.process_name;
+}
+
+static void
+gather_frames(pm_explain_facts *f)
+{
+	const pm_thread *t = pm_explain_thread(f);
+	f->first_app_frame = -1;
+	if (!t || t->frame_count == 0)
+		return;
+	f->top_frames = t->frame_count < PM_EXPLAIN_TOP_FRAMES ? t->frame_count : PM_EXPLAIN_TOP_FRAMES;
+	f->app_known = app_known(f->r);
+	f->crash_image_known = strcmp(pm_explain_frame_image(f->r, &t->frames[0]), "???") != 0;
+	f->crash_in_app = pm_explain_frame_in_app(f->r, &t->frames[0]);
+	for (uint32_t i = 1; i < t->frame_count && !f->crash_in_app; i++) {
+		if (pm_explain_frame_in_app(f->r, &t->frames[i])) {
+			f->first_app_frame = (int32_t)i;
+			break;
+		}
+	}
+}
+
+/* ---- Signal, exception type, address ------------------------------------- */
+
+static const pm_signal_info *
+report_signal(const pm_explain_facts *f)
+{
+	const pm_exception *e = &f->r->exception;
+	const pm_signal_info *s = pm_signal_by_name(f->os, e->signal_name);
+	if (!s && e->signal != 0)
+		s = pm_signal_by_number(f->os, e->signal);
+	/* Third-party reports print a bare "SIGSEGV" as the type. */
+	return s ? s : pm_signal_by_name(f->os, e->type);
+}
+
+static const char *
+exception_type(const pm_explain_facts *f)
+{
+	const char *type = f->r->exception.type;
+	if (type && !pm_signal_by_name(f->os, type))
+		return type;
+	return f->sig ? f->sig->mach_type : NULL;
+}
+
+/* The number after " at 0x" in "KERN_INVALID_ADDRESS at 0x0000000000000010". */
+static bool
+address_in_text(const char *s, uint64_t *addr)
+{
+	const char *p = s ? strstr(s, " at 0x") : NULL;
+	if (!p || !isxdigit((unsigned char)p[6]))
+		return false;
+	*addr = strtoull(p + 6, NULL, 16);
+	return true;
+}
+
+static void
+gather_address(pm_explain_facts *f)
+{
+	const pm_exception *e = &f->r->exception;
+	if (e->has_address) {
+		f->has_address = true;
+		f->address = e->address;
+	} else if (same(f->exc_type, "EXC_BAD_ACCESS")) {
+		/* Apple's EXC_BAD_ACCESS subcode is the faulting address. */
+		if (e->raw_code_count >= 2) {
+			f->has_address = true;
+			f->address = e->raw_codes[1];
+		} else {
+			f->has_address = address_in_text(e->subtype, &f->address) ||
+			                 address_in_text(e->codes, &f->address);
+		}
+	}
+}
+
+/* ---- Termination --------------------------------------------------------- */
+
+/* The first magic code written as 0x... in s ("code:0x8BADF00D", "0x000000008badf00d"). */
+static const pm_magic_code *
+magic_in_text(const char *s)
+{
+	for (const char *p = s ? strchr(s, '0') : NULL; p; p = strchr(p + 1, '0')) {
+		if ((p[1] != 'x' && p[1] != 'X') || !isxdigit((unsigned char)p[2]))
+			continue;
+		const pm_magic_code *m = pm_magic_code_lookup(strtoull(p + 2, NULL, 16));
+		if (m)
+			return m;
+	}
+	return NULL;
+}
+
+/* A magic code the report gives outside term_code: reasons, description, codes. */
+static const pm_magic_code *
+magic_elsewhere(const pm_exception *e)
+{
+	const pm_magic_code *m = NULL;
+	for (uint32_t i = 0; i < e->term_reason_count && !m; i++)
+		m = magic_in_text(e->term_reasons[i]);
+	if (!m)
+		m = magic_in_text(e->term_description);
+	if (!m)
+		m = magic_in_text(e->codes);
+	for (uint32_t i = 0; i < e->raw_code_count && !m; i++)
+		m = pm_magic_code_lookup(e->raw_codes[i]);
+	return m;
+}
+
+static void
+gather_termination(pm_explain_facts *f)
+{
+	const pm_exception *e = &f->r->exception;
+	pm_explain_term *t = &f->term;
+	t->ns = e->term_namespace;
+	t->magic = e->has_term_code ? pm_magic_code_lookup(e->term_code) : NULL;
+	if (!t->magic)
+		t->magic = magic_elsewhere(e);
+	t->has_code = e->has_term_code || t->magic;
+	t->code = t->magic ? t->magic->code : e->term_code;
+	if (t->magic) {
+		t->name = t->magic->nickname;
+		t->meaning = t->magic->meaning;
+	} else if (same(t->ns, "SIGNAL") && t->has_code) {
+		const pm_signal_info *s = pm_signal_by_number(f->os, (int)t->code);
+		t->name = s ? s->name : NULL;
+		t->meaning = s ? s->text : NULL;
+	} else {
+		const pm_code_info *ns = pm_namespace_by_name(t->ns);
+		t->meaning = ns ? ns->meaning : NULL;
+	}
+	f->has_term = t->ns || t->has_code;
+}
+
+static bool
+gather(pm_explain_facts *f, const pm_report *r)
+{
+	*f = (pm_explain_facts){ .r = r, .thread = pm_report_crashed_thread(r) };
+	f->os = r->os == PM_OS_LINUX ? PM_OS_LINUX : PM_OS_DARWIN;
+	f->sig = report_signal(f);
+	f->exc_type = exception_type(f);
+	gather_address(f);
+	gather_frames(f);
+	gather_termination(f);
+	return pm_explain_what(f);
+}
+
+/* ---- Text ---------------------------------------------------------------- */
+
+static void
+text_asi(pm_sbuf *b, const pm_exception *e)
+{
+	if (e->asi_count == 0)
+		return;
+	pm_sbuf_printf(b, "Application Specific Information:\n");
+	for (uint32_t i = 0; i < e->asi_count; i++)
+		pm_sbuf_printf(b, "  %s\n", e->asi[i]);
+}
+
+static void
+text_termination(pm_sbuf *b, const pm_explain_facts *f)
+{
+	const pm_explain_term *t = &f->term;
+	if (!f->has_term)
+		return;
+	pm_sbuf_printf(b, "Termination:");
+	if (t->ns)
+		pm_sbuf_printf(b, " namespace %s%s", t->ns, t->has_code ? "," : "");
+	if (t->has_code)
+		pm_sbuf_printf(b, " code 0x%llx", (unsigned long long)t->code);
+	if (t->name)
+		pm_sbuf_printf(b, t->magic ? " (\"%s\")" : " (%s)", t->name);
+	pm_sbuf_printf(b, ".");
+	if (t->meaning) {
+		size_t n = strlen(t->meaning);
+		pm_sbuf_printf(b, " %s%s", t->meaning, n > 0 && t->meaning[n - 1] == '.' ? "" : ".");
+	}
+	if (t->magic)
+		pm_sbuf_printf(b, " Usual cause: %s", t->magic->cause);
+	pm_sbuf_printf(b, "\n");
+}
+
+static const char *
+thread_label(const pm_report *r)
+{
+	switch (r->kind) {
+	case PM_KIND_HANG: return "Hung thread";
+	case PM_KIND_SNAPSHOT: return "Thread";
+	default: return "Crashed thread";
+	}
+}
+
+static void
+text_thread(pm_sbuf *b, const pm_explain_facts *f)
+{
+	const pm_thread *t = pm_explain_thread(f);
+	if (!t) {
+		pm_sbuf_printf(b, "The report does not say which thread this is about.\n");
+		return;
+	}
+	pm_sbuf_printf(b, "%s: %d", thread_label(f->r), f->thread);
+	if (t->id)
+		pm_sbuf_printf(b, " (id %llu)", (unsigned long long)t->id);
+	if (t->name)
+		pm_sbuf_printf(b, ", named \"%s\"", t->name);
+	if (t->queue)
+		pm_sbuf_printf(b, ", queue \"%s\"", t->queue);
+	pm_sbuf_printf(b, "\n");
+	if (t->frame_count == 0)
+		return;
+	pm_sbuf_printf(b, "Top frames:\n");
+	for (uint32_t i = 0; i < f->top_frames; i++) {
+		pm_explain_frame_line(b, f->r, &t->frames[i], i);
+		pm_sbuf_printf(b, "\n");
+	}
+}
+
+static void
+text_image(pm_sbuf *b, const pm_explain_facts *f)
+{
+	const pm_thread *t = pm_explain_thread(f);
+	if (!t || t->frame_count == 0)
+		return;
+	const char *image = pm_explain_frame_image(f->r, &t->frames[0]);
+	if (f->crash_in_app) {
+		pm_sbuf_printf(b, "Frame 0 is in %s, your app's own code.\n", image);
+		return;
+	}
+	if (!f->crash_image_known)
+		pm_sbuf_printf(b, "Frame 0 is outside every known image");
+	else
+		pm_sbuf_printf(b, "Frame 0 is in %s%s", image,
+		               f->app_known ? ", a library, not your app" : "");
+	if (!f->app_known) {
+		pm_sbuf_printf(b, "; the report does not say which image is the app.\n");
+	} else if (f->first_app_frame < 0) {
+		pm_sbuf_printf(b, "; no frame of this thread is in your app.\n");
+	} else {
+		uint32_t app = (uint32_t)f->first_app_frame;
+		pm_sbuf_printf(b, "; first frame in your code:\n");
+		pm_explain_frame_line(b, f->r, &t->frames[app], app);
+		pm_sbuf_printf(b, "\n");
+	}
+}
+
+static char *
+explain_text(const pm_explain_facts *f)
+{
+	pm_sbuf b = { 0 };
+	pm_sbuf_printf(&b, "%s\n", f->summary);
+	text_asi(&b, &f->r->exception);
+	text_termination(&b, f);
+	text_thread(&b, f);
+	text_image(&b, f);
+	return pm_sbuf_take(&b);
+}
+
+char *
+pm_explain(const pm_report *r, bool json)
+{
+	if (!r)
+		return NULL;
+	pm_explain_facts f;
+	if (!gather(&f, r))
+		return NULL;
+	char *out = json ? pm_explain_json(&f) : explain_text(&f);
+	free(f.summary);
+	return out;
+}

@@ -1,0 +1,143 @@
+/*
+ * as_symbols.c — AS-SAFE driver of the in-handler symbolizer: find the
+ * images some frame needs, build one table per image from the best source
+ * that fits, and name the frames by binary search in it.
+ *
+ * Memory: only the mapping symbols_setup.c reserved at install.  A table
+ * costs its string table plus 16 bytes per function: libc with libc6-dbg's
+ * .symtab about 240 KiB, its .dynsym about 80 KiB.  An image whose table
+ * does not fit falls back to the next source (see pm_as_symbols_load).
+ * Names are copied into the report's arena once per symbol and image, as
+ * long as the copy cache remembers them (many threads wait in the same few
+ * functions).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "as_symbols_internal.h"
+#include "as_unwind.h"
+
+bool
+pm_as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+{
+	static pm_symtab_source *const sources[] = {
+		pm_symtab_from_image_file,
+		pm_symtab_from_debug_file,
+		pm_symtab_from_dynamic,
+	};
+	enum { N = sizeof sources / sizeof sources[0] };
+	size_t partial = N;
+	for (size_t i = 0; i < N; i++) {
+		if (!sources[i](s, img, ai, mem))
+			continue;
+		if (!s->table.truncated) {
+			pm_symtab_finish(&s->table);
+			return true;
+		}
+		if (partial == N)
+			partial = i;
+	}
+	/* No source fit whole: rebuild the most preferred partial table. */
+	if (partial == N || !sources[partial](s, img, ai, mem))
+		return false;
+	pm_symtab_finish(&s->table);
+	return true;
+}
+
+/* Frame list k of r: the threads' in order, then (k == thread_count) the last exception backtrace. */
+static pm_frame *
+frame_list(pm_report *r, uint64_t k, uint32_t *n)
+{
+	pm_frame *f = k < r->thread_count ? r->threads[k].frames : r->last_exception_backtrace;
+	*n = k < r->thread_count ? r->threads[k].frame_count : r->leb_count;
+	if (!f)
+		*n = 0;
+	return f;
+}
+
+/* The image whose table names frame i, or NULL when the frame needs no name. */
+static const pm_as_image *
+image_to_name(const pm_as_images *im, const pm_frame *f, uint32_t i)
+{
+	if (f->symbol || f->image < 0)
+		return NULL;
+	const pm_as_image *ai = pm_as_image_for(im, pm_frame_lookup_address(f, i));
+	return ai && ai->model_index == (uint32_t)f->image ? ai : NULL;
+}
+
+static void
+mark_wanted(const pm_as_images *im, const pm_frame *f, uint32_t n, uint8_t *wanted)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const pm_as_image *ai = image_to_name(im, &f[i], i);
+		if (ai)
+			wanted[ai - im->images] = 1;
+	}
+}
+
+static const char *
+copy_name(pm_as_symbols *s, pm_arena *a, const pm_sym *sym)
+{
+	pm_sym_copy *c = &s->copies[(size_t)(sym - s->table.syms) % PM_SYM_COPY_CACHE];
+	if (c->sym != sym) {
+		size_t len;
+		const char *name = pm_symtab_name(&s->table, sym, &len);
+		const char *copy = pm_arena_strndup(a, name, len < PM_SYM_NAME_MAX ? len : PM_SYM_NAME_MAX);
+		if (!copy)
+			return NULL;
+		*c = (pm_sym_copy){ .sym = sym, .name = copy };
+	}
+	return c->name;
+}
+
+static void
+name_frames(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, pm_frame *f,
+            uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (image_to_name(im, &f[i], i) != ai)
+			continue;
+		const pm_sym *sym = pm_symtab_lookup(&s->table, pm_frame_lookup_address(&f[i], i));
+		const char *name = sym ? copy_name(s, &r->arena, sym) : NULL;
+		if (!name)
+			continue;
+		f[i].symbol = name;
+		f[i].symbol_offset = f[i].address - sym->start;
+		f[i].has_offset = true;
+	}
+}
+
+static void
+name_image(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, const pm_mem *mem)
+{
+	if (ai->model_index >= r->image_count || !pm_as_symbols_load(s, &r->images[ai->model_index], ai, mem))
+		return;
+	memset(s->copies, 0, sizeof s->copies);
+	for (uint64_t k = 0; k <= r->thread_count; k++) {
+		uint32_t n;
+		pm_frame *f = frame_list(r, k, &n);
+		name_frames(s, r, im, ai, f, n);
+	}
+}
+
+void
+pm_as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem)
+{
+	size_t flag_bytes = im ? (im->count + 63) & ~(size_t)63 : 0;
+	if (!s || !r || !im || !mem || flag_bytes > s->work_size)
+		return;
+	int saved_errno = errno;
+	uint8_t *wanted = (uint8_t *)s->work;
+	memset(wanted, 0, im->count);
+	s->area = s->work + flag_bytes;
+	s->area_size = s->work_size - flag_bytes;
+	for (uint64_t k = 0; k <= r->thread_count; k++) {
+		uint32_t n;
+		const pm_frame *f = frame_list(r, k, &n);
+		mark_wanted(im, f, n, wanted);
+	}
+	for (size_t i = 0; i < im->count; i++)
+		if (wanted[i])
+			name_image(s, r, im, &im->images[i], mem);
+	errno = saved_errno;
+}

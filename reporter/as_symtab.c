@@ -1,0 +1,220 @@
+/*
+ * as_symtab.c — AS-SAFE sorted table of one image's function symbols.
+ *
+ * Kept: STT_FUNC and STT_GNU_IFUNC symbols that are defined (st_shndx is
+ * neither SHN_UNDEF nor SHN_ABS), named, sized, and start inside the image.
+ * Size-0 function symbols (hand-written assembly such as glibc's
+ * __restore_rt) are dropped: with no extent, the only way to use them is "up
+ * to the next symbol", which would also name padding and unrelated code.
+ *
+ * Aliases: one address often has several names (malloc, __libc_malloc,
+ * __malloc and __GI___libc_malloc in libc's .symtab; getpid and __getpid;
+ * clock_gettime and __vdso_clock_gettime in the vdso).  One entry is kept
+ * per address, named by the first rule that decides:
+ *   1. an exported name (global, weak or unique binding) over a local one,
+ *      since local aliases are library-internal (__GI_*, *_impl);
+ *   2. fewer leading underscores.  Weak does not lose to global: glibc and
+ *      the vdso export the public name as a weak alias of a global reserved
+ *      one (getpid weak, __getpid global), and the public name is what a
+ *      reader knows;
+ *   3. the shorter name;
+ *   4. byte order, so the choice does not depend on the unstable sort.
+ * Symbol versions are ignored ("memcpy@@GLIBC_2.14" in a .symtab is memcpy).
+ * The entry keeps the largest size in the group.
+ */
+#include <string.h>
+
+#include "as_symbols_internal.h"
+
+_Static_assert(sizeof(pm_sym) == 16, "pm_sym is meant to stay 16 bytes");
+
+void
+pm_symtab_reset(pm_symtab *t, const pm_as_image *ai)
+{
+	*t = (pm_symtab){ .lo = ai->start, .hi = ai->end, .bias = ai->bias };
+}
+
+bool
+pm_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len)
+{
+	/* Name offsets are 31-bit fields. */
+	if (names_len >= (UINT64_C(1) << 31) || names_len >= size)
+		return false;
+	size_t syms_at = ((size_t)names_len + 1 + _Alignof(pm_sym) - 1) & ~(_Alignof(pm_sym) - 1);
+	t->names = area;
+	t->names_len = (size_t)names_len;
+	t->names[names_len] = '\0';
+	t->syms = syms_at < size ? (pm_sym *)(void *)(area + syms_at) : NULL;
+	t->cap = syms_at < size ? (size - syms_at) / sizeof(pm_sym) : 0;
+	t->count = 0;
+	t->truncated = false;
+	return true;
+}
+
+static bool
+is_function(const pm_symtab *t, const Elf64_Sym *y)
+{
+	unsigned type = ELF64_ST_TYPE(y->st_info);
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && y->st_shndx != SHN_UNDEF &&
+	       y->st_shndx != SHN_ABS && y->st_size > 0 && y->st_name < t->names_len &&
+	       t->names[y->st_name] != '\0';
+}
+
+bool
+pm_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const Elf64_Sym *y = &syms[i];
+		if (!is_function(t, y))
+			continue;
+		uint64_t start = y->st_value + t->bias;
+		if (start < t->lo || start >= t->hi)
+			continue;
+		if (t->count == t->cap) {
+			t->truncated = true;
+			return false;
+		}
+		t->syms[t->count++] = (pm_sym){
+			.start = start,
+			.size = y->st_size > UINT32_MAX ? UINT32_MAX : (uint32_t)y->st_size,
+			.name = y->st_name,
+			.local = ELF64_ST_BIND(y->st_info) == STB_LOCAL,
+		};
+	}
+	return true;
+}
+
+bool
+pm_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
+               const void *ctx)
+{
+	const size_t per_chunk = sizeof chunk->syms / sizeof chunk->syms[0];
+	for (uint64_t i = 0; i < count;) {
+		size_t n = count - i < per_chunk ? (size_t)(count - i) : per_chunk;
+		if (!read(ctx, at + i * sizeof(Elf64_Sym), chunk->syms, n)) {
+			t->truncated = true;
+			break;
+		}
+		if (!pm_symtab_add(t, chunk->syms, n))
+			break;
+		i += n;
+	}
+	return t->count > 0;
+}
+
+const char *
+pm_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len)
+{
+	const char *p = t->names + sym->name;
+	size_t n = 0;
+	/* The NUL after the string table bounds this. */
+	while (p[n] != '\0' && !(p[n] == '@' && n > 0))
+		n++;
+	*len = n;
+	return p;
+}
+
+static size_t
+leading_underscores(const char *p, size_t n)
+{
+	size_t k = 0;
+	while (k < n && p[k] == '_')
+		k++;
+	return k;
+}
+
+/* True when a names the address better than b (rules at the top of this file). */
+static bool
+better_alias(const pm_symtab *t, const pm_sym *a, const pm_sym *b)
+{
+	if (a->local != b->local)
+		return !a->local;
+	size_t la, lb;
+	const char *na = pm_symtab_name(t, a, &la), *nb = pm_symtab_name(t, b, &lb);
+	size_t ua = leading_underscores(na, la), ub = leading_underscores(nb, lb);
+	if (ua != ub)
+		return ua < ub;
+	if (la != lb)
+		return la < lb;
+	return memcmp(na, nb, la) < 0;
+}
+
+static void
+swap_syms(pm_sym *a, pm_sym *b)
+{
+	pm_sym tmp = *a;
+	*a = *b;
+	*b = tmp;
+}
+
+static void
+sift_down(pm_sym *v, size_t root, size_t n)
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+		if (child >= n)
+			return;
+		if (child + 1 < n && v[child].start < v[child + 1].start)
+			child++;
+		if (v[root].start >= v[child].start)
+			return;
+		swap_syms(&v[root], &v[child]);
+		root = child;
+	}
+}
+
+/* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
+static void
+sort_by_start(pm_sym *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (size_t end = n; end-- > 1;) {
+		swap_syms(&v[0], &v[end]);
+		sift_down(v, 0, end);
+	}
+}
+
+static void
+fold_aliases(pm_symtab *t)
+{
+	size_t out = 0, i = 0;
+	while (i < t->count) {
+		pm_sym best = t->syms[i];
+		size_t j = i + 1;
+		for (; j < t->count && t->syms[j].start == best.start; j++) {
+			uint32_t size = best.size > t->syms[j].size ? best.size : t->syms[j].size;
+			if (better_alias(t, &t->syms[j], &best))
+				best = t->syms[j];
+			best.size = size;
+		}
+		t->syms[out++] = best;
+		i = j;
+	}
+	t->count = out;
+}
+
+void
+pm_symtab_finish(pm_symtab *t)
+{
+	sort_by_start(t->syms, t->count);
+	fold_aliases(t);
+}
+
+const pm_sym *
+pm_symtab_lookup(const pm_symtab *t, uint64_t addr)
+{
+	/* Find the first entry that starts after addr; the one before is the candidate. */
+	size_t lo = 0, hi = t->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (t->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	const pm_sym *sym = &t->syms[lo - 1];
+	return addr - sym->start < sym->size ? sym : NULL;
+}

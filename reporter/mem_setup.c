@@ -1,0 +1,34 @@
+/*
+ * mem_setup.c — choose how the crash path reads memory (as_mem.c), once, at
+ * install.  NOT AS-safe.
+ */
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "as_mem.h"
+
+static int pipe_fds[2] = { -1, -1 };
+
+bool
+pm_as_mem_setup(void)
+{
+	pm_as_mem_use_pipe(-1, -1);
+	if (pm_as_mem_probe())
+		return true;
+	/* process_vm_readv is denied here (a seccomp sandbox): probe with a pipe. */
+	if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return false;
+	pm_as_mem_use_pipe(pipe_fds[0], pipe_fds[1]);
+	return pm_as_mem_probe();
+}
+
+void
+pm_as_mem_teardown(void)
+{
+	pm_as_mem_use_pipe(-1, -1);
+	for (int i = 0; i < 2; i++) {
+		if (pipe_fds[i] >= 0)
+			close(pipe_fds[i]);
+		pipe_fds[i] = -1;
+	}
+}

@@ -1,0 +1,79 @@
+/*
+ * test_as_interpose.c — no allocation, lock or loader call from a handler.
+ *
+ * Each sample runs with tests/as/interpose.c preloaded; the interposer logs
+ * every malloc/calloc/realloc/free/pthread_mutex_lock/dl_iterate_phdr/dladdr
+ * made while a thread runs on its alternate signal stack (inside the fatal
+ * handler or a freeze handler).  A crash must log none.  A control program
+ * that does call malloc in a handler shows the interposer would notice.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "crash/crash_util.h"
+#include "util.h"
+
+static char *
+log_path(void)
+{
+	char *dir = pm_test_tmpdir(), *path;
+	cr_assert(asprintf(&path, "%s/interpose.log", dir) > 0);
+	free(dir);
+	return path;
+}
+
+static char *
+env_kv(const char *k, const char *v)
+{
+	char *s;
+	cr_assert(asprintf(&s, "%s=%s", k, v) > 0);
+	return s;
+}
+
+Test(as_interpose, detects_malloc_in_a_handler)
+{
+	char *log = log_path(), *cmd, *out;
+	char *lib = strdup(pm_test_build("tests/libpm_interpose.so")); /* static buffer */
+	cr_assert(asprintf(&cmd, "PM_INTERPOSE_LOG='%s' LD_PRELOAD='%s' '%s'", log, lib,
+	                   pm_test_build("tests/probe_unsafe_handler")) > 0);
+	free(lib);
+	int st = pm_test_run(cmd, &out);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "probe failed: %s", out);
+	char *text = pm_test_slurp(log, NULL);
+	cr_expect(strstr(text, "loaded\n") == text, "the interposer was not loaded");
+	cr_expect(strstr(text, "malloc\n") != NULL, "the interposer missed a malloc in a handler:\n%s", text);
+	free(text);
+	free(out);
+	free(cmd);
+	free(log);
+}
+
+static void
+expect_clean_crash(const char *sample)
+{
+	char *log = log_path();
+	char *env[] = { env_kv("PM_INTERPOSE_LOG", log),
+	                env_kv("LD_PRELOAD", pm_test_build("tests/libpm_interpose.so")), NULL };
+	crash_run run;
+	crash_run_sample(&run, sample, (const char *const *)env);
+	char *text = pm_test_slurp(log, NULL);
+	cr_expect_str_eq(text, "loaded\n", "%s: calls made from a signal handler during the crash:\n%s", sample,
+	                 text);
+	cr_expect(WIFSIGNALED(run.status), "%s did not die of a signal", sample);
+	cr_expect(run.json.complete, "%s: the report was not completed", sample);
+	crash_run_free(&run);
+	free(text);
+	free(env[0]);
+	free(env[1]);
+	free(log);
+}
+
+Test(as_interpose, null_deref, .timeout = 60) { expect_clean_crash("null_deref"); }
+Test(as_interpose, abort, .timeout = 60) { expect_clean_crash("abort"); }
+Test(as_interpose, many_threads, .timeout = 60) { expect_clean_crash("many_threads"); }
+Test(as_interpose, two_threads_crash, .timeout = 60) { expect_clean_crash("two_threads_crash"); }
+Test(as_interpose, stack_overflow_thread, .timeout = 60) { expect_clean_crash("stack_overflow_thread"); }
+Test(as_interpose, malloc_lock, .timeout = 60) { expect_clean_crash("malloc_lock"); }

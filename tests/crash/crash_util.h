@@ -1,0 +1,38 @@
+/*
+ * crash_util.h — run a sample program that crashes, in a child process, and
+ * load what postmortem left behind.
+ */
+#ifndef PM_TESTS_CRASH_UTIL_H
+#define PM_TESTS_CRASH_UTIL_H
+
+#include <stdbool.h>
+
+#include "postmortem.h"
+
+typedef struct crash_run {
+	char *dir;             /* the reports directory given to the child */
+	int status;            /* waitpid status */
+	char *crash_path;      /* the one .crash in pending/, NULL if none */
+	char *json_path;       /* the one .json in pending/, NULL if none */
+	int reports;           /* how many .crash files there are */
+	pm_report text;        /* the .crash, read back */
+	pm_report json;        /* the .json, read back */
+} crash_run;
+
+/* Run build/sample_crashes/crash_<name> with POSTMORTEM_DIR set, extra env
+ * "K=V" strings (NULL-terminated, may be NULL), wait (bounded), read the reports. */
+void crash_run_sample(crash_run *run, const char *name, const char *const *env);
+void crash_run_free(crash_run *run);
+
+/* Path of a sample program. */
+const char *crash_sample_path(const char *name);
+/* Index of the first frame of thread t whose symbol is `symbol`, or -1. */
+int crash_frame_index(const pm_report *r, const pm_thread *t, const char *symbol);
+/* The build id `readelf -n` prints for a file, as lower-case hex (static storage). */
+const char *crash_readelf_build_id(const char *path);
+/* Lower-case hex of an image's build id (static storage). */
+const char *crash_image_build_id(const pm_image *im);
+/* The image whose path ends with `suffix`, or NULL. */
+const pm_image *crash_find_image(const pm_report *r, const char *suffix);
+
+#endif
