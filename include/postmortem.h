@@ -397,6 +397,165 @@ void pm_uninstall(void);
 const char *pm_reports_dir(void);
 
 /* ------------------------------------------------------------------------ */
+/* Live backtraces, snapshots and the hang watchdog                          */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * The stack of any thread of this process (tid from gettid), taken from the
+ * calling thread with the crash unwinder; the thread goes on afterwards.
+ * Frames get addresses, images' symbol names where known, and how they were
+ * found.  Returns the number of frames (<= max), or -1 with errno set
+ * (ESRCH: no such thread; ETIMEDOUT: it did not answer; EINVAL before
+ * pm_install).  Strings point into storage valid until the next call.
+ */
+int pm_backtrace_thread(int tid, pm_frame *frames, size_t max);
+
+/*
+ * Write a non-fatal report of every thread (both files, like a crash), for
+ * `reason` (e.g. "user asked for a snapshot").  The exception block says it
+ * is not a crash.  Threads go on afterwards.  0, or -1 with errno set.
+ */
+int pm_snapshot_write(const char *reason);
+
+/* What a watchdog does when the watched thread recovers after a hang report. */
+typedef enum pm_watchdog_recovery {
+	PM_WATCHDOG_KEEP = 0,    /* keep the report as a non-fatal hang, with its duration */
+	PM_WATCHDOG_RETRACT,     /* delete the report */
+} pm_watchdog_recovery;
+
+typedef struct pm_watchdog_config {
+	uint32_t threshold_ms;   /* a heartbeat this late is a hang; 0: 250 */
+	uint32_t kill_after_ms;  /* hung this long: final 0x8badf00d report, then SIGKILL; 0: never */
+	pm_watchdog_recovery on_recovery;
+	bool systemd_notify;     /* forward heartbeats to systemd (WATCHDOG=1) when it watches us */
+} pm_watchdog_config;
+
+/*
+ * Watch the calling thread (usually the main loop): it must call
+ * pm_watchdog_heartbeat() each iteration.  A watchdog thread writes a hang
+ * report into the pm_install directory as soon as a heartbeat is late by the
+ * threshold.  NULL: defaults.  0, or -1 with errno set.  Needs pm_install.
+ */
+int pm_watchdog_start(const pm_watchdog_config *cfg);
+/* One atomic store: the watched thread is alive.  AS-safe. */
+void pm_watchdog_heartbeat(void);
+/* Stop watching (also happens when the watched thread exits). */
+void pm_watchdog_stop(void);
+
+/* ------------------------------------------------------------------------ */
+/* Symbolication (any time; uses elfutils)                                   */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pm_symbolicate_options {
+	const char *const *debug_dirs; /* more places to look, beside /usr/lib/debug */
+	size_t debug_dir_count;
+} pm_symbolicate_options;
+
+/*
+ * Give every frame whose image's debug information can be found by build id
+ * its function (demangled), file, line, column and inlined callers (as extra
+ * frames at the same address, marked inlined).  Sources, in order: the image
+ * file at its recorded path when its build id matches, its .gnu_debuglink,
+ * /usr/lib/debug/.build-id/xx/rest.debug, then each debug dir.  An image that
+ * cannot be used keeps its names and gets a note saying why.  A build id
+ * mismatch is never accepted.  Returns PM_OK even when some images could not
+ * be used.
+ */
+pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
+
+/* ------------------------------------------------------------------------ */
+/* The report store: pending reports on the next launch                      */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pm_report_state {
+	PM_STATE_PENDING = 0,    /* written whole, not delivered yet */
+	PM_STATE_PARTIAL,        /* torn while being written; salvaged as far as possible */
+	PM_STATE_QUARANTINED,    /* unreadable or rejected; the reason is kept beside it */
+	PM_STATE_SENT,           /* delivered (kept only when the policy says so) */
+} pm_report_state;
+
+typedef struct pm_store_options {
+	const char *dir;         /* NULL: the pm_install directory, else as pm_install resolves it */
+	uint32_t max_pending;    /* 0: 100 reports; the oldest go first */
+	uint64_t max_bytes;      /* 0: 50 MiB */
+	bool keep_sent;          /* move delivered reports to sent/ instead of deleting them */
+	uint32_t crash_loop_count;   /* 0: 3 crashes ... */
+	uint32_t crash_loop_seconds; /* 0: ... each within 10 s of launch */
+} pm_store_options;
+
+typedef struct pm_store_entry {
+	char id[64];             /* incident id: the file names without extension */
+	pm_report_state state;
+	int64_t time;            /* crash time, seconds since the epoch (0 unknown) */
+	char app[128];           /* process name */
+	char exception[96];      /* "EXC_BAD_ACCESS (SIGSEGV)" */
+	uint64_t bytes;          /* size of both files */
+	bool crash_loop;         /* part of a detected crash loop: deliver first */
+	const char *reason;      /* quarantine reason, or NULL */
+} pm_store_entry;
+
+typedef struct pm_store pm_store;
+
+/*
+ * Open the reports directory: salvage torn reports, quarantine unreadable
+ * ones, enforce the caps (logging what was dropped to stderr), and list what
+ * is left, crash-loop reports first, then oldest first.  Never crashes on a
+ * bad file.  Memory stays bounded however many reports there are.
+ */
+pm_err pm_store_open(pm_store **out, const pm_store_options *opt);
+void pm_store_close(pm_store *s);
+/* Reports of a state, in delivery order. */
+size_t pm_store_count(const pm_store *s, pm_report_state state);
+const pm_store_entry *pm_store_get(const pm_store *s, pm_report_state state, size_t i);
+/* Load a report into r (pm_report_free it afterwards); partial reports load what was salvaged. */
+pm_err pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err);
+/* Paths of a report's files (text, JSON); NULL where a file is absent.  Valid until the next call. */
+pm_err pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char **json_path);
+/* A report was delivered: delete it, or move it to sent/ (keep_sent). */
+pm_err pm_store_mark_sent(pm_store *s, const char *id);
+/* Move a report to quarantine/ with the reason in <id>.reason. */
+pm_err pm_store_quarantine(pm_store *s, const char *id, const char *reason);
+/* Delete a report wherever it is. */
+pm_err pm_store_delete(pm_store *s, const char *id);
+/* True when the last crashes of this program form a crash loop (see pm_store_options):
+ * the app may start in a safe mode.  Reads the pm_install directory. */
+bool pm_crash_loop_detected(void);
+
+/* ------------------------------------------------------------------------ */
+/* Upload (libcurl)                                                          */
+/* ------------------------------------------------------------------------ */
+
+typedef struct pm_upload_options {
+	const char *url;             /* https://… (or http://… to loopback, or with allow_http) */
+	const char *const *headers;  /* extra headers, e.g. "Authorization: Bearer …" */
+	size_t header_count;
+	const char *app_name, *app_version; /* form fields; NULL: from each report */
+	uint32_t connect_timeout_ms; /* 0: 10 000 */
+	uint32_t timeout_ms;         /* whole request; 0: 60 000 */
+	uint32_t max_attempts;       /* per report per pass; 0: 5 */
+	uint32_t backoff_ms;         /* first retry delay, doubled each time, with jitter; 0: 1 000 */
+	uint32_t backoff_max_ms;     /* 0: 60 000 */
+	bool allow_http;             /* permit plain HTTP to hosts other than loopback */
+	bool insecure_tls;           /* skip TLS verification (never by default) */
+	const char *ca_file;         /* extra CA bundle */
+	bool no_gzip;                /* send uncompressed */
+	bool symbolicate;            /* symbolicate with local debug info first */
+} pm_upload_options;
+
+typedef struct pm_upload_result {
+	uint32_t sent;               /* delivered (2xx) */
+	uint32_t kept;               /* still pending (network down, 5xx, 429 after retries) */
+	uint32_t quarantined;        /* rejected by the server (4xx other than 408/429) */
+} pm_upload_result;
+
+/* One delivery pass over the pending reports of s, with retries.  Blocking. */
+pm_err pm_upload_pending(pm_store *s, const pm_upload_options *opt, pm_upload_result *res);
+/* Deliver pending reports on a background thread (never delays the caller).  0 or -1 with errno. */
+int pm_upload_start(const pm_upload_options *opt);
+/* Stop the background thread, waiting at most timeout_ms for the request in flight. */
+void pm_upload_stop(uint32_t timeout_ms);
+
+/* ------------------------------------------------------------------------ */
 /* Diagnosis                                                                 */
 /* ------------------------------------------------------------------------ */
 
