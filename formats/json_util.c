@@ -9,7 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { BIG_DIGITS = 16 };
+/* Integers that cJSON's double could round are carried as strings that start
+ * with this byte (written as \u0001), so they cannot be mistaken for a
+ * string the document really had, nor a real string for a number. */
+enum { BIG_DIGITS = 16, BIG_MARK = 0x01 };
+static const char big_open[] = "\"\\u0001";
+/* cJSON allocates about 64 bytes per value: refuse documents that would
+ * need gigabytes before parsing them. */
+enum { MAX_VALUES = 4 * 1000 * 1000 };
 
 pm_err
 pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
@@ -32,10 +39,11 @@ is_digit(char c)
 
 /* Copy src, quoting integer literals of BIG_DIGITS+ digits outside strings. */
 static char *
-quote_big_integers(const char *s, size_t n, size_t *out_len)
+quote_big_integers(const char *s, size_t n, size_t *out_len, size_t *values)
 {
 	size_t big = 0;
 	bool in_str = false;
+	*values = 0;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (in_str) {
@@ -45,6 +53,8 @@ quote_big_integers(const char *s, size_t n, size_t *out_len)
 				in_str = false;
 		} else if (c == '"') {
 			in_str = true;
+		} else if (c == ',' || c == '[' || c == '{') {
+			(*values)++;
 		} else if (is_digit(c) || c == '-') {
 			size_t j = i + (c == '-');
 			while (j < n && is_digit(s[j]))
@@ -54,7 +64,9 @@ quote_big_integers(const char *s, size_t n, size_t *out_len)
 			i = j - 1;
 		}
 	}
-	char *out = malloc(n + 2 * big + 1);
+	if (*values > MAX_VALUES)
+		return NULL;
+	char *out = malloc(n + (sizeof big_open - 1 + 1) * big + 1);
 	if (!out)
 		return NULL;
 	size_t o = 0;
@@ -76,8 +88,10 @@ quote_big_integers(const char *s, size_t n, size_t *out_len)
 			while (j < n && is_digit(s[j]))
 				j++;
 			bool q = j - i >= BIG_DIGITS && (j == n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E'));
-			if (q)
-				out[o++] = '"';
+			if (q) {
+				memcpy(out + o, big_open, sizeof big_open - 1);
+				o += sizeof big_open - 1;
+			}
 			memcpy(out + o, s + i, j - i);
 			o += j - i;
 			if (q)
@@ -105,10 +119,13 @@ line_of(const char *s, size_t upto)
 cJSON *
 pm_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *err)
 {
-	size_t n = 0;
-	char *text = quote_big_integers(data, len, &n);
+	size_t n = 0, values = 0;
+	char *text = quote_big_integers(data, len, &n, &values);
 	if (!text) {
-		pm_read_fail(err, 0, "out of memory");
+		if (values > MAX_VALUES)
+			pm_read_fail(err, 0, "the JSON has more than %d values", MAX_VALUES);
+		else
+			pm_read_fail(err, 0, "out of memory");
 		return NULL;
 	}
 	const char *end = NULL;
@@ -149,10 +166,11 @@ pm_json_u64(const cJSON *it, uint64_t *out)
 		*out = (uint64_t)d;
 		return true;
 	}
-	if (cJSON_IsString(it) && it->valuestring && is_digit(it->valuestring[0])) {
+	if (cJSON_IsString(it) && it->valuestring && it->valuestring[0] == BIG_MARK &&
+	    is_digit(it->valuestring[1])) {
 		char *end;
 		errno = 0;
-		unsigned long long v = strtoull(it->valuestring, &end, 10);
+		unsigned long long v = strtoull(it->valuestring + 1, &end, 10);
 		if (errno || *end)
 			return false;
 		*out = v;
@@ -171,12 +189,11 @@ pm_json_i64(const cJSON *it, int64_t *out)
 		*out = (int64_t)d;
 		return true;
 	}
-	if (cJSON_IsString(it) && it->valuestring &&
-	    (is_digit(it->valuestring[0]) || it->valuestring[0] == '-')) {
+	if (cJSON_IsString(it) && it->valuestring && it->valuestring[0] == BIG_MARK) {
 		char *end;
 		errno = 0;
-		long long v = strtoll(it->valuestring, &end, 10);
-		if (errno || *end || end == it->valuestring)
+		long long v = strtoll(it->valuestring + 1, &end, 10);
+		if (errno || *end || end == it->valuestring + 1)
 			return false;
 		*out = v;
 		return true;
@@ -198,10 +215,16 @@ pm_json_bool(const cJSON *it, bool *out)
 	return false;
 }
 
+bool
+pm_json_is_text(const cJSON *it)
+{
+	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] != BIG_MARK;
+}
+
 const char *
 pm_json_str(pm_arena *a, const cJSON *it)
 {
-	if (!cJSON_IsString(it) || !it->valuestring)
+	if (!pm_json_is_text(it))
 		return NULL;
 	return pm_arena_strdup(a, it->valuestring);
 }

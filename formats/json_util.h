@@ -3,8 +3,9 @@
  *
  * cJSON keeps numbers as doubles, which silently rounds integers above 2^53
  * (register values, PAC-signed pointers, Apple rawCodes).  pm_json_parse
- * first quotes every integer literal of 16 or more digits, so those reach the
- * tree as strings of digits; pm_json_u64/i64 accept either form exactly.
+ * first turns every integer literal of 16 or more digits into a marked
+ * string, so those reach the tree intact; pm_json_u64/i64 read either form
+ * exactly, and pm_json_str never returns a marked number as a string.
  */
 #ifndef PM_FORMATS_JSON_UTIL_H
 #define PM_FORMATS_JSON_UTIL_H
@@ -24,6 +25,8 @@ bool pm_json_u64(const cJSON *it, uint64_t *out);
 bool pm_json_i64(const cJSON *it, int64_t *out);
 /* true/false, or a number (non-zero is true) as Apple writes isCorpse. */
 bool pm_json_bool(const cJSON *it, bool *out);
+/* A real string value (not a number pm_json_parse carried as a string). */
+bool pm_json_is_text(const cJSON *it);
 /* Arena copy of a string value; NULL when absent or not a string. */
 const char *pm_json_str(pm_arena *a, const cJSON *it);
 

@@ -201,7 +201,7 @@ typedef enum pm_cfi_how {
 	PM_CFI_UNDEF,                   /* unknown; for the return address: outermost frame */
 	PM_CFI_OFFSET,                  /* saved at CFA + arg */
 	PM_CFI_VAL_OFFSET,              /* is CFA + arg */
-	PM_CFI_REG,                     /* is register `reg` + arg (the CFA rule, DW_CFA_register) */
+	PM_CFI_REG,                     /* is register `reg` (DW_CFA_register); the CFA adds arg */
 	PM_CFI_EXPR,                    /* saved at the address the expression yields */
 	PM_CFI_VAL_EXPR,                /* is the value the expression yields (def_cfa_expression) */
 } pm_cfi_how;

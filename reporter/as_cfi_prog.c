@@ -159,7 +159,7 @@ decode(pm_cfi_cur *c, const interp *in, uint8_t op, const insn *d, operands *o)
 {
 	o->len = 0;
 	o->val = 0;
-	o->reg = op & 0x3f;
+	o->reg = d->reg == REG_INLINE ? (uint64_t)(op & 0x3f) : 0;
 	if (d->reg == REG_ULEB && !pm_cfi_uleb(c, &o->reg))
 		return false;
 	return read_val(c, in, op, d, o);
@@ -182,12 +182,11 @@ set_rule(interp *in, const insn *d, const operands *o)
 	return true;
 }
 
-static bool
+static void
 move_loc(interp *in, uint64_t loc)
 {
 	in->loc = loc;
 	in->past_pc = loc > in->pc;
-	return true;
 }
 
 static bool
@@ -198,14 +197,19 @@ execute(interp *in, const insn *d, const operands *o)
 	case ACT_NOP:
 		return true;
 	case ACT_ADVANCE:
-		return in->loc + o->val >= in->loc && move_loc(in, in->loc + o->val);
+		if (in->loc + o->val < in->loc)
+			return false;
+		move_loc(in, in->loc + o->val);
+		return true;
 	case ACT_SET_LOC:
-		return move_loc(in, o->val);
+		move_loc(in, o->val);
+		return true;
 	case ACT_RULE:
 		return set_rule(in, d, o);
 	case ACT_RESTORE:
-		if (o->reg < PM_DWARF_REGS)
-			in->row->reg[o->reg] = in->have_initial ? in->initial.reg[o->reg] : (pm_cfi_rule){ 0 };
+		if (o->reg >= PM_DWARF_REGS)
+			return true;
+		in->row->reg[o->reg] = in->have_initial ? in->initial.reg[o->reg] : (pm_cfi_rule){ 0 };
 		return true;
 	case ACT_REMEMBER:
 		if (in->depth == PM_CFI_STATE_DEPTH)
@@ -223,7 +227,7 @@ execute(interp *in, const insn *d, const operands *o)
 		*cfa = (pm_cfi_rule){ .arg = o->val, .how = PM_CFI_REG, .reg = (uint8_t)o->reg };
 		return true;
 	case ACT_CFA_REG:
-		/* Both only modify a register + offset rule. */
+		/* def_cfa_register and def_cfa_offset only amend a register + offset rule. */
 		if (cfa->how != PM_CFI_REG || o->reg >= PM_DWARF_REGS)
 			return false;
 		cfa->reg = (uint8_t)o->reg;

@@ -147,11 +147,17 @@ pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 	return n;
 }
 
+int
+pm_as_release_generation(void)
+{
+	return __atomic_load_n(&pm_g.release, __ATOMIC_ACQUIRE);
+}
+
 void
-pm_as_park(uint64_t timeout_ns)
+pm_as_park(int generation, uint64_t timeout_ns)
 {
 	uint64_t deadline = timeout_ns ? pm_sys_now_ns() + timeout_ns : 0;
-	while (__atomic_load_n(&pm_g.release, __ATOMIC_ACQUIRE) == 0) {
+	while (pm_as_release_generation() == generation) {
 		uint64_t left = 0;
 		if (deadline) {
 			uint64_t now = pm_sys_now_ns();
@@ -159,15 +165,26 @@ pm_as_park(uint64_t timeout_ns)
 				return;
 			left = deadline - now;
 		}
-		pm_sys_futex_wait(&pm_g.release, 0, left);
+		pm_sys_futex_wait(&pm_g.release, generation, left);
 	}
 }
 
 void
 pm_as_release(void)
 {
-	__atomic_store_n(&pm_g.release, 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&pm_g.release, 1, __ATOMIC_RELEASE);
 	pm_sys_futex_wake(&pm_g.release);
+}
+
+void
+pm_as_reset_slots(void)
+{
+	size_t cap = slot_cap();
+	for (size_t i = 0; i < cap; i++) {
+		atomic_store(&pm_g.slots[i].state, SLOT_EMPTY);
+		atomic_store(&pm_g.slots[i].tid, 0);
+		pm_g.slots[i].signal = 0;
+	}
 }
 
 void
@@ -175,14 +192,18 @@ pm_as_on_freeze(int sig, siginfo_t *info, void *uctx)
 {
 	(void)sig;
 	(void)info;
-	if (atomic_load(&pm_g.owner) == 0)
-		return; /* not ours: no crash is being reported */
 	int saved = errno;
+	/* Read before answering: a release that comes after the answer must
+	 * free this thread even if it happens before the park. */
+	int generation = pm_as_release_generation();
 	pm_slot *s = pm_as_slot_find(pm_sys_gettid());
-	if (s && atomic_load(&s->state) == SLOT_ASKED) {
+	int asked = SLOT_ASKED;
+	s = s && atomic_load(&s->state) == SLOT_ASKED ? s : NULL;
+	if (s) {
 		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
-		atomic_store(&s->state, SLOT_CAPTURED);
+		/* The slot may have been reset meanwhile (a snapshot gave up on us). */
+		if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_CAPTURED))
+			pm_as_park(generation, 0);
 	}
-	pm_as_park(0);
 	errno = saved;
 }

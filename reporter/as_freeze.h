@@ -24,11 +24,17 @@ pm_slot *pm_as_slot_find(pid_t tid);
  * freeze timeout.  Returns the number of tids listed.
  */
 size_t pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated);
-/* Let parked threads go on (before chaining to a handler that may recover). */
+/* Let parked threads go on: after a snapshot, or before chaining to a
+ * handler that may recover.  Each release is a new generation. */
 void pm_as_release(void);
-/* Park the calling thread until pm_as_release (bounded by timeout_ns, 0: forever). */
-void pm_as_park(uint64_t timeout_ns);
-/* Handler of the freeze signal (installed by pm_install). */
+/* The current release generation (read it before answering a freeze). */
+int pm_as_release_generation(void);
+/* Park the calling thread while the generation is still `generation`
+ * (bounded by timeout_ns, 0: forever). */
+void pm_as_park(int generation, uint64_t timeout_ns);
+/* Forget every slot, after the threads were released (snapshots). */
+void pm_as_reset_slots(void);
+/* Handler of the freeze signal: answer if asked, then park. */
 void pm_as_on_freeze(int sig, siginfo_t *info, void *uctx);
 
 #endif

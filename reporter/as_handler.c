@@ -13,7 +13,8 @@
  *
  * A second fatal signal while a report is being written:
  *   another thread        -> leaves its registers in its slot, waits for the
- *                            report (bounded), then dies of its own signal
+ *                            report (bounded), then dies of its own signal;
+ *                            if the owner was a snapshot, reports its own crash
  *   the reporting thread  -> first time: a minimal report (header and
  *   (we faulted)             exception only), then the ORIGINAL signal;
  *                            again: the original signal at once
@@ -25,9 +26,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "as_capture.h"
 #include "as_freeze.h"
 #include "as_report.h"
-#include "as_symbols.h"
 #include "as_sys.h"
 #include "as_write.h"
 
@@ -97,48 +98,44 @@ write_minimal_report(void)
 static void
 on_nested_fault(void)
 {
-	if (atomic_fetch_add(&pm_g.nesting, 1) == 0)
+	/* A fault after the report is on disk (the user callback) must not
+	 * replace it with a smaller one. */
+	if (atomic_fetch_add(&pm_g.nesting, 1) == 0 && !pm_g.written)
 		write_minimal_report();
 	die_with(pm_g.crash_signal, &pm_g.crash_info);
 }
 
-static void
+/*
+ * Another thread owns the report.  Leave our registers for it and wait.
+ * Returns true when the owner was a snapshot that has finished (no crash
+ * was reported): then we report our own crash.
+ */
+static bool
 wait_for_reporter(int sig, const siginfo_t *info, void *uctx, pid_t tid)
 {
+	int generation = pm_as_release_generation();
 	pm_slot *s = pm_as_slot_claim(tid);
 	if (s) {
 		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
 		s->signal = sig;
 		atomic_store(&s->state, SLOT_CAPTURED);
 	}
-	pm_as_park(second_crash_wait_ns);
+	pm_as_park(generation, second_crash_wait_ns);
+	if (pm_g.crash_signal == 0 && atomic_load(&pm_g.owner) == 0)
+		return true;
 	restore_previous_handlers();
 	requeue(sig, info);
+	return false;
 }
 
 static bool
 report(pid_t tid, const struct timespec *now)
 {
-	pm_report *r = &pm_g.report;
-	pm_mem mem = pm_as_mem_self();
-	bool truncated;
-	size_t n = pm_as_freeze(tid, pm_g.tids, pm_g.max_threads, &truncated);
-	if (n == 0) {
-		pm_g.tids[0] = tid; /* no /proc: report at least ourselves */
-		n = 1;
-	}
-	pm_report_init_fixed(r, pm_g.arena_mem, pm_g.arena_size);
-	r->threads_truncated = truncated;
-	r->images = pm_arena_alloc(&r->arena, pm_g.image_cap * sizeof *r->images, _Alignof(pm_image));
-	pm_g.images = (pm_as_images){ .images = pm_g.as_images, .cap = r->images ? pm_g.image_cap : 0,
-	                              .maps = pm_g.as_maps, .map_cap = pm_g.map_cap };
-	pm_as_images_scan(&pm_g.images, r, &mem, pm_g.facts.exe_path, pm_g.scratch, pm_g.scratch_cap);
-	pm_as_fill_header(r, &pm_g.facts, now);
-	pm_as_fill_exception(r, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
-	pm_as_fill_threads(r, pm_g.tids, n, tid, pm_g.frame_tmp);
-	if (pm_g.symbols)
-		pm_as_symbolize(pm_g.symbols, r, &pm_g.images, &mem);
-	return pm_as_write_report(r);
+	pm_as_capture(tid, &pm_g.crash_mc, true, now);
+	pm_as_fill_exception(&pm_g.report, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
+	pm_as_capture_symbols();
+	pm_g.written = pm_as_write_report(&pm_g.report);
+	return pm_g.written;
 }
 
 static void
@@ -174,12 +171,14 @@ pm_as_on_fatal(int sig, siginfo_t *info, void *uctx)
 	int saved_errno = errno;
 	pid_t tid = pm_sys_gettid();
 	int owner = 0;
-	if (!atomic_compare_exchange_strong(&pm_g.owner, &owner, tid)) {
-		if (owner == tid)
+	while (!atomic_compare_exchange_strong(&pm_g.owner, &owner, tid)) {
+		if (owner == tid && pm_g.crash_signal != 0)
 			on_nested_fault();
-		wait_for_reporter(sig, info, uctx, tid);
-		errno = saved_errno;
-		return;
+		if (!wait_for_reporter(sig, info, uctx, tid)) {
+			errno = saved_errno;
+			return;
+		}
+		owner = 0;
 	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);

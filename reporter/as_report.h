@@ -17,9 +17,12 @@
 void pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now);
 /* Exception block for signal `sig` described by `info`. */
 void pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info);
-/* One report thread per tid; `crashed` is the reporting thread (its registers are
- * pm_g.crash_mc).  Sets triggered_thread.  `frame_tmp` holds max_frames frames. */
-void pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t crashed, pm_frame *frame_tmp);
+/* One report thread per tid; `self` is the calling thread, whose registers are
+ * self_mc (the others come from their slots).  When self_crashed, self is the
+ * crashed thread and triggered_thread points at it.  `frame_tmp` holds
+ * max_frames frames. */
+void pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
+                        bool self_crashed, pm_frame *frame_tmp);
 
 /* Another process's name from /proc/<pid>/comm, copied into the arena; NULL if gone. */
 const char *pm_as_proc_name(pm_arena *a, pid_t pid);

@@ -77,11 +77,11 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 
 /* The context a thread stopped in, or NULL when it did not answer. */
 static const mcontext_t *
-context_of(pid_t tid, pid_t crashed, int *also_crashed)
+context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed)
 {
 	*also_crashed = 0;
-	if (tid == crashed)
-		return &pm_g.crash_mc;
+	if (tid == self)
+		return self_mc;
 	pm_slot *s = pm_as_slot_find(tid);
 	if (!s || atomic_load(&s->state) != SLOT_CAPTURED)
 		return NULL;
@@ -90,7 +90,8 @@ context_of(pid_t tid, pid_t crashed, int *also_crashed)
 }
 
 void
-pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t crashed, pm_frame *frame_tmp)
+pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
+                   bool self_crashed, pm_frame *frame_tmp)
 {
 	r->threads = pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
 	if (!r->threads)
@@ -98,10 +99,10 @@ pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t crashed, pm_
 	for (size_t i = 0; i < n; i++) {
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
-		const mcontext_t *mc = context_of(tids[i], crashed, &also);
+		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also);
 		t->id = (uint64_t)tids[i];
 		t->name = thread_name(&r->arena, tids[i]);
-		t->crashed = tids[i] == crashed;
+		t->crashed = self_crashed && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;
 		if (!mc) {

@@ -77,8 +77,9 @@ typedef struct pm_state {
 	/* crash time */
 	_Atomic int owner;        /* tid of the thread writing the report */
 	_Atomic int nesting;      /* faults taken by the owner inside the handler */
-	int release;              /* futex word: frozen threads may go on */
-	int crash_signal;
+	int release;              /* futex word, a generation: frozen threads go on when it changes */
+	int crash_signal;         /* 0 while no crash is being reported */
+	bool written;             /* the crash report is on disk */
 	siginfo_t crash_info;
 	mcontext_t crash_mc;
 	pm_report report;

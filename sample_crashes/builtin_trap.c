@@ -4,8 +4,7 @@
 SAMPLE_FRAME static void
 crash_builtin_trap(void)
 {
-	if (sample_zero == 0)
-		__builtin_trap();
+	__builtin_trap();
 }
 
 int

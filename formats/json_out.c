@@ -1,0 +1,142 @@
+/*
+ * json_out.c — AS-SAFE JSON emitter (see json_out.h).
+ *
+ * Runs in the crash handler: only pm_out_* and strlen are used.
+ */
+#include "json_out.h"
+
+#include <string.h>
+
+#include "out.h"
+
+static void
+put_escape(pm_out *o, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+	static const char from[] = "\"\\\b\f\n\r\t", to[] = "\"\\bfnrt";
+	for (size_t i = 0; i < sizeof from - 1; i++) {
+		if (c == (unsigned char)from[i]) {
+			char e[2] = { '\\', to[i] };
+			pm_out_put(o, e, 2);
+			return;
+		}
+	}
+	char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+	pm_out_put(o, u, sizeof u);
+}
+
+/* RFC 8259 string of s[0..n): only '"', '\\' and bytes below 0x20 need escaping. */
+void
+pm_jw_string(pm_out *o, const char *s, size_t n)
+{
+	size_t run = 0;
+	pm_out_ch(o, '"');
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		pm_out_put(o, s + run, i - run);
+		put_escape(o, c);
+		run = i + 1;
+	}
+	pm_out_put(o, s + run, n - run);
+	pm_out_ch(o, '"');
+}
+
+void
+pm_jw_next(pm_jw *w)
+{
+	if (!w->empty)
+		pm_out_ch(w->o, ',');
+	if (!w->one_line) {
+		pm_out_ch(w->o, '\n');
+		pm_out_rep(w->o, ' ', 2 * w->depth);
+	} else if (!w->empty) {
+		pm_out_ch(w->o, ' ');
+	}
+	w->empty = false;
+}
+
+void
+pm_jw_key(pm_jw *w, const char *key)
+{
+	pm_jw_next(w);
+	pm_jw_string(w->o, key, strlen(key));
+	pm_out_put(w->o, ": ", 2);
+}
+
+/* The parent's one_line is all pm_jw_close needs to restore it. */
+bool
+pm_jw_open(pm_jw *w, char bracket, bool one_line)
+{
+	bool parent_one_line = w->one_line;
+	pm_out_ch(w->o, bracket);
+	w->depth++;
+	w->empty = true;
+	w->one_line = parent_one_line || one_line;
+	return parent_one_line;
+}
+
+void
+pm_jw_close(pm_jw *w, char bracket, bool parent_one_line)
+{
+	w->depth--;
+	if (!w->empty && !w->one_line) {
+		pm_out_ch(w->o, '\n');
+		pm_out_rep(w->o, ' ', 2 * w->depth);
+	}
+	pm_out_ch(w->o, bracket);
+	w->empty = false;
+	w->one_line = parent_one_line;
+}
+
+void
+pm_jw_str(pm_jw *w, const char *key, const char *s)
+{
+	if (!s)
+		return;
+	pm_jw_key(w, key);
+	pm_jw_string(w->o, s, strlen(s));
+}
+
+void
+pm_jw_u64(pm_jw *w, const char *key, uint64_t v)
+{
+	pm_jw_key(w, key);
+	pm_out_u64(w->o, v);
+}
+
+void
+pm_jw_i64(pm_jw *w, const char *key, int64_t v)
+{
+	pm_jw_key(w, key);
+	pm_out_i64(w->o, v);
+}
+
+void
+pm_jw_flag(pm_jw *w, const char *key, bool set)
+{
+	if (!set)
+		return;
+	pm_jw_key(w, key);
+	pm_out_str(w->o, "true");
+}
+
+void
+pm_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n)
+{
+	/* A count without its array: the crash path's arena ran out. */
+	if (n == 0 || !s)
+		return;
+	pm_jw_key(w, key);
+	bool p = pm_jw_open(w, '[', false);
+	for (uint32_t i = 0; i < n; i++) {
+		pm_jw_next(w);
+		if (s[i])
+			pm_jw_string(w->o, s[i], strlen(s[i]));
+		else
+			pm_out_str(w->o, "null");
+	}
+	pm_jw_close(w, ']', p);
+}
+
