@@ -10,10 +10,9 @@
 #include <string.h>
 
 /* Integers that cJSON's double could round are carried as strings that start
- * with this byte (written as \u0001), so they cannot be mistaken for a
- * string the document really had, nor a real string for a number. */
+ * with this byte (written as \u0001); a real string that starts with it gets
+ * it doubled.  So neither can be mistaken for the other. */
 enum { BIG_DIGITS = 16, BIG_MARK = 0x01 };
-static const char big_open[] = "\"\\u0001";
 /* cJSON allocates about 64 bytes per value: refuse documents that would
  * need gigabytes before parsing them. */
 enum { MAX_VALUES = 4 * 1000 * 1000 };
@@ -37,72 +36,90 @@ is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
-/* Copy src, quoting integer literals of BIG_DIGITS+ digits outside strings. */
-static char *
-quote_big_integers(const char *s, size_t n, size_t *out_len, size_t *values)
+static size_t
+big_integer_end(const char *s, size_t n, size_t i)
 {
-	size_t big = 0;
+	size_t j = i + (s[i] == '-');
+	while (j < n && is_digit(s[j]))
+		j++;
+	bool big = j - i >= BIG_DIGITS && (j == n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E'));
+	return big ? j : 0;
+}
+
+/* Does the string literal whose content starts at s[i] begin with the mark? */
+static bool
+starts_with_mark(const char *s, size_t n, size_t i)
+{
+	if (i < n && s[i] == BIG_MARK)
+		return true;
+	return n - i >= 6 && s[i] == '\\' && s[i + 1] == 'u' && strncmp(s + i + 2, "000", 3) == 0 &&
+	       s[i + 5] == '1';
+}
+
+static void
+emit(char *out, size_t *o, const char *p, size_t k)
+{
+	if (out)
+		memcpy(out + *o, p, k);
+	*o += k;
+}
+
+/*
+ * Rewrite the document for cJSON (out == NULL: only measure it): integer
+ * literals of BIG_DIGITS+ digits become "\u0001<digits>", and a string that
+ * itself starts with \u0001 gets one more, so the two never meet.  Counts
+ * the values on the way.
+ */
+static size_t
+rewrite(const char *s, size_t n, char *out, size_t *values)
+{
+	static const char mark[] = "\\u0001";
+	size_t o = 0;
 	bool in_str = false;
 	*values = 0;
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 		if (in_str) {
-			if (c == '\\')
-				i++;
+			emit(out, &o, &s[i], 1);
+			if (c == '\\' && i + 1 < n)
+				emit(out, &o, &s[++i], 1);
 			else if (c == '"')
 				in_str = false;
-		} else if (c == '"') {
+			continue;
+		}
+		size_t end = (is_digit(c) || c == '-') ? big_integer_end(s, n, i) : 0;
+		if (end) {
+			emit(out, &o, "\"", 1);
+			emit(out, &o, mark, sizeof mark - 1);
+			emit(out, &o, s + i, end - i);
+			emit(out, &o, "\"", 1);
+			i = end - 1;
+			continue;
+		}
+		emit(out, &o, &c, 1);
+		if (c == '"') {
 			in_str = true;
+			if (starts_with_mark(s, n, i + 1))
+				emit(out, &o, mark, sizeof mark - 1);
 		} else if (c == ',' || c == '[' || c == '{') {
 			(*values)++;
-		} else if (is_digit(c) || c == '-') {
-			size_t j = i + (c == '-');
-			while (j < n && is_digit(s[j]))
-				j++;
-			if (j - i >= BIG_DIGITS && (j == n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E')))
-				big++;
-			i = j - 1;
 		}
 	}
+	return o;
+}
+
+static char *
+prepare(const char *s, size_t n, size_t *out_len, size_t *values)
+{
+	size_t need = rewrite(s, n, NULL, values);
 	if (*values > MAX_VALUES)
 		return NULL;
-	char *out = malloc(n + (sizeof big_open - 1 + 1) * big + 1);
+	char *out = malloc(need + 1);
 	if (!out)
 		return NULL;
-	size_t o = 0;
-	in_str = false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (in_str) {
-			out[o++] = c;
-			if (c == '\\' && i + 1 < n)
-				out[o++] = s[++i];
-			else if (c == '"')
-				in_str = false;
-			continue;
-		}
-		if (c == '"')
-			in_str = true;
-		if (is_digit(c) || c == '-') {
-			size_t j = i + (c == '-');
-			while (j < n && is_digit(s[j]))
-				j++;
-			bool q = j - i >= BIG_DIGITS && (j == n || (s[j] != '.' && s[j] != 'e' && s[j] != 'E'));
-			if (q) {
-				memcpy(out + o, big_open, sizeof big_open - 1);
-				o += sizeof big_open - 1;
-			}
-			memcpy(out + o, s + i, j - i);
-			o += j - i;
-			if (q)
-				out[o++] = '"';
-			i = j - 1;
-			continue;
-		}
-		out[o++] = c;
-	}
-	out[o] = '\0';
-	*out_len = o;
+	rewrite(s, n, out, values);
+	out[need] = '\0';
+	*out_len = need;
 	return out;
 }
 
@@ -120,7 +137,7 @@ cJSON *
 pm_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *err)
 {
 	size_t n = 0, values = 0;
-	char *text = quote_big_integers(data, len, &n, &values);
+	char *text = prepare(data, len, &n, &values);
 	if (!text) {
 		if (values > MAX_VALUES)
 			pm_read_fail(err, 0, "the JSON has more than %d values", MAX_VALUES);
@@ -218,15 +235,22 @@ pm_json_bool(const cJSON *it, bool *out)
 bool
 pm_json_is_text(const cJSON *it)
 {
-	return cJSON_IsString(it) && it->valuestring && it->valuestring[0] != BIG_MARK;
+	return cJSON_IsString(it) && it->valuestring &&
+	       (it->valuestring[0] != BIG_MARK || it->valuestring[1] == BIG_MARK);
+}
+
+const char *
+pm_json_text(const cJSON *it)
+{
+	if (!pm_json_is_text(it))
+		return NULL;
+	return it->valuestring + (it->valuestring[0] == BIG_MARK);
 }
 
 const char *
 pm_json_str(pm_arena *a, const cJSON *it)
 {
-	if (!pm_json_is_text(it))
-		return NULL;
-	return pm_arena_strdup(a, it->valuestring);
+	return pm_arena_strdup(a, pm_json_text(it));
 }
 
 bool

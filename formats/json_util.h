@@ -27,6 +27,8 @@ bool pm_json_i64(const cJSON *it, int64_t *out);
 bool pm_json_bool(const cJSON *it, bool *out);
 /* A real string value (not a number pm_json_parse carried as a string). */
 bool pm_json_is_text(const cJSON *it);
+/* The text of a real string value (read it through this, not valuestring); NULL otherwise. */
+const char *pm_json_text(const cJSON *it);
 /* Arena copy of a string value; NULL when absent or not a string. */
 const char *pm_json_str(pm_arena *a, const cJSON *it);
 

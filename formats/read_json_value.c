@@ -94,7 +94,7 @@ pm_jr_text(pm_jr *c, const cJSON *obj, const char *key)
 		pm_jr_fail(c, key, "expected a string");
 		return NULL;
 	}
-	return it ? it->valuestring : NULL;
+	return it ? pm_json_text(it) : NULL;
 }
 
 const char *
