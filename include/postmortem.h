@@ -343,9 +343,13 @@ typedef struct pm_read_error {
 pm_format pm_detect_format(const char *data, size_t len);
 /* Name of a format ("json", "crash", "ips", ...). */
 const char *pm_format_name(pm_format f);
-/* Read a report of any supported format into r (pm_report_free it afterwards). */
+/*
+ * Every reader fills a report the caller prepared with pm_report_init (and
+ * frees with pm_report_free, also after an error), and sets r->format.
+ */
+/* Read a report of any supported format into r. */
 pm_err pm_read_report(const char *data, size_t len, pm_report *r, pm_read_error *err);
-/* Read a report from a file. */
+/* Read a report from a file (errors: PM_E_NOTFOUND, PM_E_IO, PM_E_LIMIT, PM_E_FORMAT). */
 pm_err pm_read_report_file(const char *path, pm_report *r, pm_read_error *err);
 /* Read one specific format. */
 pm_err pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *err);
@@ -501,13 +505,19 @@ typedef struct pm_store pm_store;
  * ones, enforce the caps (logging what was dropped to stderr), and list what
  * is left, crash-loop reports first, then oldest first.  Never crashes on a
  * bad file.  Memory stays bounded however many reports there are.
+ * PM_E_NOTFOUND when the reports directory does not exist (nothing to do).
+ * The listing is a snapshot: marking a report sent or quarantined updates
+ * its entry's state in place, and no entry moves or goes away before
+ * pm_store_close, so a list can be walked while its reports are handled.
+ * One thread at a time per store.
  */
 pm_err pm_store_open(pm_store **out, const pm_store_options *opt);
 void pm_store_close(pm_store *s);
-/* Reports of a state, in delivery order. */
+/* Reports of a state as pm_store_open found them, in delivery order. */
 size_t pm_store_count(const pm_store *s, pm_report_state state);
 const pm_store_entry *pm_store_get(const pm_store *s, pm_report_state state, size_t i);
-/* Load a report into r (pm_report_free it afterwards); partial reports load what was salvaged. */
+/* Load a report into r (initialized here; pm_report_free it afterwards); partial reports load
+ * what was salvaged. */
 pm_err pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err);
 /* Paths of a report's files (text, JSON); NULL where a file is absent.  Valid until the next call. */
 pm_err pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char **json_path);

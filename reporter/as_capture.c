@@ -22,6 +22,7 @@ pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const st
 		n = 1;
 	}
 	pm_report_init_fixed(r, pm_g.arena_mem, pm_g.arena_size);
+	pm_g.capture_generation++;
 	r->threads_truncated = truncated;
 	r->images = pm_arena_alloc(&r->arena, pm_g.image_cap * sizeof *r->images, _Alignof(pm_image));
 	pm_g.images = (pm_as_images){ .images = pm_g.as_images, .cap = r->images ? pm_g.image_cap : 0,

@@ -25,8 +25,10 @@
 #include "as_freeze.h"
 #include "as_handler.h"
 #include "as_mem.h"
+#include "as_sample.h"
 #include "as_symbols.h"
 #include "install.h"
+#include "live.h"
 #include "state.h"
 
 enum {
@@ -44,12 +46,16 @@ enum {
 
 static const int default_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
 
-/* The freeze signal serves two purposes; which one depends on whether a
- * crash is being reported (then: stop and park) or not (then: install). */
+/* The control signal serves three purposes: a live backtrace's sample
+ * request (it says so in its siginfo), stopping threads while a report is
+ * captured (a report has an owner), and setting up alternate stacks at
+ * install (otherwise). */
 static void
 on_control_signal(int sig, siginfo_t *info, void *uctx)
 {
-	if (atomic_load(&pm_g.owner) != 0)
+	if (pm_as_is_sample_request(info))
+		pm_as_on_sample(uctx);
+	else if (atomic_load(&pm_g.owner) != 0)
 		pm_as_on_freeze(sig, info, uctx);
 	else
 		pm_altstack_on_setup();
@@ -236,6 +242,8 @@ pm_uninstall(void)
 {
 	if (!pm_g.installed)
 		return;
+	pm_watchdog_stop();
+	pm_live_teardown();
 	restore_handlers();
 	pm_altstack_release();
 	release_storage();

@@ -28,6 +28,18 @@ typedef struct pm_slot {
 	mcontext_t mc;            /* registers when the thread stopped */
 } pm_slot;
 
+/* A live backtrace of one thread (pm_backtrace_thread): the requester fills
+ * tid and sets SAMPLE_ASKED; the thread copies its registers, sets
+ * SAMPLE_TAKEN and waits (bounded) for SAMPLE_DONE before going on. */
+enum { SAMPLE_IDLE = 0, SAMPLE_ASKED, SAMPLE_TAKEN, SAMPLE_DONE };
+enum { PM_SAMPLE_MAGIC = 0x706d5350 };
+
+typedef struct pm_sample {
+	int tid;
+	int state;                /* futex word: SAMPLE_* */
+	mcontext_t mc;
+} pm_sample;
+
 /* Facts about the process, gathered at install. */
 typedef struct pm_facts {
 	char exe_path[PATH_MAX];
@@ -73,6 +85,9 @@ typedef struct pm_state {
 	pm_frame *frame_tmp;      /* max_frames: one thread's walk */
 	pid_t *tids;              /* max_threads: the threads listed */
 	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
+
+	pm_sample sample;
+	unsigned capture_generation; /* counts captures: a live report is stale once it moves */
 
 	/* crash time */
 	_Atomic int owner;        /* tid of the thread writing the report */

@@ -99,20 +99,43 @@ load(const char *path, pm_report *r)
 }
 
 void
-crash_run_sample(crash_run *run, const char *name, const char *const *env)
+crash_run_program_noreport(crash_run *run, const char *path, const char *const *args, const char *const *env)
 {
 	memset(run, 0, sizeof *run);
+	pm_report_init(&run->text);
+	pm_report_init(&run->json);
 	run->dir = pm_test_tmpdir();
-	char *argv[] = { (char *)crash_sample_path(name), NULL };
+	size_t n = 0;
+	while (args && args[n])
+		n++;
+	char **argv = calloc(n + 2, sizeof *argv);
+	argv[0] = (char *)path;
+	for (size_t i = 0; i < n; i++)
+		argv[i + 1] = (char *)args[i];
 	char **envp = child_env(run->dir, env);
 	pid_t pid;
-	cr_assert_eq(posix_spawn(&pid, argv[0], NULL, NULL, argv, envp), 0, "cannot run %s", argv[0]);
+	cr_assert_eq(posix_spawn(&pid, path, NULL, NULL, argv, envp), 0, "cannot run %s", path);
 	free(envp);
+	free(argv);
 	run->status = wait_bounded(pid);
 	find_reports(run);
-	cr_assert(run->crash_path && run->json_path, "%s left no report in %s", name, run->dir);
-	load(run->crash_path, &run->text);
-	load(run->json_path, &run->json);
+	if (run->crash_path)
+		load(run->crash_path, &run->text);
+	if (run->json_path)
+		load(run->json_path, &run->json);
+}
+
+void
+crash_run_program(crash_run *run, const char *path, const char *const *args, const char *const *env)
+{
+	crash_run_program_noreport(run, path, args, env);
+	cr_assert(run->crash_path && run->json_path, "%s left no report in %s", path, run->dir);
+}
+
+void
+crash_run_sample(crash_run *run, const char *name, const char *const *env)
+{
+	crash_run_program(run, crash_sample_path(name), NULL, env);
 }
 
 void

@@ -22,6 +22,11 @@ typedef struct crash_run {
 /* Run build/sample_crashes/crash_<name> with POSTMORTEM_DIR set, extra env
  * "K=V" strings (NULL-terminated, may be NULL), wait (bounded), read the reports. */
 void crash_run_sample(crash_run *run, const char *name, const char *const *env);
+/* The same for any program with arguments (NULL-terminated, may be NULL). */
+void crash_run_program(crash_run *run, const char *path, const char *const *args, const char *const *env);
+/* The same, but leaving no report is not a failure (run->reports says how many). */
+void crash_run_program_noreport(crash_run *run, const char *path, const char *const *args,
+                                const char *const *env);
 void crash_run_free(crash_run *run);
 
 /* Path of a sample program. */
