@@ -8,6 +8,8 @@
 # only what changed.
 
 BUILD ?= build
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 20
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PACKAGES = build-essential meson ninja-build pkg-config clang libclang-rt-14-dev llvm-14 \
@@ -31,6 +33,15 @@ demo: deps build
 
 test: deps build
 	meson test -C $(BUILD) --print-errorlogs
+	$(MAKE) --no-print-directory fuzz
+
+# Every reader's libFuzzer target, a bounded time each, on the shared samples.
+$(FUZZ_BUILD)/build.ninja:
+	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false
+
+fuzz: $(FUZZ_BUILD)/build.ninja build
+	ninja -C $(FUZZ_BUILD)
+	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(BUILD)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(FUZZ_BUILD)
