@@ -217,13 +217,13 @@ write_location(const pm_report *r, const pm_frame *f, pm_out *o)
 		pm_out_str(o, " + ");
 		pm_out_u64(o, f->address - base);
 	}
-	if (f->file) {
+	/* "(file)" alone would read back as part of the symbol: the text carries
+	 * a source location only with its line (the JSON twin keeps the rest). */
+	if (f->file && f->line) {
 		pm_out_str(o, " (");
 		pm_out_str(o, f->file);
-		if (f->line) {
-			pm_out_ch(o, ':');
-			pm_out_u64(o, f->line);
-		}
+		pm_out_ch(o, ':');
+		pm_out_u64(o, f->line);
 		pm_out_ch(o, ')');
 	}
 	if (f->inlined)

@@ -63,6 +63,9 @@ write_rows(const layout *l, const pm_regs *g, pm_out *o)
 		const pm_reg *reg = &g->reg[i];
 		if (col == 0)
 			pm_out_str(o, l->indent);
+		/* A name as wide as its column would touch the previous value. */
+		if (col > 0 && strlen(reg->name) >= l->name_width[col])
+			pm_out_ch(o, ' ');
 		pm_out_rpad(o, reg->name, l->name_width[col]);
 		pm_out_str(o, ": ");
 		pm_out_0x(o, reg->value, in_list(l->narrow, reg->name) ? 8 : l->digits);
