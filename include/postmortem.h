@@ -527,8 +527,9 @@ pm_err pm_store_mark_sent(pm_store *s, const char *id);
 pm_err pm_store_quarantine(pm_store *s, const char *id, const char *reason);
 /* Delete a report wherever it is. */
 pm_err pm_store_delete(pm_store *s, const char *id);
-/* True when the last crashes of this program form a crash loop (see pm_store_options):
- * the app may start in a safe mode.  Reads the pm_install directory. */
+/* True when the last crashes of this program form a crash loop (see pm_store_options;
+ * the default count and window): the app may start in a safe mode.  Reads the pm_install
+ * directory, only the newest few reports' headers. */
 bool pm_crash_loop_detected(void);
 
 /* ------------------------------------------------------------------------ */
@@ -547,7 +548,7 @@ typedef struct pm_upload_options {
 	uint32_t backoff_max_ms;     /* 0: 60 000 */
 	bool allow_http;             /* permit plain HTTP to hosts other than loopback */
 	bool insecure_tls;           /* skip TLS verification (never by default) */
-	const char *ca_file;         /* extra CA bundle */
+	const char *ca_file;         /* CA bundle to trust instead of the system's */
 	bool no_gzip;                /* send uncompressed */
 	bool symbolicate;            /* symbolicate with local debug info first */
 } pm_upload_options;

@@ -14,6 +14,7 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "as_sys.h"
@@ -113,9 +114,13 @@ pm_altstack_release(void)
 }
 
 void
-pm_altstack_on_setup(void)
+pm_altstack_on_setup(void *uctx)
 {
-	pm_altstack_ensure();
+	/* sigreturn restores the alternate stack saved in the signal frame:
+	 * record the new one there, or leaving the handler would undo it. */
+	stack_t cur;
+	if (pm_altstack_ensure() && sigaltstack(NULL, &cur) == 0)
+		((ucontext_t *)uctx)->uc_stack = cur;
 	atomic_fetch_add(&setup_acks, 1);
 }
 

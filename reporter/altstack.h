@@ -25,8 +25,8 @@ bool pm_altstack_ensure(void);
 bool pm_altstack_init(void);
 /* Ask every other thread to run pm_altstack_ensure (through `sig`), waiting up to timeout_ms. */
 void pm_altstack_broadcast(int sig, unsigned timeout_ms);
-/* Called from the setup-signal handler on each thread. */
-void pm_altstack_on_setup(void);
+/* Called from the setup-signal handler on each thread, with its ucontext. */
+void pm_altstack_on_setup(void *uctx);
 /* Drop the calling thread's stack if we made it. */
 void pm_altstack_release(void);
 

@@ -44,6 +44,8 @@ uint64_t pm_arch_sigframe_mcontext(uint64_t sp);
 bool pm_arch_is_sigreturn(const uint8_t *code, size_t n);
 /* Bytes to read at pc for pm_arch_is_sigreturn. */
 enum { PM_ARCH_SIGRETURN_LEN = 9 };
+/* The signal trampoline's name, for the frame the kernel's signal return leaves. */
+extern const char pm_arch_sigreturn_name[];
 /* Report strings: "X86-64 (Native)", "x86_64". */
 extern const char pm_arch_code_type[];
 extern const char pm_arch_name[];

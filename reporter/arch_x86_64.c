@@ -8,6 +8,7 @@
 #include <string.h>
 
 const char pm_arch_code_type[] = "X86-64 (Native)";
+const char pm_arch_sigreturn_name[] = "__restore_rt";
 const char pm_arch_name[] = "x86_64";
 const pm_arch pm_arch_id = PM_ARCH_X86_64;
 
@@ -61,8 +62,9 @@ pm_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out)
 	}
 }
 
-/* The kernel's rt_sigframe starts with the return address (pretcode) at the
- * frame's sp, then struct ucontext; uc_mcontext sits 40 bytes into it. */
+/* When the handler returns to the trampoline it has popped the kernel
+ * rt_sigframe's return address (pretcode): sp then points at the frame's
+ * struct ucontext, whose uc_mcontext sits 40 bytes in. */
 uint64_t
 pm_arch_sigframe_mcontext(uint64_t sp)
 {

@@ -71,16 +71,18 @@ apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *c
 			return PM_CFI_BAD;
 		caller.valid |= (uint64_t)known << n;
 	}
-	if (caller.valid >> cie->ra & 1)
+	bool ra_known = caller.valid >> cie->ra & 1;
+	if (ra_known)
 		caller.pc = caller.r[cie->ra];
 	else if (row->reg[cie->ra].how != PM_CFI_UNDEF)
 		return PM_CFI_BAD;
-	/* else: an undefined return address marks the outermost frame, reported as pc 0. */
+	/* else: an undefined return address marks the outermost frame, reported
+	 * as pc 0 with the RA bit clear (a 0 read from the stack keeps it set). */
 	caller.r[PM_DWARF_SP] = cfa;
 	caller.valid |= UINT64_C(1) << PM_DWARF_SP;
 	caller.r[PM_DWARF_RA] = caller.pc;
 	caller.valid &= ~(UINT64_C(1) << PM_DWARF_RA);
-	caller.valid |= (uint64_t)(caller.pc != 0) << PM_DWARF_RA;
+	caller.valid |= (uint64_t)ra_known << PM_DWARF_RA;
 	*cpu = caller;
 	return PM_CFI_OK;
 }

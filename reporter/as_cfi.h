@@ -28,7 +28,8 @@ typedef enum pm_cfi_result {
  * The lookup uses pc - 1 unless cpu->signal_frame (a return address points
  * after the call, possibly past the end of a noreturn caller).
  * An undefined return-address rule (_start, thread entry points) marks the
- * outermost frame: PM_CFI_OK with pc = 0, where the unwinder stops.
+ * outermost frame: PM_CFI_OK with pc = 0 and the PM_DWARF_RA valid bit clear,
+ * where the unwinder stops; a 0 read from the stack keeps the bit set.
  * *cpu is left untouched unless the result is PM_CFI_OK.
  */
 pm_cfi_result pm_as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);

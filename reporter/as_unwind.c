@@ -39,7 +39,7 @@ step_cfi(const pm_unwind_env *env, pm_cpu *cpu)
 	pm_cpu next = *cpu;
 	if (pm_as_cfi_step(&env->mem, im->eh_frame_hdr, &next) != PM_CFI_OK)
 		return STEP_NOINFO;
-	if (next.pc == 0)
+	if (next.pc == 0 && !(next.valid & (1ull << PM_DWARF_RA)))
 		return STEP_END; /* return address undefined: the outermost frame */
 	*cpu = next;
 	return STEP_OK;
@@ -76,7 +76,7 @@ step_fp(const pm_unwind_env *env, pm_cpu *cpu)
 	cpu->pc = saved[1];
 	cpu->valid = (1ull << PM_DWARF_FP) | (1ull << PM_DWARF_SP);
 	cpu->signal_frame = false;
-	return saved[1] == 0 ? STEP_END : STEP_OK;
+	return STEP_OK;
 }
 
 static int
@@ -133,6 +133,10 @@ step(const pm_unwind_env *env, pm_cpu *cpu, uint32_t index, uint8_t *how, const 
 	}
 	if (r == STEP_END)
 		return STEP_END;
+	if (next.pc == 0) {
+		*why = "the return address is 0 (corrupt stack?)";
+		return STEP_END;
+	}
 	if (!plausible(env, cpu, &next, *how == PM_HOW_CONTEXT || next.signal_frame)) {
 		*why = "the next return address is not plausible (corrupt stack?)";
 		return STEP_END;
@@ -159,6 +163,11 @@ pm_as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint3
 			*stop = "the unwinder made no progress (loop)";
 			return n;
 		}
+		/* Its caller came from a saved signal context: the frame just
+		 * walked is the kernel's signal trampoline, which symbol tables
+		 * leave unnamed (glibc's __restore_rt has size 0).  Name it. */
+		if (how == PM_HOW_CONTEXT && n > 1 && !out[n - 1].symbol)
+			out[n - 1].symbol = pm_arch_sigreturn_name;
 		out[n++] = (pm_frame){ .address = cpu.pc, .image = -1, .how = how };
 	}
 	*stop = "the frame limit was reached";

@@ -58,7 +58,7 @@ on_control_signal(int sig, siginfo_t *info, void *uctx)
 	else if (atomic_load(&pm_g.owner) != 0)
 		pm_as_on_freeze(sig, info, uctx);
 	else
-		pm_altstack_on_setup();
+		pm_altstack_on_setup(uctx);
 }
 
 static bool
@@ -176,6 +176,11 @@ install_handlers(void)
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
 	sigaddset(&sa.sa_mask, pm_g.freeze_signal);
+	/* Past RLIMIT_FSIZE a write sends SIGXFSZ, whose default action would
+	 * kill the process with the wrong signal; blocked, the write fails with
+	 * EFBIG instead.  The fatal signals all sort before it, so the process
+	 * still dies of its own. */
+	sigaddset(&sa.sa_mask, SIGXFSZ);
 	for (size_t i = 0; i < pm_g.signal_count; i++)
 		if (sigaction(pm_g.signals[i], &sa, &pm_g.previous[i]) != 0)
 			return false;

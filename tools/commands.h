@@ -20,6 +20,11 @@ enum {
 
 int cmd_convert(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
+int cmd_symbolicate(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
 
 /* Print "postmortem <cmd>: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -27,5 +32,11 @@ void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(prin
 int cli_load(const char *cmd, const char *path, pm_report *r);
 /* Standard "unknown option"/"missing argument" handling for getopt_long loops. */
 int cli_usage_error(const char *cmd, const char *usage);
+/* Open the store of --dir D (NULL: the default directory), printing why not. */
+int cli_open_store(const char *cmd, const char *dir, pm_store **s);
+/* The --dir lines of a store subcommand's help. */
+extern const char cli_dir_help[];
+/* "pending", "partial", "quarantined", "sent". */
+const char *cli_state_name(pm_report_state st);
 
 #endif

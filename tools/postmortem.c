@@ -15,6 +15,11 @@ typedef struct command {
 static const command commands[] = {
 	{ "convert", cmd_convert, "convert a report between .crash text and the JSON twin" },
 	{ "explain", cmd_explain, "say in plain words what a crash report shows" },
+	{ "symbolicate", cmd_symbolicate, "add functions, files, lines and inlined calls from debug info" },
+	{ "list", cmd_list, "list the reports of a reports directory and their state" },
+	{ "show", cmd_show, "print a stored report by its id" },
+	{ "run", cmd_run, "run a program with the crash reporter preloaded" },
+	{ "upload", cmd_upload, "send the pending reports to a server over HTTP(S)" },
 };
 
 static void

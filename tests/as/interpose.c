@@ -9,7 +9,7 @@
  * $PM_INTERPOSE_LOG, with write(2) at once (the process is about to die).
  * The first line, "loaded", proves the library was in the process.
  */
-#define _GNU_SOURCE
+
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <link.h>

@@ -1,0 +1,56 @@
+"""Helpers shared by the benchmark drivers: running a program that crashes
+under postmortem, and small statistics."""
+import glob
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+
+
+def clean_env(**extra):
+    """This environment without POSTMORTEM_* settings, plus extra."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith('POSTMORTEM_')}
+    env.update(extra)
+    return env
+
+
+class Crash:
+    """One run of a program that crashes under postmortem, its reports in a
+    new directory under `parent` (default: the system's temporary directory),
+    removed by close()."""
+
+    def __init__(self, argv, parent=None, timeout=120):
+        self.dir = tempfile.mkdtemp(prefix='pm-bench-', dir=parent)
+        self.proc = subprocess.run(argv, env=clean_env(POSTMORTEM_DIR=self.dir),
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                   timeout=timeout, check=False)
+        self.stdout = self.proc.stdout.decode(errors='replace')
+        crash = glob.glob(os.path.join(self.dir, 'pending', '*.crash'))
+        js = glob.glob(os.path.join(self.dir, 'pending', '*.json'))
+        if len(crash) != 1 or len(js) != 1:
+            raise RuntimeError('%s left %d .crash and %d .json files (status %d): %s'
+                               % (argv[0], len(crash), len(js), self.proc.returncode,
+                                  self.proc.stderr.decode(errors='replace')))
+        self.crash_path, self.json_path = crash[0], js[0]
+        with open(self.json_path, encoding='utf-8') as f:
+            self.report = json.load(f)
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def summary(values):
+    """(min, median) of a list of numbers."""
+    return min(values), statistics.median(values)
+
+
+def table(header, rows):
+    """Print rows under a header, columns right-aligned to the widest cell."""
+    cells = [header] + [[str(c) for c in r] for r in rows]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
+    for k, r in enumerate(cells):
+        print('  '.join(c.rjust(w) for c, w in zip(r, widths)))
+        if k == 0:
+            print('  '.join('-' * w for w in widths))

@@ -1,0 +1,20 @@
+/*
+ * crash_clock.h — how long postmortem takes from a fault to a finished
+ * report, measured inside the crashing process: CLOCK_MONOTONIC just before
+ * the faulting store, and again in postmortem's on_crash callback, which
+ * runs once both files are written, fsync'd and renamed and the reports
+ * directory is fsync'd.
+ */
+#ifndef PM_BENCH_CRASH_CLOCK_H
+#define PM_BENCH_CRASH_CLOCK_H
+
+/* pm_install (reports in $POSTMORTEM_DIR) with a callback that prints
+ * "<ns from the fault to the callback> <1 if both files were written>"
+ * on stdout.  0, or -1 with errno set. */
+int crash_clock_install(void);
+
+/* Note the time and fault (SIGSEGV).  The argument is unused: the function
+ * fits park_descend. */
+void crash_clock_fault(void *unused);
+
+#endif

@@ -1,0 +1,288 @@
+/*
+ * store.c — the report store's public API (include/postmortem.h, docs/store.md).
+ *
+ * pm_store_open does all the work once: list, salvage, quarantine, caps,
+ * crash loops, sort.  What follows acts on single reports by id and keeps
+ * the listing a snapshot: entries never move, so a caller may walk a list
+ * while marking its reports sent.
+ */
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+	DEFAULT_MAX_PENDING = 100,
+	DEFAULT_MAX_BYTES = 50 * 1024 * 1024,
+};
+
+pm_sdir
+pm_store_state_dir(pm_report_state st)
+{
+	return st == PM_STATE_QUARANTINED ? PM_SDIR_QUARANTINE : st == PM_STATE_SENT ? PM_SDIR_SENT : PM_SDIR_PENDING;
+}
+
+static void
+configure(pm_store *s, const pm_store_options *opt)
+{
+	pm_store_options none = { 0 };
+	if (!opt)
+		opt = &none;
+	s->max_pending = opt->max_pending ? opt->max_pending : DEFAULT_MAX_PENDING;
+	s->max_bytes = opt->max_bytes ? opt->max_bytes : DEFAULT_MAX_BYTES;
+	s->keep_sent = opt->keep_sent;
+	s->loop_count = opt->crash_loop_count ? opt->crash_loop_count : PM_DEFAULT_LOOP_COUNT;
+	s->loop_seconds = opt->crash_loop_seconds ? opt->crash_loop_seconds : PM_DEFAULT_LOOP_SECONDS;
+}
+
+static pm_err
+open_dirs(pm_store *s, const pm_store_options *opt)
+{
+	if (!pm_store_resolve_dir(opt ? opt->dir : NULL, s->root_path, sizeof s->root_path))
+		return PM_E_INVAL;
+	s->root = open(s->root_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->root < 0)
+		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
+	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++) {
+		s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d]);
+		if (s->dir[d] < 0)
+			return PM_E_IO;
+	}
+	return PM_OK;
+}
+
+/* Delivery order: crash loops first, then oldest first. */
+static int
+listing_order(const void *a, const void *b)
+{
+	const pm_sentry *x = a, *y = b;
+	if (x->pub.state != y->pub.state)
+		return x->pub.state < y->pub.state ? -1 : 1;
+	if (x->pub.crash_loop != y->pub.crash_loop)
+		return x->pub.crash_loop ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
+	return strcmp(x->pub.id, y->pub.id);
+}
+
+static void
+build_listing(pm_store *s)
+{
+	if (s->n)
+		qsort(s->v, s->n, sizeof *s->v, listing_order);
+	size_t i = 0;
+	for (int st = PM_STATE_PENDING; st <= PM_STATE_SENT + 1; st++) {
+		while (i < s->n && (int)s->v[i].pub.state < st)
+			i++;
+		s->start[st] = i;
+	}
+}
+
+pm_err
+pm_store_open(pm_store **out, const pm_store_options *opt)
+{
+	if (!out)
+		return PM_E_INVAL;
+	*out = NULL;
+	pm_store *s = calloc(1, sizeof *s);
+	if (!s)
+		return PM_E_NOMEM;
+	s->root = -1;
+	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++)
+		s->dir[d] = -1;
+	configure(s, opt);
+	s->now = (int64_t)time(NULL);
+	pm_err e = open_dirs(s, opt);
+	/* pending/ last: what it quarantines must not be listed twice. */
+	if (e == PM_OK)
+		e = pm_store_scan_dir(s, PM_SDIR_QUARANTINE, pm_store_take_other);
+	if (e == PM_OK)
+		e = pm_store_scan_dir(s, PM_SDIR_SENT, pm_store_take_other);
+	if (e == PM_OK)
+		e = pm_store_scan_dir(s, PM_SDIR_PENDING, pm_store_take_pending);
+	if (e != PM_OK) {
+		pm_store_close(s);
+		return e;
+	}
+	pm_store_apply_caps(s);
+	pm_store_mark_loops(s);
+	build_listing(s);
+	*out = s;
+	return PM_OK;
+}
+
+void
+pm_store_close(pm_store *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i].reason_buf);
+	free(s->v);
+	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++)
+		if (s->dir[d] >= 0)
+			close(s->dir[d]);
+	if (s->root >= 0)
+		close(s->root);
+	free(s);
+}
+
+size_t
+pm_store_count(const pm_store *s, pm_report_state state)
+{
+	if (!s || (int)state < PM_STATE_PENDING || state > PM_STATE_SENT)
+		return 0;
+	return s->start[state + 1] - s->start[state];
+}
+
+const pm_store_entry *
+pm_store_get(const pm_store *s, pm_report_state state, size_t i)
+{
+	if (i >= pm_store_count(s, state))
+		return NULL;
+	return &s->v[s->start[state] + i].pub;
+}
+
+pm_sentry *
+pm_store_find(pm_store *s, const char *id)
+{
+	if (!s || !pm_store_valid_id(id))
+		return NULL;
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->v[i].pub.id, id) == 0)
+			return &s->v[i];
+	return NULL;
+}
+
+pm_err
+pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err)
+{
+	if (!r)
+		return PM_E_INVAL;
+	pm_report_init(r);
+	pm_sentry *e = pm_store_find(s, id);
+	if (!e)
+		return PM_E_NOTFOUND;
+	return pm_store_read_any(s->dir[pm_store_state_dir(e->pub.state)], id, r, err);
+}
+
+static const char *
+path_of(pm_store *s, char *buf, pm_sdir d, const char *id, pm_skind kind)
+{
+	char name[PM_ID_MAX + 16];
+	struct stat st;
+	pm_store_file_name(name, sizeof name, id, kind);
+	if (fstatat(s->dir[d], name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+		return NULL;
+	int n = snprintf(buf, PATH_MAX, "%s/%s/%s", s->root_path, pm_sdir_names[d], name);
+	return n > 0 && n < PATH_MAX ? buf : NULL;
+}
+
+pm_err
+pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char **json_path)
+{
+	pm_sentry *e = pm_store_find(s, id);
+	if (!e)
+		return PM_E_NOTFOUND;
+	pm_sdir d = pm_store_state_dir(e->pub.state);
+	const char *c = path_of(s, s->path_buf[0], d, id, PM_SK_CRASH);
+	const char *j = path_of(s, s->path_buf[1], d, id, PM_SK_JSON);
+	if (crash_path)
+		*crash_path = c;
+	if (json_path)
+		*json_path = j;
+	return c || j ? PM_OK : PM_E_NOTFOUND;
+}
+
+/* One file's outcome folded into its report's: one file found is found, a real error wins. */
+static pm_err
+fold(pm_err report, pm_err file)
+{
+	if (file == PM_OK)
+		return report == PM_E_NOTFOUND ? PM_OK : report;
+	return file == PM_E_NOTFOUND ? report : file;
+}
+
+pm_err
+pm_store_remove(pm_store *s, pm_sdir d, const char *id)
+{
+	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_REASON };
+	pm_err e = PM_E_NOTFOUND;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		char name[PM_ID_MAX + 16];
+		pm_store_file_name(name, sizeof name, id, kinds[i]);
+		e = fold(e, pm_store_unlink(s->dir[d], name));
+	}
+	return e;
+}
+
+pm_err
+pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
+{
+	/* Temporaries first, so a renamed file of the same report wins. */
+	static const pm_skind src[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_CRASH, PM_SK_JSON };
+	static const pm_skind dst[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_CRASH, PM_SK_JSON };
+	pm_err e = PM_E_NOTFOUND;
+	for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
+		char a[PM_ID_MAX + 16], b[PM_ID_MAX + 16];
+		pm_store_file_name(a, sizeof a, id, src[i]);
+		pm_store_file_name(b, sizeof b, id, dst[i]);
+		e = fold(e, pm_store_move(s->dir[from], a, s->dir[to], b));
+	}
+	return e;
+}
+
+pm_err
+pm_store_mark_sent(pm_store *s, const char *id)
+{
+	pm_sentry *e = pm_store_find(s, id);
+	if (!e)
+		return PM_E_NOTFOUND;
+	if (e->pub.state != PM_STATE_PENDING && e->pub.state != PM_STATE_PARTIAL)
+		return PM_E_INVAL;
+	pm_err rc;
+	if (s->keep_sent) {
+		rc = pm_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_SENT, id);
+	} else {
+		rc = pm_store_remove(s, PM_SDIR_PENDING, id);
+		if (rc == PM_OK) {
+			pm_crash_rec rec;
+			pm_store_rec_of(&rec, e);
+			pm_history_add(s->root, &rec);
+		}
+	}
+	if (rc == PM_OK)
+		e->pub.state = PM_STATE_SENT;
+	return rc;
+}
+
+pm_err
+pm_store_quarantine(pm_store *s, const char *id, const char *reason)
+{
+	pm_sentry *e = pm_store_find(s, id);
+	if (!e)
+		return PM_E_NOTFOUND;
+	if (e->pub.state != PM_STATE_QUARANTINED) {
+		pm_err rc = pm_store_move_report(s, pm_store_state_dir(e->pub.state), PM_SDIR_QUARANTINE, id);
+		if (rc != PM_OK)
+			return rc;
+		e->pub.state = PM_STATE_QUARANTINED;
+	}
+	pm_store_set_reason(e, reason ? reason : "quarantined");
+	return pm_store_write_reason(s, e);
+}
+
+pm_err
+pm_store_delete(pm_store *s, const char *id)
+{
+	pm_sentry *e = pm_store_find(s, id);
+	if (!e)
+		return PM_E_NOTFOUND;
+	return pm_store_remove(s, pm_store_state_dir(e->pub.state), id);
+}

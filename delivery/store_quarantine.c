@@ -1,0 +1,74 @@
+/*
+ * store_quarantine.c — quarantining what cannot be read, reasons, and the
+ * store's log line.
+ *
+ * Reasons come from readers and servers: they are kept to one printable
+ * line of bounded length, so a reason file or a log line can neither grow
+ * without bound nor carry control sequences to a terminal.
+ */
+#include "store.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formats/out.h"
+
+void
+pm_store_log(const char *fmt, ...)
+{
+	char line[PM_REASON_MAX + 256];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "postmortem: %s\n", line);
+}
+
+void
+pm_store_set_reason(pm_sentry *e, const char *reason)
+{
+	size_t n = strnlen(reason, PM_REASON_MAX - 1);
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return;
+	for (size_t i = 0; i < n; i++)
+		copy[i] = (unsigned char)reason[i] < 0x20 || reason[i] == 0x7f ? ' ' : reason[i];
+	while (n > 0 && copy[n - 1] == ' ')
+		n--;
+	copy[n] = '\0';
+	free(e->reason_buf);
+	e->reason_buf = copy;
+	e->pub.reason = copy;
+}
+
+static pm_err
+fill_reason(const void *ctx, pm_out *o)
+{
+	const pm_sentry *e = ctx;
+	pm_out_str(o, e->pub.reason);
+	pm_out_ch(o, '\n');
+	return PM_OK;
+}
+
+pm_err
+pm_store_write_reason(pm_store *s, const pm_sentry *e)
+{
+	char name[PM_ID_MAX + 16];
+	pm_store_file_name(name, sizeof name, e->pub.id, PM_SK_REASON);
+	return pm_store_write_file(s->dir[PM_SDIR_QUARANTINE], name, fill_reason, e);
+}
+
+void
+pm_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason)
+{
+	if (pm_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_QUARANTINE, g->id) != PM_OK)
+		return;
+	pm_sentry *e = pm_store_add(s, PM_SDIR_QUARANTINE, g, PM_STATE_QUARANTINED);
+	if (!e)
+		return;
+	pm_store_set_reason(e, reason);
+	pm_store_write_reason(s, e);
+	pm_store_log("quarantined report %s (%s)", g->id, e->pub.reason ? e->pub.reason : "");
+}

@@ -1,0 +1,128 @@
+/*
+ * store_scan.c — list one store directory, grouped by report id.
+ *
+ * Only names are trusted here (lstat-style, nothing followed): whether a
+ * file reads is for the caller to find out.  Memory is one small record per
+ * file, not per byte.
+ */
+#include "store.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static bool
+push(pm_sfile_list *l, const pm_sfile *f)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		pm_sfile *v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return false;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = *f;
+	return true;
+}
+
+static int
+by_id(const void *a, const void *b)
+{
+	const pm_sfile *x = a, *y = b;
+	int c = strcmp(x->id, y->id);
+	return c ? c : (int)x->kind - (int)y->kind;
+}
+
+pm_err
+pm_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir) {
+		if (fd >= 0)
+			close(fd);
+		return PM_E_IO;
+	}
+	pm_err e = PM_OK;
+	struct dirent *de;
+	while (e == PM_OK && (errno = 0, de = readdir(dir)) != NULL) {
+		pm_sfile f;
+		struct stat st;
+		memset(&f, 0, sizeof f);
+		pm_skind kind = pm_store_parse_name(de->d_name, f.id);
+		if (kind == PM_SK_OTHER || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue; /* not ours, or gone since readdir: someone else took it */
+		if (kind == PM_SK_STORE_TMP) {
+			/* Outlived its writer only if the writer died. */
+			if (st.st_mtime < stale_before)
+				unlinkat(dfd, de->d_name, 0);
+			continue;
+		}
+		f.kind = (uint8_t)kind;
+		f.dir = (uint8_t)d;
+		f.regular = S_ISREG(st.st_mode);
+		f.mtime = st.st_mtime;
+		f.size = f.regular ? (uint64_t)st.st_size : 0;
+		if (!push(l, &f))
+			e = PM_E_NOMEM;
+	}
+	if (e == PM_OK && errno != 0)
+		e = PM_E_IO;
+	closedir(dir);
+	return e;
+}
+
+pm_err
+pm_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn)
+{
+	pm_sfile_list l = { 0 };
+	pm_err e = pm_store_list(s->dir[d], d, s->now - PM_STALE_SECONDS, &l);
+	if (e == PM_OK && l.n)
+		qsort(l.v, l.n, sizeof *l.v, by_id);
+	for (size_t i = 0; e == PM_OK && i < l.n;) {
+		pm_sgroup g;
+		memset(&g, 0, sizeof g);
+		g.id = l.v[i].id;
+		for (; i < l.n && strcmp(l.v[i].id, g.id) == 0; i++)
+			g.f[l.v[i].kind] = &l.v[i];
+		fn(s, d, &g);
+	}
+	free(l.v);
+	return e;
+}
+
+int64_t
+pm_sgroup_mtime(const pm_sgroup *g)
+{
+	int64_t t = 0;
+	for (int k = 0; k < PM_SK_COUNT; k++)
+		if (g->f[k] && g->f[k]->mtime > t)
+			t = g->f[k]->mtime;
+	return t;
+}
+
+pm_sentry *
+pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 64;
+		pm_sentry *v = realloc(s->v, cap * sizeof *v);
+		if (!v)
+			return NULL;
+		s->v = v;
+		s->cap = cap;
+	}
+	pm_sentry *e = &s->v[s->n++];
+	memset(e, 0, sizeof *e);
+	snprintf(e->pub.id, sizeof e->pub.id, "%s", g->id);
+	e->pub.state = state;
+	e->order = pm_sgroup_mtime(g);
+	e->pub.bytes = pm_store_report_bytes(s->dir[d], g->id);
+	return e;
+}

@@ -1,0 +1,120 @@
+/*
+ * upload.h — internals of the uploader (delivery/upload_*.c).
+ *
+ * A pass (upload_pass.c) walks the store's pending reports; for each it builds
+ * a multipart form (upload_form.c), sends it over one libcurl session
+ * (upload_session.c) and decides from the reply whether to mark it sent,
+ * quarantine it, retry after a delay (upload_retry.c) or end the pass.
+ */
+#ifndef PM_DELIVERY_UPLOAD_H
+#define PM_DELIVERY_UPLOAD_H
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "postmortem.h"
+
+/* Longest quarantine reason we store: status line plus a body excerpt. */
+#define UPLOAD_REASON_MAX 512
+/* Body bytes of a rejection kept for the reason. */
+#define UPLOAD_EXCERPT_MAX 256
+/* No Retry-After is believed beyond a day. */
+#define UPLOAD_RETRY_AFTER_MAX_MS (24u * 3600u * 1000u)
+
+/* Log one line to stderr, prefixed "postmortem: upload: ".  Callers never pass secrets. */
+void upload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Lets the background thread interrupt a pass: waits end early and the
+ * transfer in flight is aborted once `flag` is set.  NULL everywhere means
+ * "cannot be stopped" (pm_upload_pending).
+ */
+typedef struct upload_stop {
+	pthread_mutex_t *lock;
+	pthread_cond_t *cond;   /* signalled when flag is set; uses CLOCK_MONOTONIC */
+	atomic_bool *flag;
+} upload_stop;
+
+bool upload_stopping(const upload_stop *stop);
+/* Now on `clock` plus ms, as an absolute deadline. */
+struct timespec upload_deadline(clockid_t clock, uint32_t ms);
+/* Sleep ms (or until stopped); false when stopped. */
+bool upload_sleep(const upload_stop *stop, uint32_t ms);
+
+/* Copy of *in with every 0 replaced by its default; checks the URL and headers. */
+pm_err upload_options_resolve(const pm_upload_options *in, pm_upload_options *out);
+
+/*
+ * PM_OK when url is http(s) and plain HTTP goes only to loopback (localhost,
+ * 127.0.0.0/8, ::1) unless allow_http.  PM_E_INVAL otherwise.
+ */
+pm_err upload_url_check(const char *url, bool allow_http);
+/* True when url's host is loopback: no proxy from the environment could reach it. */
+bool upload_url_loopback(const char *url);
+/* scheme://host[:port]/path of url, without userinfo, query or fragment, for logs. */
+void upload_url_display(const char *url, char *buf, size_t cap);
+/* Replace in text (NUL-terminated, edited in place) every secret of opt: header values, URL password and query values. */
+void upload_scrub(char *text, const pm_upload_options *opt);
+
+/* gzip n bytes of in into a malloc'd *out. */
+pm_err upload_gzip(const char *in, size_t n, char **out, size_t *out_len);
+
+/* Full-jitter delay before attempt `attempt + 1` (attempt >= 1). */
+uint32_t upload_backoff(const pm_upload_options *opt, uint32_t attempt);
+/* Retry-After value (delta seconds or HTTP date) in ms, clamped to a day; -1 when unusable. */
+int64_t upload_retry_after_ms(const char *value, int64_t now);
+
+/* What one request came to. */
+typedef enum upload_outcome {
+	UPLOAD_SENT,       /* 2xx */
+	UPLOAD_RETRY,      /* 408, 429, 5xx, a transfer that broke off */
+	UPLOAD_REJECTED,   /* other 4xx: quarantine */
+	UPLOAD_OFFLINE,    /* no connection could be made: end the pass */
+	UPLOAD_STOP,       /* TLS or configuration error, odd status, or stopping: end the pass */
+} upload_outcome;
+
+typedef struct upload_reply {
+	upload_outcome outcome;
+	long status;             /* HTTP status, 0 when none came */
+	int64_t retry_after_ms;  /* from 429/503, -1 when absent */
+	char reason[UPLOAD_REASON_MAX]; /* status line and body excerpt, or the transport error */
+} upload_reply;
+
+/* One libcurl handle reused for every report of a pass (keeps the connection). */
+typedef struct upload_session {
+	CURL *curl;
+	struct curl_slist *headers;
+	const upload_stop *stop;
+	const pm_upload_options *opt;
+	char status_line[128];
+	char excerpt[UPLOAD_EXCERPT_MAX + 1];
+	size_t excerpt_len;
+	bool excerpt_cut;
+	char error[CURL_ERROR_SIZE];
+} upload_session;
+
+pm_err upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop);
+void upload_session_close(upload_session *u);
+void upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply);
+
+/*
+ * The form for one report: parts "report" and "crash" (gzipped unless
+ * opt->no_gzip) and fields app_name, app_version, id, state.  On failure
+ * *why says what went wrong.
+ */
+pm_err upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
+                         curl_mime **form, char *why, size_t why_cap);
+
+/* A pass; *retry_after_ms (when not NULL) gets how long the server asked us to stay away, or 0. */
+pm_err upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res,
+                   const upload_stop *stop, uint32_t *retry_after_ms);
+
+/* curl_global_init once per process (thread-safe). */
+bool upload_curl_init(void);
+
+#endif

@@ -1,0 +1,222 @@
+/*
+ * upload_form.c — the multipart form that carries one report.
+ *
+ * Parts "report" (the JSON twin) and "crash" (the text), each gzipped into
+ * application/gzip with a ".gz" file name unless no_gzip: per-part gzip keeps
+ * the request a plain multipart form that any server's form parser reads,
+ * which a request-wide Content-Encoding would not.  The files on disk are
+ * sent byte for byte, except when symbolicating, where both parts are
+ * written from the symbolicated model instead.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "upload.h"
+
+typedef struct blob {
+	char *p;
+	size_t len, cap;
+} blob;
+
+/* Regular files only, and no symlink: a link could point out of the reports directory. */
+static pm_err
+read_file(const char *path, blob *b)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
+	struct stat st;
+	pm_err e = PM_OK;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		e = PM_E_IO;
+	else if ((uint64_t)st.st_size > PM_READ_MAX_BYTES)
+		e = PM_E_LIMIT;
+	else if (!(b->p = malloc((size_t)st.st_size + 1)))
+		e = PM_E_NOMEM;
+	while (e == PM_OK && b->len < (size_t)st.st_size) {
+		ssize_t got = read(fd, b->p + b->len, (size_t)st.st_size - b->len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;   /* shrank while we read: send what is there */
+		b->len += (size_t)got;
+	}
+	close(fd);
+	return e;
+}
+
+static bool
+blob_sink(void *ctx, const char *p, size_t n)
+{
+	blob *b = ctx;
+	if (b->cap - b->len < n) {
+		size_t cap = b->cap ? b->cap : 1 << 16;
+		while (cap - b->len < n)
+			cap *= 2;
+		char *grown = realloc(b->p, cap);
+		if (!grown)
+			return false;
+		b->p = grown;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	return true;
+}
+
+static pm_err
+write_model(const pm_report *r, pm_err (*writer)(const pm_report *, pm_out *), blob *b)
+{
+	char chunk[1 << 14];
+	pm_out o;
+	pm_out_init_buf(&o, chunk, sizeof chunk);
+	o.sink = blob_sink;
+	o.sink_ctx = b;
+	pm_err e = writer(r, &o);
+	return e == PM_OK && !o.failed ? PM_OK : PM_E_NOMEM;
+}
+
+/* Add a file part from b (freed here), gzipped unless opt says not to. */
+static pm_err
+add_file(curl_mime *m, const pm_upload_options *opt, const char *name, const char *id,
+         const char *ext, const char *type, blob *b)
+{
+	char filename[96];
+	const char *data = b->p;
+	size_t len = b->len;
+	char *gz = NULL;
+	if (!opt->no_gzip) {
+		pm_err e = upload_gzip(b->p, b->len, &gz, &len);
+		if (e != PM_OK) {
+			free(b->p);
+			return e;
+		}
+		data = gz;
+		type = "application/gzip";
+	}
+	snprintf(filename, sizeof filename, "%s%s%s", id, ext, opt->no_gzip ? "" : ".gz");
+	curl_mimepart *part = curl_mime_addpart(m);
+	bool ok = part && curl_mime_name(part, name) == CURLE_OK
+	          && curl_mime_filename(part, filename) == CURLE_OK
+	          && curl_mime_type(part, type) == CURLE_OK
+	          && curl_mime_data(part, data ? data : "", len) == CURLE_OK;
+	free(gz);
+	free(b->p);
+	return ok ? PM_OK : PM_E_NOMEM;
+}
+
+static bool
+add_field(curl_mime *m, const char *name, const char *value)
+{
+	curl_mimepart *part = curl_mime_addpart(m);
+	return part && curl_mime_name(part, name) == CURLE_OK
+	       && curl_mime_data(part, value, CURL_ZERO_TERMINATED) == CURLE_OK;
+}
+
+/* Both file parts (either may be missing from a partial report); frees the blobs. */
+static pm_err
+add_files(curl_mime *m, const pm_upload_options *opt, const char *id, blob *json, blob *text)
+{
+	pm_err e = json->p ? add_file(m, opt, "report", id, ".json", "application/json", json) : PM_OK;
+	if (e == PM_OK && text->p)
+		return add_file(m, opt, "crash", id, ".crash", "text/plain", text);
+	free(text->p);
+	return e;
+}
+
+static pm_err
+read_files(pm_store *s, const char *id, blob *json, blob *text)
+{
+	const char *crash_path = NULL, *json_path = NULL;
+	pm_err e = pm_store_paths(s, id, &crash_path, &json_path);
+	if (e == PM_OK && json_path)
+		e = read_file(json_path, json);
+	if (e == PM_OK && crash_path)
+		e = read_file(crash_path, text);
+	if (e == PM_OK && !json->p && !text->p)
+		e = PM_E_NOTFOUND;
+	return e;
+}
+
+static pm_err
+write_files(const pm_report *r, blob *json, blob *text)
+{
+	pm_err e = write_model(r, pm_write_json, json);
+	return e == PM_OK ? write_model(r, pm_write_text, text) : e;
+}
+
+/* The model, when something asks for it: symbolication, or names the caller left to the report. */
+static bool
+load_model(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt, pm_report *r)
+{
+	if (!opt->symbolicate && opt->app_name && opt->app_version)
+		return false;
+	pm_read_error err = { 0 };
+	pm_report_init(r);
+	pm_err e = pm_store_load(s, en->id, r, &err);
+	if (e != PM_OK) {
+		pm_report_free(r);
+		upload_log("%s: cannot load the report (%s): sending its files as they are", en->id,
+		           err.message[0] ? err.message : pm_strerror(e));
+		return false;
+	}
+	if (opt->symbolicate && (e = pm_symbolicate(r, NULL)) != PM_OK)
+		upload_log("%s: symbolication failed (%s)", en->id, pm_strerror(e));
+	return true;
+}
+
+static pm_err
+add_fields(curl_mime *m, const pm_store_entry *en, const pm_upload_options *opt, const pm_report *r)
+{
+	const char *name = opt->app_name, *version = opt->app_version;
+	if (!name && r)
+		name = r->header.identifier ? r->header.identifier : r->header.process_name;
+	if (!name)
+		name = en->app;
+	if (!version && r)
+		version = r->header.version;
+	bool ok = add_field(m, "app_name", name)
+	          && (!version || add_field(m, "app_version", version))
+	          && add_field(m, "id", en->id)
+	          && add_field(m, "state", en->state == PM_STATE_PARTIAL ? "partial" : "pending");
+	return ok ? PM_OK : PM_E_NOMEM;
+}
+
+pm_err
+upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
+                  curl_mime **form, char *why, size_t why_cap)
+{
+	const pm_upload_options *opt = u->opt;
+	pm_report r;
+	bool loaded = load_model(s, en, opt, &r);
+	blob json = { 0 }, text = { 0 };
+	pm_err e = loaded && opt->symbolicate ? write_files(&r, &json, &text)
+	                                      : read_files(s, en->id, &json, &text);
+	curl_mime *m = curl_mime_init(u->curl);
+	if (e == PM_OK && !m)
+		e = PM_E_NOMEM;
+	if (e == PM_OK) {
+		e = add_files(m, opt, en->id, &json, &text);
+	} else {
+		free(json.p);
+		free(text.p);
+	}
+	if (e == PM_OK)
+		e = add_fields(m, en, opt, loaded ? &r : NULL);
+	if (loaded)
+		pm_report_free(&r);
+	if (e != PM_OK) {
+		snprintf(why, why_cap, "%s", e == PM_E_NOTFOUND ? "no report file to send"
+		                            : e == PM_E_LIMIT ? "a report file is too large to upload"
+		                            : pm_strerror(e));
+		curl_mime_free(m);
+		return e;
+	}
+	*form = m;
+	return PM_OK;
+}

@@ -1,0 +1,52 @@
+/*
+ * upload_options.c — defaults and checks for pm_upload_options.
+ *
+ * Everything is checked before the first byte leaves: a refused URL or a
+ * malformed header fails the call instead of failing every report.
+ */
+#include <string.h>
+
+#include "upload.h"
+
+static void
+default_u32(uint32_t *v, uint32_t def)
+{
+	if (*v == 0)
+		*v = def;
+}
+
+/* "Name: value" with a token name and no line breaks (they would smuggle in more headers). */
+static bool
+header_ok(const char *h)
+{
+	const char *colon = h ? strchr(h, ':') : NULL;
+	if (!colon || colon == h || strpbrk(h, "\r\n"))
+		return false;
+	for (const char *p = h; p < colon; p++)
+		if (*p <= ' ' || *p >= 0x7f || strchr("()<>@,;\\\"/[]?={}", *p))
+			return false;
+	return true;
+}
+
+pm_err
+upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
+{
+	if (!in || (in->header_count > 0 && !in->headers))
+		return PM_E_INVAL;
+	*out = *in;
+	default_u32(&out->connect_timeout_ms, 10000);
+	default_u32(&out->timeout_ms, 60000);
+	default_u32(&out->max_attempts, 5);
+	default_u32(&out->backoff_ms, 1000);
+	default_u32(&out->backoff_max_ms, 60000);
+	if (out->backoff_max_ms < out->backoff_ms)
+		out->backoff_max_ms = out->backoff_ms;
+	for (size_t i = 0; i < in->header_count; i++) {
+		if (!header_ok(in->headers[i])) {
+			/* The header itself may hold a token: say which one, not what it says. */
+			upload_log("extra header #%zu is not 'Name: value' on one line", i + 1);
+			return PM_E_INVAL;
+		}
+	}
+	return upload_url_check(in->url, in->allow_http);
+}

@@ -1,0 +1,231 @@
+/*
+ * upload_pass.c — one delivery pass over the pending reports.
+ *
+ * Per report: 2xx → mark sent (the only way out of pending); 408, 429, 5xx or
+ * a broken transfer → retry after a backoff, up to max_attempts, then keep
+ * it; other 4xx → quarantine with the server's reason.  The pass ends early,
+ * leaving the rest pending, when no connection can be made at all, on TLS or
+ * configuration errors, when the server's Retry-After is beyond
+ * backoff_max_ms, when two reports in a row used all their attempts (the
+ * server is unwell; one bad report must not hold up the others), and when
+ * pm_upload_stop asks.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "upload.h"
+
+/* Reports in a row that used all their attempts before the pass gives up. */
+#define EXHAUSTED_IN_A_ROW_MAX 2
+
+typedef enum verdict {
+	V_SENT,
+	V_REJECTED,
+	V_EXHAUSTED,   /* retried max_attempts times */
+	V_END,         /* end the pass; reply says why */
+} verdict;
+
+typedef struct pass {
+	pm_store *store;
+	const pm_upload_options *opt;
+	const upload_stop *stop;
+	upload_session session;
+	pm_upload_result *res;
+	uint32_t retry_after_ms;
+	unsigned exhausted_in_a_row;
+	char where[256];   /* the URL as logs show it */
+} pass;
+
+/* For logs: the status alone (a body is the server's text), else the transport error. */
+static const char *
+summary(const upload_reply *reply, char *buf, size_t cap)
+{
+	if (reply->status == 0)
+		return reply->reason;
+	snprintf(buf, cap, "HTTP %ld", reply->status);
+	return buf;
+}
+
+static verdict
+attempt_all(pass *p, const pm_store_entry *en, curl_mime *form, upload_reply *reply)
+{
+	for (uint32_t attempt = 1;; attempt++) {
+		upload_session_send(&p->session, form, reply);
+		switch (reply->outcome) {
+		case UPLOAD_SENT: return V_SENT;
+		case UPLOAD_REJECTED: return V_REJECTED;
+		case UPLOAD_OFFLINE:
+		case UPLOAD_STOP: return V_END;
+		case UPLOAD_RETRY: break;
+		}
+		if (attempt >= p->opt->max_attempts)
+			return V_EXHAUSTED;
+		int64_t asked = reply->retry_after_ms;
+		if (asked > (int64_t)p->opt->backoff_max_ms) {
+			/* Waiting that long here would stall the pass; staying away is what was asked. */
+			p->retry_after_ms = (uint32_t)asked;
+			return V_END;
+		}
+		uint32_t wait = asked >= 0 ? (uint32_t)asked : upload_backoff(p->opt, attempt);
+		char buf[32];
+		upload_log("%s: %s (attempt %u of %u); next try in %u ms", en->id,
+		           summary(reply, buf, sizeof buf), attempt, p->opt->max_attempts, wait);
+		if (!upload_sleep(p->stop, wait))
+			return V_END;
+	}
+}
+
+/* Why the pass ends here, once, with how many reports stay behind. */
+static void
+log_end(const pass *p, const upload_reply *reply, size_t left)
+{
+	char buf[32];
+	const char *why = summary(reply, buf, sizeof buf);
+	if (upload_stopping(p->stop))
+		upload_log("stopping: %zu report(s) stay pending", left);
+	else if (p->retry_after_ms > 0)
+		upload_log("%s: %s; asked to wait %u s: %zu report(s) stay pending until a later pass",
+		           p->where, why, p->retry_after_ms / 1000, left);
+	else if (reply->outcome == UPLOAD_OFFLINE)
+		upload_log("cannot reach %s (%s): %zu report(s) stay pending", p->where, why, left);
+	else if (reply->outcome == UPLOAD_STOP)
+		upload_log("%s: %s: %zu report(s) stay pending", p->where, why, left);
+	else
+		upload_log("%s failed %u reports in a row: %zu report(s) stay pending", p->where,
+		           p->exhausted_in_a_row, left);
+}
+
+/* Deliver one report; false ends the pass (the caller keeps the reports after this one). */
+static bool
+deliver(pass *p, const pm_store_entry *en, size_t left)
+{
+	curl_mime *form = NULL;
+	char why[128];
+	pm_err e = upload_form_build(&p->session, p->store, en, &form, why, sizeof why);
+	/* No server would take it: a later pass could not do better. */
+	if (e == PM_E_LIMIT && pm_store_quarantine(p->store, en->id, why) == PM_OK) {
+		upload_log("%s: quarantined: %s", en->id, why);
+		p->res->quarantined++;
+		return true;
+	}
+	if (e != PM_OK) {
+		upload_log("%s: kept: %s", en->id, why);
+		p->res->kept++;
+		return true;
+	}
+	upload_reply reply;
+	verdict v = attempt_all(p, en, form, &reply);
+	curl_mime_free(form);
+	char buf[32];
+	switch (v) {
+	case V_SENT:
+		if ((e = pm_store_mark_sent(p->store, en->id)) != PM_OK)
+			upload_log("%s: delivered, but it could not leave pending (%s) and may be sent again",
+			           en->id, pm_strerror(e));
+		else
+			upload_log("%s: sent (HTTP %ld)", en->id, reply.status);
+		p->res->sent++;
+		p->exhausted_in_a_row = 0;
+		return true;
+	case V_REJECTED:
+		p->exhausted_in_a_row = 0;
+		if ((e = pm_store_quarantine(p->store, en->id, reply.reason)) != PM_OK) {
+			upload_log("%s: rejected (HTTP %ld), but it could not be quarantined (%s): kept",
+			           en->id, reply.status, pm_strerror(e));
+			p->res->kept++;
+			return true;
+		}
+		upload_log("%s: rejected (HTTP %ld): quarantined with the server's reason", en->id, reply.status);
+		p->res->quarantined++;
+		return true;
+	case V_EXHAUSTED:
+		upload_log("%s: %s after %u attempts: kept", en->id, summary(&reply, buf, sizeof buf),
+		           p->opt->max_attempts);
+		p->res->kept++;
+		if (++p->exhausted_in_a_row < EXHAUSTED_IN_A_ROW_MAX)
+			return true;
+		break;
+	case V_END:
+		p->res->kept++;
+		break;
+	}
+	log_end(p, &reply, left - (v == V_EXHAUSTED));
+	return false;
+}
+
+/*
+ * The entries to send, copied (marking and quarantining may change the
+ * store's own lists): crash-loop reports first, whatever their state, then
+ * the store's order.
+ */
+static pm_store_entry *
+snapshot(const pm_store *s, size_t *count)
+{
+	static const pm_report_state states[] = { PM_STATE_PENDING, PM_STATE_PARTIAL };
+	size_t n = pm_store_count(s, PM_STATE_PENDING) + pm_store_count(s, PM_STATE_PARTIAL);
+	pm_store_entry *list = calloc(n ? n : 1, sizeof *list);
+	if (!list)
+		return NULL;
+	*count = 0;
+	for (int loop = 1; loop >= 0; loop--) {
+		for (size_t k = 0; k < 2; k++) {
+			for (size_t i = 0; i < pm_store_count(s, states[k]); i++) {
+				const pm_store_entry *en = pm_store_get(s, states[k], i);
+				if (en && en->crash_loop == loop && *count < n) {
+					list[*count] = *en;
+					list[(*count)++].reason = NULL;
+				}
+			}
+		}
+	}
+	return list;
+}
+
+pm_err
+upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res,
+            const upload_stop *stop, uint32_t *retry_after_ms)
+{
+	pm_upload_result unused;
+	pm_upload_options opt;
+	if (!res)
+		res = &unused;
+	memset(res, 0, sizeof *res);
+	if (retry_after_ms)
+		*retry_after_ms = 0;
+	if (!s)
+		return PM_E_INVAL;
+	pm_err e = upload_options_resolve(options, &opt);
+	if (e != PM_OK)
+		return e;
+	size_t count = 0;
+	pm_store_entry *list = snapshot(s, &count);
+	if (!list)
+		return PM_E_NOMEM;
+	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res };
+	if (count > 0 && (e = upload_session_open(&p.session, &opt, stop)) == PM_OK) {
+		upload_url_display(opt.url, p.where, sizeof p.where);
+		for (size_t i = 0; i < count; i++) {
+			if (upload_stopping(stop)) {
+				upload_log("stopping: %zu report(s) stay pending", count - i);
+				res->kept += (uint32_t)(count - i);
+				break;
+			}
+			if (!deliver(&p, &list[i], count - i)) {
+				res->kept += (uint32_t)(count - i - 1);
+				break;
+			}
+		}
+		upload_session_close(&p.session);
+	}
+	free(list);
+	if (retry_after_ms)
+		*retry_after_ms = p.retry_after_ms;
+	return e;
+}
+
+pm_err
+pm_upload_pending(pm_store *s, const pm_upload_options *opt, pm_upload_result *res)
+{
+	return upload_pass(s, opt, res, NULL, NULL);
+}

@@ -1,0 +1,168 @@
+/*
+ * test_capture.c — what issue 3 asks of the crash path beyond the samples:
+ * coexistence with a previous handler, install → uninstall → install,
+ * threads that existed before install, libraries loaded after it, faults
+ * inside the handler, a directory that cannot be written, a file size
+ * limit, and core dumps.
+ */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crash/crash_util.h"
+#include "util.h"
+
+static const char *
+program(const char *name)
+{
+	static char path[4096];
+	char rel[256];
+	snprintf(rel, sizeof rel, "tests/crash_%s", name);
+	snprintf(path, sizeof path, "%s", pm_test_build(rel));
+	return path;
+}
+
+static bool
+died_of(int status, int sig)
+{
+	return WIFSIGNALED(status) && WTERMSIG(status) == sig;
+}
+
+Test(capture, previous_handler_runs_after_the_report, .timeout = 60)
+{
+	char *dir = pm_test_tmpdir(), *marker, *env_marker;
+	cr_assert(asprintf(&marker, "%s/marker", dir) > 0);
+	cr_assert(asprintf(&env_marker, "MARKER=%s", marker) > 0);
+	const char *env[] = { env_marker, NULL };
+	crash_run run;
+	crash_run_program(&run, program("chain_previous"), NULL, env);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 42,
+	          "the previous handler did not end the process (status 0x%x)", run.status);
+	char *text = pm_test_slurp(marker, NULL);
+	cr_expect_str_eq(text, "original siginfo\n", "the previous handler did not see the original siginfo");
+	cr_expect_str_eq(run.json.exception.signal_name, "SIGSEGV");
+	free(text);
+	crash_run_free(&run);
+	free(env_marker);
+	free(marker);
+	free(dir);
+}
+
+Test(capture, install_uninstall_install, .timeout = 60)
+{
+	crash_run run;
+	crash_run_program(&run, program("reinstall"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	cr_expect(run.json.complete);
+	crash_run_free(&run);
+
+	const char *args[] = { "uninstalled", NULL };
+	crash_run_program_noreport(&run, program("reinstall"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV), "after pm_uninstall the default action must happen");
+	cr_expect_eq(run.reports, 0, "no report after pm_uninstall");
+	crash_run_free(&run);
+}
+
+Test(capture, thread_from_before_install_overflows_its_stack, .timeout = 60)
+{
+	crash_run run;
+	crash_run_program(&run, program("early_thread"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	int32_t t = pm_report_crashed_thread(&run.json);
+	cr_assert(t >= 0);
+	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
+	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	crash_run_free(&run);
+}
+
+Test(capture, library_loaded_after_install_is_found, .timeout = 60)
+{
+	const char *lib = pm_test_build("tests/libpm_late_library.so");
+	char *libpath = strdup(lib);
+	const char *args[] = { libpath, NULL };
+	crash_run run;
+	crash_run_program(&run, program("dlopen_after"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	const pm_image *im = crash_find_image(&run.json, "/libpm_late_library.so");
+	cr_assert(im != NULL, "the dlopen'ed library is not among the images");
+	cr_expect_str_eq(crash_image_build_id(im), crash_readelf_build_id(libpath));
+	const pm_thread *t = &run.json.threads[pm_report_crashed_thread(&run.json)];
+	cr_expect_eq(t->frames[0].image, (int32_t)(im - run.json.images), "frame 0 is not in the library");
+	cr_expect_str_eq(t->frames[0].symbol, "late_library_crash");
+	crash_run_free(&run);
+	free(libpath);
+}
+
+Test(capture, fault_in_the_callback_keeps_the_report_and_the_signal, .timeout = 60)
+{
+	crash_run run;
+	crash_run_program(&run, program("callback_fault"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGABRT), "status 0x%x: must die of the ORIGINAL signal", run.status);
+	cr_expect_str_eq(run.json.exception.signal_name, "SIGABRT");
+	cr_expect_gt(run.json.thread_count, 0, "the full report was replaced by a minimal one");
+	crash_run_free(&run);
+}
+
+Test(capture, fault_in_the_writer_leaves_a_minimal_report, .timeout = 60)
+{
+	char *preload;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("tests/libpm_fault_in_write.so")) > 0);
+	const char *env[] = { preload, NULL };
+	crash_run run;
+	crash_run_program(&run, crash_sample_path("abort"), NULL, env);
+	cr_expect(died_of(run.status, SIGABRT), "status 0x%x: must die of the ORIGINAL signal", run.status);
+	cr_expect_str_eq(run.json.exception.signal_name, "SIGABRT");
+	cr_expect_eq(run.json.thread_count, 0, "expected the minimal report (header and exception only)");
+	cr_expect(run.json.complete);
+	crash_run_free(&run);
+	free(preload);
+}
+
+Test(capture, unwritable_directory_still_dies_of_the_signal, .timeout = 60)
+{
+	const char *args[] = { "notdir", NULL };
+	crash_run run;
+	crash_run_program_noreport(&run, program("hostile_disk"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV), "status 0x%x", run.status);
+	crash_run_free(&run);
+}
+
+Test(capture, file_size_limit_still_dies_of_the_signal, .timeout = 60)
+{
+	const char *args[] = { "fsize", NULL };
+	crash_run run;
+	crash_run_program_noreport(&run, program("hostile_disk"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV), "status 0x%x: SIGXFSZ must not replace SIGSEGV", run.status);
+	cr_expect_eq(run.reports, 0, "a cut-short report must not be renamed into place");
+	crash_run_free(&run);
+}
+
+Test(capture, core_dump_as_without_postmortem, .timeout = 60)
+{
+	char pattern[256] = "";
+	FILE *f = fopen("/proc/sys/kernel/core_pattern", "r");
+	if (f) {
+		if (!fgets(pattern, sizeof pattern, f))
+			pattern[0] = '\0';
+		fclose(f);
+	}
+	if (pattern[0] == '|')
+		cr_skip_test("core dumps go to a helper program (%s): not checkable here", pattern);
+	char *dir = pm_test_tmpdir(), *cmd, *out;
+	cr_assert(asprintf(&cmd, "cd '%s' && ulimit -c unlimited && POSTMORTEM_DIR='%s/r' '%s'; echo status=$?",
+	                   dir, dir, crash_sample_path("null_deref")) > 0);
+	pm_test_run(cmd, &out);
+	cr_expect(strstr(out, "status=139") != NULL, "%s", out);
+	cr_expect(strstr(out, "core dumped") != NULL, "the shell saw no core dump:\n%s", out);
+	free(out);
+	free(cmd);
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	pm_test_run(cmd, NULL);
+	free(cmd);
+	free(dir);
+}

@@ -1,0 +1,160 @@
+/*
+ * test_cli_store.c — `postmortem list`, `show` and `run` end to end, on
+ * real crashes of a program that was never linked with postmortem.
+ */
+#include <cjson/cJSON.h>
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "crash/crash_util.h"
+#include "store_util.h"
+#include "util.h"
+
+/* Run the CLI through the shell; returns its exit status, output in *out. */
+static int
+cli(char **out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
+cli(char **out, const char *fmt, ...)
+{
+	char *args, *cmd;
+	va_list ap;
+	va_start(ap, fmt);
+	cr_assert(vasprintf(&args, fmt, ap) > 0);
+	va_end(ap);
+	cr_assert(asprintf(&cmd, "'%s' %s", pm_test_build("tools/postmortem"), args) > 0);
+	int st = pm_test_run(cmd, out);
+	free(cmd);
+	free(args);
+	cr_assert(WIFEXITED(st), "the shell did not exit");
+	return WEXITSTATUS(st);
+}
+
+/* Crash the plain sample under `postmortem run`; returns its id (malloc'd). */
+static char *
+run_plain(const char *dir)
+{
+	char *out;
+	int rc = cli(&out, "run --dir '%s' -- '%s' 2>&1", dir, crash_sample_path("plain_null_deref"));
+	cr_expect_eq(rc, 128 + SIGSEGV, "postmortem run returned %d:\n%s", rc, out);
+	cr_expect(strstr(out, "was killed by SIGSEGV"), "%s", out);
+	cr_expect(strstr(out, "postmortem run: report "), "%s", out);
+	cr_expect(strstr(out, "plain_crash_here"), "the explanation names the crashing function:\n%s", out);
+	cr_expect(strstr(out, "NULL pointer"), "%s", out);
+	free(out);
+	pm_store *s = su_open(dir, NULL);
+	cr_assert_eq(pm_store_count(s, PM_STATE_PENDING), 1, "no report left in %s", dir);
+	const pm_store_entry *e = pm_store_get(s, PM_STATE_PENDING, 0);
+	cr_expect_str_eq(e->app, "crash_plain_null_deref");
+	char *id = strdup(e->id);
+	pm_store_close(s);
+	return id;
+}
+
+Test(cli_store, run_reports_an_unmodified_program, .timeout = 120)
+{
+	char *dir = pm_test_tmpdir();
+	char *id = run_plain(dir);
+	char *out;
+	/* The program's own exit code comes back, and no report is looked for. */
+	cr_expect_eq(cli(&out, "run --dir '%s' -- /bin/sh -c 'exit 7'", dir), 7, "%s", out);
+	cr_expect_str_eq(out, "");
+	free(out);
+	cr_expect_eq(cli(&out, "run --dir '%s' -- /no/such/program", dir), 127);
+	cr_expect(strstr(out, "cannot run /no/such/program"), "%s", out);
+	free(out);
+	/* A signal postmortem cannot catch: the status still comes back, with no report. */
+	cr_expect_eq(cli(&out, "run --dir '%s' -- /bin/sh -c 'kill -9 $$'", dir), 128 + SIGKILL, "%s", out);
+	cr_expect(strstr(out, "no report was written"), "%s", out);
+	free(out);
+	free(id);
+	su_rm(dir);
+	free(dir);
+}
+
+Test(cli_store, list_and_show, .timeout = 120)
+{
+	char *dir = pm_test_tmpdir();
+	char *id = run_plain(dir);
+	char *out;
+	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0);
+	cr_expect(strstr(out, id) && strstr(out, "crash_plain_null_deref") && strstr(out, "EXC_BAD_ACCESS (SIGSEGV)") &&
+	          strstr(out, "pending"), "%s", out);
+	free(out);
+
+	cr_expect_eq(cli(&out, "list --json --dir '%s'", dir), 0);
+	cJSON *a = cJSON_Parse(out);
+	cr_assert(cJSON_IsArray(a) && cJSON_GetArraySize(a) == 1, "%s", out);
+	cJSON *e = cJSON_GetArrayItem(a, 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(e, "id")->valuestring, id);
+	cr_expect_str_eq(cJSON_GetObjectItem(e, "state")->valuestring, "pending");
+	cr_expect_str_eq(cJSON_GetObjectItem(e, "app")->valuestring, "crash_plain_null_deref");
+	cr_expect(cJSON_IsNumber(cJSON_GetObjectItem(e, "time")));
+	cJSON_Delete(a);
+	free(out);
+
+	char name[128];
+	snprintf(name, sizeof name, "%s.crash", id);
+	char *crash = pm_test_slurp(su_path(dir, "pending", name), NULL);
+	cr_expect_eq(cli(&out, "show '%s' --dir '%s'", id, dir), 0);
+	cr_expect_str_eq(out, crash);
+	free(out);
+	free(crash);
+	snprintf(name, sizeof name, "%s.json", id);
+	char *json = pm_test_slurp(su_path(dir, "pending", name), NULL);
+	cr_expect_eq(cli(&out, "show --json '%s' --dir '%s'", id, dir), 0);
+	cr_expect_str_eq(out, json);
+	free(out);
+	free(json);
+
+	/* Once torn (its twin gone for two minutes), it shows as partial, with a note. */
+	unlink(su_path(dir, "pending", name));
+	snprintf(name, sizeof name, "%s.crash", id);
+	su_age(su_path(dir, "pending", name), 120);
+	cr_expect_eq(cli(&out, "show '%s' --dir '%s' 2>&1 >/dev/null", id, dir), 0);
+	cr_expect(strstr(out, "partial"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0);
+	cr_expect(strstr(out, "partial"), "%s", out);
+	free(out);
+	free(id);
+	su_rm(dir);
+	free(dir);
+}
+
+Test(cli_store, errors_and_help)
+{
+	char *dir = pm_test_tmpdir();
+	char *out;
+	cr_expect_eq(cli(&out, "show NOPE --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "no report NOPE"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "list --dir '%s/missing'", dir), 1);
+	cr_expect(strstr(out, "no reports directory at"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "show ID --dir '%s/missing'", dir), 1);
+	free(out);
+	static const char *const bad[] = { "list --bogus", "list extra", "show", "show a b", "show --json",
+	                                   "run", "run --bogus -- true", "run --dir" };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_expect_eq(cli(&out, "%s", bad[i]), 2, "'%s'", bad[i]);
+		cr_expect(strstr(out, "usage: postmortem"), "'%s': %s", bad[i], out);
+		free(out);
+	}
+	static const char *const help[] = { "list --help", "show --help", "run --help" };
+	for (size_t i = 0; i < sizeof help / sizeof help[0]; i++) {
+		cr_expect_eq(cli(&out, "%s", help[i]), 0, "'%s'", help[i]);
+		cr_expect(strstr(out, "Exit status"), "'%s': %s", help[i], out);
+		free(out);
+	}
+	cr_expect_eq(cli(&out, "--help"), 0);
+	cr_expect(strstr(out, "list") && strstr(out, "show") && strstr(out, "run"), "%s", out);
+	free(out);
+	su_rm(dir);
+	free(dir);
+}

@@ -1,0 +1,131 @@
+/*
+ * upload_util.c — helpers of upload_util.h.
+ */
+#include "upload_util.h"
+
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fixture_report.h"
+#include "util.h"
+
+const char *
+upload_id(size_t i)
+{
+	static char id[32];
+	snprintf(id, sizeof id, "report-%04zu", i);
+	return id;
+}
+
+const char *
+upload_path(const char *dir, const char *sub, const char *id, const char *ext)
+{
+	static char path[4096];
+	snprintf(path, sizeof path, "%s/%s/%s%s", dir, sub, id, ext);
+	return path;
+}
+
+bool
+upload_exists(const char *path)
+{
+	return access(path, F_OK) == 0;
+}
+
+static void
+write_file(const char *path, const pm_report *r, pm_err (*writer)(const pm_report *, pm_out *))
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	cr_assert(fd >= 0, "cannot create %s", path);
+	char buf[1 << 14];
+	pm_out o;
+	pm_out_init_fd(&o, fd, buf, sizeof buf);
+	cr_assert_eq(writer(r, &o), PM_OK, "cannot write %s", path);
+	close(fd);
+}
+
+void
+upload_write_report(const char *dir, const char *id, const pm_report *r)
+{
+	write_file(upload_path(dir, "pending", id, ".json"), r, pm_write_json);
+	write_file(upload_path(dir, "pending", id, ".crash"), r, pm_write_text);
+}
+
+/* Text that compresses like real report data rather than like a run of one byte. */
+static void
+add_padding(pm_report *r, size_t pad)
+{
+	char *text = pm_arena_alloc(&r->arena, pad + 1, 1);
+	const char **asi = pm_arena_alloc(&r->arena, (r->exception.asi_count + 1) * sizeof *asi, 8);
+	cr_assert(text && asi);
+	uint32_t x = 2463534242u;
+	for (size_t i = 0; i < pad; i++) {
+		x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+		text[i] = "0123456789abcdef"[x & 15];
+	}
+	memcpy(asi, r->exception.asi, r->exception.asi_count * sizeof *asi);
+	asi[r->exception.asi_count++] = text;
+	r->exception.asi = asi;
+}
+
+char *
+upload_make_reports(size_t n, size_t pad)
+{
+	char *dir = pm_test_tmpdir();
+	char pending[4096];
+	snprintf(pending, sizeof pending, "%s/pending", dir);
+	cr_assert(mkdir(pending, 0700) == 0);
+	chmod(dir, 0700);
+	pm_report r;
+	pm_report_init(&r);
+	pm_fixture_linux_crash(&r);
+	if (pad)
+		add_padding(&r, pad);
+	for (size_t i = 0; i < n; i++) {
+		r.header.incident_id = upload_id(i);
+		upload_write_report(dir, upload_id(i), &r);
+	}
+	pm_report_free(&r);
+	return dir;
+}
+
+static int
+remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+void
+upload_remove(char *dir)
+{
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+	free(dir);
+}
+
+pm_store *
+upload_store(const char *dir)
+{
+	pm_store_options so = { .dir = dir, .max_pending = 5000, .max_bytes = 1ull << 32 };
+	pm_store *s = NULL;
+	cr_assert_eq(pm_store_open(&s, &so), PM_OK, "cannot open the store in %s", dir);
+	return s;
+}
+
+pm_upload_options
+upload_options(const char *url)
+{
+	return (pm_upload_options){
+		.url = url,
+		.connect_timeout_ms = 5000,
+		.timeout_ms = 20000,
+		.max_attempts = 3,
+		.backoff_ms = 1,
+		.backoff_max_ms = 20,
+	};
+}

@@ -1,0 +1,30 @@
+/*
+ * upload_util.h — reports directories and options for the upload tests.
+ */
+#ifndef PM_TESTS_UPLOAD_UTIL_H
+#define PM_TESTS_UPLOAD_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "postmortem.h"
+
+/* A fresh reports directory holding n whole pending reports (the Linux
+ * fixture, incident ids "report-0000", ...), each with `pad` more bytes of
+ * Application Specific Information.  malloc'd path. */
+char *upload_make_reports(size_t n, size_t pad);
+/* Write r as pending report id of dir (both files). */
+void upload_write_report(const char *dir, const char *id, const pm_report *r);
+/* Remove a reports directory and free its path. */
+void upload_remove(char *dir);
+/* The id of report i of upload_make_reports (static storage). */
+const char *upload_id(size_t i);
+/* <dir>/<sub>/<id><ext> (static storage). */
+const char *upload_path(const char *dir, const char *sub, const char *id, const char *ext);
+bool upload_exists(const char *path);
+/* Open the store of dir with caps large enough for every test. */
+pm_store *upload_store(const char *dir);
+/* Options for url with quick retries, so failing tests fail fast. */
+pm_upload_options upload_options(const char *url);
+
+#endif

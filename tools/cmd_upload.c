@@ -1,0 +1,145 @@
+/*
+ * cmd_upload.c — `postmortem upload [--dir D] --url URL [options]`: one
+ * delivery pass over the pending reports, in the foreground.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+
+static const char usage_line[] =
+	"upload [--dir D] --url URL [--header 'K: V']... [--allow-http] [--insecure] [--ca-file F]\n"
+	"                         [--timeout-ms N] [--attempts N] [--no-gzip] [--symbolicate]";
+
+static void
+help(void)
+{
+	printf("usage: postmortem %s\n\n"
+	       "Send the pending reports of a reports directory to URL, one multipart POST\n"
+	       "each (docs/upload.md).  A report leaves pending only after a 2xx answer;\n"
+	       "408, 429, 5xx and broken transfers are retried with backoff; other 4xx\n"
+	       "move it to quarantine/ with the server's reason.\n\n"
+	       "  -d, --dir D          reports directory (default: $POSTMORTEM_DIR, else\n"
+	       "                       $XDG_STATE_HOME/postmortem, else ~/.local/state/postmortem)\n"
+	       "  -u, --url URL        where to POST: https://..., or http:// to this machine\n"
+	       "  -H, --header 'K: V'  extra request header (repeatable), e.g. an auth token\n"
+	       "      --allow-http     permit plain HTTP to other hosts (reports travel unencrypted)\n"
+	       "      --insecure       do not verify the server's TLS certificate\n"
+	       "      --ca-file F      trust the CA certificates in F instead of the system's\n"
+	       "      --timeout-ms N   limit for one request (default 60000)\n"
+	       "      --attempts N     tries per report before it is kept for later (default 5)\n"
+	       "      --no-gzip        send the files uncompressed\n"
+	       "      --symbolicate    symbolicate with local debug information first\n"
+	       "  -h, --help           show this help\n\n"
+	       "Progress goes to standard error; a summary to standard output.\n"
+	       "Exit status: 0 every report was delivered (or none was pending), 1 some\n"
+	       "reports stay pending or were quarantined, or the directory cannot be\n"
+	       "opened, 2 bad usage (including a URL refused by the rules above).\n",
+	       usage_line);
+}
+
+/* A positive 32-bit count of milliseconds or attempts. */
+static bool
+parse_u32(const char *s, uint32_t *out)
+{
+	char *end;
+	errno = 0;
+	uintmax_t v = strtoumax(s, &end, 10);
+	if (errno || end == s || *end || *s == '-' || v == 0 || v > UINT32_MAX)
+		return false;
+	*out = (uint32_t)v;
+	return true;
+}
+
+static int
+upload(const char *dir, const pm_upload_options *opt)
+{
+	pm_store_options so = { .dir = dir };
+	pm_store *s = NULL;
+	pm_err e = pm_store_open(&s, &so);
+	if (e != PM_OK) {
+		cli_error("upload", "cannot open the reports directory%s%s: %s", dir ? " " : "",
+		          dir ? dir : "", pm_strerror(e));
+		return PM_EXIT_FAIL;
+	}
+	pm_upload_result res;
+	e = pm_upload_pending(s, opt, &res);
+	pm_store_close(s);
+	if (e == PM_E_INVAL) {
+		cli_error("upload", "the URL or a header was refused (see above)");
+		return PM_EXIT_USAGE;
+	}
+	if (e != PM_OK) {
+		cli_error("upload", "%s", pm_strerror(e));
+		return PM_EXIT_FAIL;
+	}
+	printf("sent %" PRIu32 ", kept %" PRIu32 ", quarantined %" PRIu32 "\n",
+	       res.sent, res.kept, res.quarantined);
+	return res.kept || res.quarantined ? PM_EXIT_FAIL : PM_EXIT_OK;
+}
+
+int
+cmd_upload(int argc, char **argv)
+{
+	enum { OPT_ALLOW_HTTP = 256, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_ATTEMPTS,
+	       OPT_NO_GZIP, OPT_SYMBOLICATE };
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "url", required_argument, NULL, 'u' },
+		{ "header", required_argument, NULL, 'H' },
+		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
+		{ "insecure", no_argument, NULL, OPT_INSECURE },
+		{ "ca-file", required_argument, NULL, OPT_CA_FILE },
+		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "attempts", required_argument, NULL, OPT_ATTEMPTS },
+		{ "no-gzip", no_argument, NULL, OPT_NO_GZIP },
+		{ "symbolicate", no_argument, NULL, OPT_SYMBOLICATE },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	pm_upload_options opt = { 0 };
+	const char *dir = NULL;
+	/* Every argument could be a header: room for all of them. */
+	const char **headers = calloc((size_t)argc, sizeof *headers);
+	int rc = -1, c;
+	if (!headers) {
+		cli_error("upload", "out of memory");
+		return PM_EXIT_FAIL;
+	}
+	while (rc < 0 && (c = getopt_long(argc, argv, "d:u:H:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'u': opt.url = optarg; break;
+		case 'H': headers[opt.header_count++] = optarg; break;
+		case OPT_ALLOW_HTTP: opt.allow_http = true; break;
+		case OPT_INSECURE: opt.insecure_tls = true; break;
+		case OPT_CA_FILE: opt.ca_file = optarg; break;
+		case OPT_NO_GZIP: opt.no_gzip = true; break;
+		case OPT_SYMBOLICATE: opt.symbolicate = true; break;
+		case OPT_TIMEOUT:
+		case OPT_ATTEMPTS:
+			if (!parse_u32(optarg, c == OPT_TIMEOUT ? &opt.timeout_ms : &opt.max_attempts)) {
+				cli_error("upload", "%s must be a positive number, not '%s'",
+				          c == OPT_TIMEOUT ? "--timeout-ms" : "--attempts", optarg);
+				rc = PM_EXIT_USAGE;
+			}
+			break;
+		case 'h': help(); rc = PM_EXIT_OK; break;
+		default: rc = cli_usage_error("upload", usage_line); break;
+		}
+	}
+	if (rc < 0 && (!opt.url || optind != argc)) {
+		if (!opt.url)
+			cli_error("upload", "--url is required");
+		rc = cli_usage_error("upload", usage_line);
+	}
+	if (rc < 0) {
+		opt.headers = headers;
+		rc = upload(dir, &opt);
+	}
+	free(headers);
+	return rc;
+}
