@@ -8,7 +8,6 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -27,7 +26,7 @@ enum { HANDLER_STACK = 128 * 1024 };
 static pthread_key_t stack_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static bool key_ok;
-static atomic_int setup_acks;
+static int setup_acks; /* futex word: threads that have answered a broadcast */
 
 struct own_stack {
 	void *map;      /* guard page + stack */
@@ -121,7 +120,8 @@ pm_altstack_on_setup(void *uctx)
 	stack_t cur;
 	if (pm_altstack_ensure() && sigaltstack(NULL, &cur) == 0)
 		((ucontext_t *)uctx)->uc_stack = cur;
-	atomic_fetch_add(&setup_acks, 1);
+	__atomic_add_fetch(&setup_acks, 1, __ATOMIC_RELEASE);
+	pm_sys_futex_wake(&setup_acks);
 }
 
 void
@@ -132,7 +132,7 @@ pm_altstack_broadcast(int sig, unsigned timeout_ms)
 		return;
 	pid_t self = pm_sys_gettid(), pid = getpid();
 	int sent = 0;
-	atomic_store(&setup_acks, 0);
+	__atomic_store_n(&setup_acks, 0, __ATOMIC_RELEASE);
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(e->d_name);
@@ -141,8 +141,13 @@ pm_altstack_broadcast(int sig, unsigned timeout_ms)
 	}
 	closedir(d);
 	uint64_t deadline = pm_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	while (atomic_load(&setup_acks) < sent && pm_sys_now_ns() < deadline)
-		pm_sys_sleep_ns(200000);
+	int acks;
+	while ((acks = __atomic_load_n(&setup_acks, __ATOMIC_ACQUIRE)) < sent) {
+		uint64_t now = pm_sys_now_ns();
+		if (now >= deadline)
+			break;
+		pm_sys_futex_wait(&setup_acks, acks, deadline - now);
+	}
 }
 
 /* ---- pthread_create interposition -------------------------------------- */

@@ -14,7 +14,6 @@ void
 pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const struct timespec *now)
 {
 	pm_report *r = &pm_g.report;
-	pm_mem mem = pm_as_mem_self();
 	bool truncated;
 	size_t n = pm_as_freeze(self, pm_g.tids, pm_g.max_threads, &truncated);
 	if (n == 0) {
@@ -23,11 +22,13 @@ pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const st
 	}
 	pm_report_init_fixed(r, pm_g.arena_mem, pm_g.arena_size);
 	pm_g.capture_generation++;
+	pm_as_mem_cache_reset(pm_g.mem_cache);
+	pm_g.mem = pm_as_mem_cached(pm_g.mem_cache);
 	r->threads_truncated = truncated;
 	r->images = pm_arena_alloc(&r->arena, pm_g.image_cap * sizeof *r->images, _Alignof(pm_image));
 	pm_g.images = (pm_as_images){ .images = pm_g.as_images, .cap = r->images ? pm_g.image_cap : 0,
 	                              .maps = pm_g.as_maps, .map_cap = pm_g.map_cap };
-	pm_as_images_scan(&pm_g.images, r, &mem, pm_g.facts.exe_path, pm_g.scratch, pm_g.scratch_cap);
+	pm_as_images_scan(&pm_g.images, r, &pm_g.mem, pm_g.facts.exe_path, pm_g.scratch, pm_g.scratch_cap);
 	pm_as_fill_header(r, &pm_g.facts, now);
 	pm_as_fill_threads(r, pm_g.tids, n, self, self_mc, self_crashed, pm_g.frame_tmp);
 }
@@ -35,7 +36,6 @@ pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const st
 void
 pm_as_capture_symbols(void)
 {
-	pm_mem mem = pm_as_mem_self();
 	if (pm_g.symbols)
-		pm_as_symbolize(pm_g.symbols, &pm_g.report, &pm_g.images, &mem);
+		pm_as_symbolize(pm_g.symbols, &pm_g.report, &pm_g.images, &pm_g.mem);
 }

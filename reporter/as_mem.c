@@ -18,12 +18,16 @@
 
 static int pipe_fds[2] = { -1, -1 };
 static bool use_pipe;
+/* Our pid, cached by pm_as_mem_cache_reset at the start of a capture so a
+ * read costs one system call; 0 means "ask getpid()" (a forked child must
+ * read its own memory). */
+static pid_t cached_pid;
 
 static bool
 read_vm(uint64_t src, void *dst, size_t n)
 {
-	/* getpid() at read time: a forked child must read its own memory. */
-	return pm_sys_process_vm_readv(getpid(), dst, (uintptr_t)src, n) == (long)n;
+	pid_t pid = cached_pid ? cached_pid : getpid();
+	return pm_sys_process_vm_readv(pid, dst, (uintptr_t)src, n) == (long)n;
 }
 
 static bool
@@ -65,6 +69,65 @@ pm_mem
 pm_as_mem_self(void)
 {
 	return (pm_mem){ .read = self_read, .ctx = NULL };
+}
+
+void
+pm_as_mem_cache_reset(pm_mem_cache *c)
+{
+	cached_pid = getpid();
+	for (size_t i = 0; i < PM_MEM_CACHE_PAGES; i++)
+		c->tag[i] = 0;
+	c->next = 0;
+}
+
+/* The cached copy of the page at `page`, read in whole on a miss; NULL
+ * when the page cannot be read.  Set-associative: a page may only live in
+ * the PM_MEM_CACHE_WAYS slots of its set, so a lookup checks a few tags. */
+static const unsigned char *
+cached_page(pm_mem_cache *c, uint64_t page)
+{
+	size_t sets = PM_MEM_CACHE_PAGES / PM_MEM_CACHE_WAYS;
+	size_t first = (size_t)(page / PM_MEM_PAGE % sets) * PM_MEM_CACHE_WAYS;
+	for (size_t i = first; i < first + PM_MEM_CACHE_WAYS; i++)
+		if (c->tag[i] == page + 1)
+			return c->page[i];
+	size_t slot = first + c->next++ % PM_MEM_CACHE_WAYS;
+	c->tag[slot] = 0;
+	if (!pm_as_mem_read(c->page[slot], page, PM_MEM_PAGE))
+		return NULL;
+	c->tag[slot] = page + 1;
+	return c->page[slot];
+}
+
+static bool
+cached_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+	pm_mem_cache *c = ctx;
+	unsigned char *d = dst;
+	if (n == 0)
+		return true;
+	if (addr + n < addr)
+		return false;
+	while (n > 0) {
+		uint64_t page = addr & ~(uint64_t)(PM_MEM_PAGE - 1);
+		size_t off = (size_t)(addr - page), k = PM_MEM_PAGE - off;
+		if (k > n)
+			k = n;
+		const unsigned char *p = cached_page(c, page);
+		if (!p)
+			return false;
+		memcpy(d, p + off, k);
+		d += k;
+		addr += k;
+		n -= k;
+	}
+	return true;
+}
+
+pm_mem
+pm_as_mem_cached(pm_mem_cache *c)
+{
+	return (pm_mem){ .read = cached_read, .ctx = c };
 }
 
 void

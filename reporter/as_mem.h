@@ -32,6 +32,25 @@ pm_mem pm_as_mem_self(void);
 /* Read from our own address space without faulting.  AS-safe. */
 bool pm_as_mem_read(void *dst, uint64_t src, size_t n);
 
+/*
+ * A page cache over the self reader, for one capture: the stacks and unwind
+ * tables it reads do not change while the other threads are stopped, and
+ * most reads of a walk fall in a few pages.  Reset it (which also caches our
+ * pid) before each capture.
+ */
+enum { PM_MEM_PAGE = 4096, PM_MEM_CACHE_PAGES = 64, PM_MEM_CACHE_WAYS = 4 };
+
+typedef struct pm_mem_cache {
+	uint64_t tag[PM_MEM_CACHE_PAGES];  /* page address + 1; 0: empty */
+	size_t next;                       /* round-robin victim within a set */
+	unsigned char page[PM_MEM_CACHE_PAGES][PM_MEM_PAGE];
+} pm_mem_cache;
+
+/* Empty the cache and remember our pid for the reads.  AS-safe. */
+void pm_as_mem_cache_reset(pm_mem_cache *c);
+/* A reader of our own address space through the cache.  AS-safe. */
+pm_mem pm_as_mem_cached(pm_mem_cache *c);
+
 /* Typed helpers over any source.  AS-safe. */
 static inline bool
 pm_mem_read(const pm_mem *m, uint64_t addr, void *dst, size_t n)

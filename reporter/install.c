@@ -110,7 +110,8 @@ map_region(void)
 	pm_g.arena_size = arena_bytes();
 	pm_g.region_size = pm_g.arena_size + slots + IMAGE_CAP * sizeof(pm_as_image) +
 	                   MAP_CAP * sizeof(pm_as_map) + IO_CAP + SCRATCH_CAP +
-	                   pm_g.max_frames * sizeof(pm_frame) + pm_g.max_threads * sizeof(pid_t) + 4096;
+	                   pm_g.max_frames * sizeof(pm_frame) + pm_g.max_threads * sizeof(pid_t) +
+	                   sizeof(pm_mem_cache) + 4096;
 	void *mem = mmap(NULL, pm_g.region_size, PROT_READ | PROT_WRITE,
 	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mem == MAP_FAILED)
@@ -129,7 +130,8 @@ map_region(void)
 	pm_g.scratch_cap = SCRATCH_CAP;
 	pm_g.frame_tmp = carve(&c, pm_g.max_frames * sizeof(pm_frame), 16);
 	pm_g.tids = carve(&c, pm_g.max_threads * sizeof(pid_t), 16);
-	return pm_g.tids != NULL;
+	pm_g.mem_cache = carve(&c, sizeof(pm_mem_cache), 64);
+	return pm_g.mem_cache != NULL;
 }
 
 static bool

@@ -41,6 +41,7 @@ static struct {
 	pm_report report;
 	pm_as_images images;
 	pm_as_symbols *symbols;
+	pm_mem_cache *cache;
 	char *lines;
 	bool ready;
 } bt;
@@ -52,8 +53,9 @@ bt_prepare(void)
 		bt.images.images = calloc(LIVE_IMAGES, sizeof *bt.images.images);
 		bt.images.maps = calloc(LIVE_MAPS, sizeof *bt.images.maps);
 		bt.lines = malloc(LIVE_LINES);
+		bt.cache = malloc(sizeof *bt.cache);
 		bt.symbols = pm_as_symbols_create(LIVE_SYMBOL_BYTES);
-		if (!bt.images.images || !bt.images.maps || !bt.lines) {
+		if (!bt.images.images || !bt.images.maps || !bt.lines || !bt.cache) {
 			pm_live_teardown();
 			return false;
 		}
@@ -78,6 +80,7 @@ pm_live_teardown(void)
 	free(bt.images.images);
 	free(bt.images.maps);
 	free(bt.lines);
+	free(bt.cache);
 	if (bt.symbols)
 		pm_as_symbols_destroy(bt.symbols);
 	memset(&bt, 0, sizeof bt);
@@ -134,7 +137,8 @@ sample_done(void)
 static size_t
 walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 {
-	pm_mem mem = pm_as_mem_self();
+	pm_as_mem_cache_reset(bt.cache);
+	pm_mem mem = pm_as_mem_cached(bt.cache);
 	pm_as_images_scan(&bt.images, &bt.report, &mem, pm_g.facts.exe_path, bt.lines, LIVE_LINES);
 	pm_unwind_env env = { .mem = mem, .images = &bt.images };
 	pm_cpu cpu;

@@ -85,6 +85,8 @@ typedef struct pm_state {
 	pm_frame *frame_tmp;      /* max_frames: one thread's walk */
 	pid_t *tids;              /* max_threads: the threads listed */
 	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
+	pm_mem_cache *mem_cache;  /* pages read during one capture */
+	pm_mem mem;               /* the reader a capture uses (through mem_cache) */
 
 	pm_sample sample;
 	unsigned capture_generation; /* counts captures: a live report is stale once it moves */
