@@ -9,7 +9,8 @@
  *     copy mcontext into its slot, mark it captured, park
  *
  * A thread that blocks the freeze signal or sits in an uninterruptible
- * sleep never answers; it is still listed, and the report says so.
+ * sleep never answers; it is still listed, and the report says so.  One
+ * that blocks it (its SigBlk mask says so) is not waited for.
  */
 #include "as_freeze.h"
 
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "as_sys.h"
+#include "as_util.h"
 
 static size_t
 slot_cap(void)
@@ -128,12 +130,54 @@ all_answered(const pid_t *tids, size_t n)
 	return true;
 }
 
+/* Does thread tid block signal sig?  From the SigBlk mask in its status file. */
+static bool
+blocks_signal(pid_t tid, int sig)
+{
+	long n = pm_as_read_proc("/proc/self/task/", tid, "status", pm_g.scratch, pm_g.scratch_cap);
+	const char *end = pm_g.scratch + (n > 0 ? n : 0);
+	for (const char *p = pm_g.scratch; n > 0 && p + 8 < end; p++) {
+		if ((p == pm_g.scratch || p[-1] == '\n') && memcmp(p, "SigBlk:", 7) == 0) {
+			uint64_t mask;
+			const char *q = p + 7;
+			while (q < end && (*q == '\t' || *q == ' '))
+				q++;
+			return pm_as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 &&
+			       (mask >> (sig - 1) & 1);
+		}
+	}
+	return false;
+}
+
+/* Stop waiting for threads that block the freeze signal: they cannot answer. */
+static void
+give_up_on_blocked(const pid_t *tids, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		pm_slot *s = pm_as_slot_find(tids[i]);
+		int asked = SLOT_ASKED;
+		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(tids[i], pm_g.freeze_signal))
+			atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED);
+	}
+}
+
 static void
 wait_for_answers(const pid_t *tids, size_t n)
 {
-	uint64_t deadline = pm_sys_now_ns() + (uint64_t)pm_g.freeze_timeout_ms * 1000000u;
-	while (!all_answered(tids, n) && pm_sys_now_ns() < deadline)
+	/* Most threads answer within a few scheduler ticks; the ones still
+	 * silent then are checked once for a blocked signal. */
+	static const uint64_t grace_ns = 2000000;
+	uint64_t start = pm_sys_now_ns();
+	uint64_t deadline = start + (uint64_t)pm_g.freeze_timeout_ms * 1000000u;
+	bool checked = false;
+	while (!all_answered(tids, n) && pm_sys_now_ns() < deadline) {
+		if (!checked && pm_sys_now_ns() - start >= grace_ns) {
+			give_up_on_blocked(tids, n);
+			checked = true;
+			continue;
+		}
 		pm_sys_sleep_ns(100000);
+	}
 }
 
 size_t

@@ -21,10 +21,11 @@ thread_name(pm_arena *a, pid_t tid)
 
 /* "did not stop (state S)": the kernel's one-letter state from .../stat. */
 static const char *
-not_captured_note(pm_arena *a, pid_t tid)
+not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 {
-	char stat[512], note[64];
-	pm_as_strlcpy(note, "did not stop for the report", sizeof note);
+	char stat[512], note[96];
+	pm_as_strlcpy(note, blocked ? "blocks the signal that stops threads for the report"
+	                            : "did not stop for the report", sizeof note);
 	long n = pm_as_read_proc("/proc/self/task/", tid, "stat", stat, sizeof stat);
 	/* The state follows the last ')' of "pid (comm) S ...": comm may hold ')'. */
 	const char *close = NULL;
@@ -77,13 +78,16 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 
 /* The context a thread stopped in, or NULL when it did not answer. */
 static const mcontext_t *
-context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed)
+context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, bool *blocked)
 {
 	*also_crashed = 0;
+	*blocked = false;
 	if (tid == self)
 		return self_mc;
 	pm_slot *s = pm_as_slot_find(tid);
-	if (!s || atomic_load(&s->state) != SLOT_CAPTURED)
+	int state = s ? atomic_load(&s->state) : SLOT_EMPTY;
+	*blocked = state == SLOT_BLOCKED;
+	if (state != SLOT_CAPTURED)
 		return NULL;
 	*also_crashed = s->signal;
 	return &s->mc;
@@ -99,14 +103,15 @@ pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const 
 	for (size_t i = 0; i < n; i++) {
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
-		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also);
+		bool blocked;
+		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked);
 		t->id = (uint64_t)tids[i];
 		t->name = thread_name(&r->arena, tids[i]);
 		t->crashed = self_crashed && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;
 		if (!mc) {
-			t->note = not_captured_note(&r->arena, tids[i]);
+			t->note = not_captured_note(&r->arena, tids[i], blocked);
 			continue;
 		}
 		t->captured = true;

@@ -19,7 +19,7 @@
 enum { PM_MAX_SIGNALS = 16 };
 
 /* One per thread at crash time; the freeze handler fills its own. */
-enum { SLOT_EMPTY = 0, SLOT_ASKED, SLOT_CAPTURED };
+enum { SLOT_EMPTY = 0, SLOT_ASKED, SLOT_CAPTURED, SLOT_BLOCKED /* blocks the signal: not waited for */ };
 
 typedef struct pm_slot {
 	_Atomic int tid;          /* owner; claimed by CAS from 0 */
