@@ -1,0 +1,216 @@
+/*
+ * symb.h — the pieces behind pm_symbolicate (include/postmortem.h).
+ *
+ * One image at a time: find_debug.c picks the files by build id, module.c
+ * opens them (libelf for the image's symbols and load bias, libdw for the
+ * DWARF), units.c and scopes.c index what a lookup needs, resolve.c turns
+ * one address into its chain of frames, symbolicate.c walks the report.
+ * Ordinary code: it allocates, and never runs in a signal handler.
+ */
+#ifndef PM_SYMBOLICATE_SYMB_H
+#define PM_SYMBOLICATE_SYMB_H
+
+#include <elfutils/libdw.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "postmortem.h"
+
+/* ---- facts about one ELF file (elf_facts.c) ---------------------------- */
+
+typedef struct pm_sy_facts {
+	uint8_t build_id[PM_BUILD_ID_MAX];
+	size_t build_id_len;
+	bool has_dwarf;          /* a .debug_info with contents */
+	char debuglink[256];     /* .gnu_debuglink name, "" when none */
+} pm_sy_facts;
+
+/* 0, or an errno value (ENOEXEC: not an ELF file). */
+int pm_sy_facts_read(const char *path, pm_sy_facts *f);
+/* A read-only descriptor of a regular file, or -1 with errno set (EINVAL: not a regular file). */
+int pm_sy_open_file(const char *path);
+/* Lower-case hex of a build id into buf (2 * len + 1 bytes). */
+void pm_sy_hex(const uint8_t *id, size_t len, char *buf);
+
+/* ---- where the files are (find_debug.c) -------------------------------- */
+
+typedef struct pm_sy_files {
+	char *elf_path;          /* program headers and symbols: the image, else its debug file */
+	char *dwarf_path;        /* the file with .debug_info, NULL when none was found */
+	char *note;              /* why nothing was found, or which candidates were refused */
+} pm_sy_files;
+
+/* Look for an image's files by its build id.  Returns false when out of memory. */
+bool pm_sy_find_files(const pm_image *img, const pm_symbolicate_options *opt, pm_sy_files *out);
+void pm_sy_files_free(pm_sy_files *f);
+
+/* ---- growable arrays (vec.c) ------------------------------------------- */
+
+/* Make room for `need` elements of `size` bytes in *v (realloc'd).  False when out of memory. */
+bool pm_sy_reserve(void **v, size_t *cap, size_t need, size_t size);
+
+/* ---- strings copied into the report (strings.c) ------------------------ */
+
+/* Maps a string owned by libelf/libdw (by its address) to its copy in the
+ * report's arena, so each distinct name or file is copied once per image. */
+typedef struct pm_sy_strings {
+	const char **keys, **values;
+	size_t count, cap;       /* cap is 0 or a power of two */
+	pm_arena *arena;
+} pm_sy_strings;
+
+/* The arena copy of s (demangled first when `demangle`); NULL when out of memory. */
+const char *pm_sy_string(pm_sy_strings *t, const char *s, bool demangle);
+/* The arena copy of source file `file` (from libdw), under `dir` when it is relative and dir is not NULL. */
+const char *pm_sy_path(pm_sy_strings *t, const char *file, const char *dir);
+void pm_sy_strings_free(pm_sy_strings *t);
+
+/* malloc'd demangled C++ name, or NULL when s is not a mangled name. */
+char *pm_sy_demangle(const char *s);
+
+/* ---- the image's own symbol table (symtab.c) --------------------------- */
+
+typedef struct pm_sy_sym {
+	uint64_t addr, size;
+	const char *name;        /* in the ELF's string table */
+	size_t index;            /* in the table */
+} pm_sy_sym;
+
+typedef struct pm_sy_symtab {
+	pm_sy_sym *syms;         /* sorted by addr, one per address */
+	size_t count;
+} pm_sy_symtab;
+
+/* .symtab, or .dynsym when the file has no .symtab.  False when out of memory. */
+bool pm_sy_symtab_load(pm_sy_symtab *t, Elf *elf);
+/* The symbol naming link-time address pc, or NULL. */
+const pm_sy_sym *pm_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc);
+void pm_sy_symtab_free(pm_sy_symtab *t);
+
+/* ---- functions and inlined calls of one compile unit (scopes.c) -------- */
+
+typedef struct pm_sy_scope {
+	Dwarf_Off die;           /* DW_TAG_subprogram or DW_TAG_inlined_subroutine */
+	int32_t parent;          /* the enclosing scope, -1 for none */
+	bool inlined;
+	uint64_t entry;          /* entry pc (link time) */
+	uint32_t call_file;      /* an inlined scope's call site: file index + 1 (0: none), */
+	uint32_t call_line, call_column;            /* line and column */
+	uint32_t first_range, range_count;          /* in pm_sy_scopes.ranges */
+	const char *name;        /* arena copy, filled on first use */
+} pm_sy_scope;
+
+typedef struct pm_sy_range {
+	uint64_t lo, hi;         /* [lo, hi), link time */
+	uint32_t scope, depth;
+} pm_sy_range;
+
+typedef struct pm_sy_scopes {
+	pm_sy_scope *scopes;
+	size_t count;
+	pm_sy_range *ranges;     /* per scope, in scope order */
+	pm_sy_range *sorted;     /* the same, by lo then depth */
+	size_t range_count;
+} pm_sy_scopes;
+
+/* Index every function and inlined call of a compile unit.  False when out of memory. */
+bool pm_sy_scopes_build(pm_sy_scopes *s, Dwarf_Die *cudie);
+/* The innermost scope containing pc, or -1. */
+int32_t pm_sy_scopes_at(const pm_sy_scopes *s, uint64_t pc);
+void pm_sy_scopes_free(pm_sy_scopes *s);
+
+/* ---- compile units by address (units.c) -------------------------------- */
+
+typedef struct pm_sy_unit {
+	Dwarf_Die die;
+	const char *comp_dir;    /* DW_AT_comp_dir, NULL when absent */
+	pm_sy_scopes scopes;     /* built with the unit, on the first lookup in it */
+	Dwarf_Files *files;      /* NULL until a call site needs a file name */
+	size_t file_count;
+} pm_sy_unit;
+
+typedef struct pm_sy_unit_span {
+	uint64_t lo, hi;
+	Dwarf_Off die;
+} pm_sy_unit_span;
+
+typedef struct pm_sy_units {
+	Dwarf *dwarf;
+	pm_sy_unit **slots;      /* units met so far, hashed by DIE offset */
+	size_t count, cap;
+	pm_sy_unit_span *spans;  /* every unit's ranges by lo, built when .debug_aranges fails */
+	size_t span_count;
+	bool spans_built;
+} pm_sy_units;
+
+/* The unit covering pc, its scopes indexed, or NULL; *nomem tells an allocation failed. */
+pm_sy_unit *pm_sy_units_at(pm_sy_units *u, uint64_t pc, bool *nomem);
+void pm_sy_units_free(pm_sy_units *u);
+
+/* ---- DWARF sections inflated for libdw (dwarf_image.c) ----------------- */
+
+/* A malloc'd ELF image of elf's DWARF sections, uncompressed; NULL when
+ * libdw should read the file itself. */
+char *pm_sy_dwarf_image(Elf *elf, size_t *size);
+
+/* ---- one image opened for lookups (module.c) --------------------------- */
+
+typedef struct pm_sy_module {
+	int elf_fd, dwarf_fd;
+	Elf *elf, *dwarf_elf;    /* dwarf_elf is NULL when elf holds the DWARF */
+	char *dwarf_image;       /* pm_sy_dwarf_image of the DWARF file, or NULL */
+	Elf *dwarf_mem;          /* elf_memory over dwarf_image */
+	Dwarf *dwarf;            /* NULL when there is no DWARF */
+	uint64_t bias;           /* runtime address - link-time address */
+	pm_sy_symtab symtab;
+	pm_sy_units units;
+	pm_sy_strings strings;
+} pm_sy_module;
+
+/*
+ * Open an image's files for lookups.  False when nothing can be looked up
+ * (or out of memory); why then says why.  True with why set: the symbols
+ * can be used but the DWARF cannot (e.g. "cannot read DWARF in /x: ...").
+ */
+bool pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
+                       char *why, size_t why_len);
+void pm_sy_module_close(pm_sy_module *m);
+
+/* ---- one address (resolve.c) ------------------------------------------- */
+
+/* What symbolication adds to a frame; the rest (address, image, how) stays
+ * the report's.  Kept apart from pm_frame, at about half its size, because a
+ * report's frames are all resolved before any list is rebuilt. */
+typedef struct pm_sy_loc {
+	const char *symbol;      /* NULL: keep the report's */
+	const char *file;
+	uint64_t symbol_offset;
+	uint32_t line, column;
+	bool has_offset, inlined;
+} pm_sy_loc;
+
+/* A growable list of them (malloc'd). */
+typedef struct pm_sy_locs {
+	pm_sy_loc *v;
+	size_t len, cap;
+} pm_sy_locs;
+
+/* Append a zeroed one; NULL when out of memory. */
+pm_sy_loc *pm_sy_locs_push(pm_sy_locs *l);
+
+typedef enum pm_sy_result {
+	PM_SY_NONE,              /* nothing known at this address */
+	PM_SY_FOUND,             /* frames were appended */
+	PM_SY_NOMEM,
+} pm_sy_result;
+
+/*
+ * Append the frames at runtime address `address` (looked up at `lookup`),
+ * innermost first: every inlined call, then the function it was inlined
+ * into.
+ */
+pm_sy_result pm_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out);
+
+#endif

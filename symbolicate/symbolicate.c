@@ -1,0 +1,246 @@
+/*
+ * symbolicate.c — pm_symbolicate: walk a report's frames image by image and
+ * replace each physical frame with the frames its debug information gives.
+ *
+ * A physical frame is a run of frames marked inlined followed by the frame
+ * they were inlined into (a report symbolicated before has such runs); it is
+ * replaced whole, so symbolicating twice gives the same report.  Images are
+ * opened one at a time and closed before the next, so memory stays bounded
+ * by the largest image however many a report lists, and each debug file is
+ * opened once per report.  New frame arrays come from the report's arena;
+ * the old ones stay there unused until the report is freed.
+ */
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reporter/as_unwind.h"
+#include "symb.h"
+
+typedef struct group {
+	uint32_t first, count;   /* in the original list */
+	size_t res_first;        /* in run.results */
+	size_t res_count;        /* 0: keep the original frames */
+} group;
+
+typedef struct list {
+	pm_frame **frames;       /* the report's pointer to the array */
+	uint32_t *count;
+	group *groups;
+	size_t group_count;
+	bool changed;
+} list;
+
+typedef struct run {
+	pm_report *r;
+	uint32_t threads, images; /* the counts, 0 when the report has no array */
+	list *lists;
+	size_t list_count;
+	pm_sy_locs results;
+	bool nomem;
+} run;
+
+static bool
+split_groups(list *l)
+{
+	pm_frame *f = *l->frames;
+	uint32_t n = f ? *l->count : 0;
+	l->groups = calloc(n ? n : 1, sizeof *l->groups);
+	if (!l->groups)
+		return false;
+	for (uint32_t i = 0; i < n; i++) {
+		group *g = &l->groups[l->group_count];
+		if (g->count == 0)
+			g->first = i;
+		g->count++;
+		if (!f[i].inlined || i + 1 == n)
+			l->group_count++;
+	}
+	return true;
+}
+
+static bool
+make_lists(run *ru)
+{
+	pm_report *r = ru->r;
+	ru->list_count = (size_t)ru->threads + 1;
+	ru->lists = calloc(ru->list_count, sizeof *ru->lists);
+	if (!ru->lists)
+		return false;
+	for (size_t k = 0; k < ru->list_count; k++) {
+		list *l = &ru->lists[k];
+		bool leb = k == ru->threads;
+		l->frames = leb ? &r->last_exception_backtrace : &r->threads[k].frames;
+		l->count = leb ? &r->leb_count : &r->threads[k].frame_count;
+		if (!split_groups(l))
+			return false;
+	}
+	return true;
+}
+
+static const pm_frame *
+outermost(const list *l, const group *g)
+{
+	return &(*l->frames)[g->first + g->count - 1];
+}
+
+static bool
+in_image(const list *l, const group *g, uint32_t image)
+{
+	return outermost(l, g)->image >= 0 && (uint32_t)outermost(l, g)->image == image;
+}
+
+/* A new frame: what the report knew (address, image, how; for the outermost
+ * frame also the name when debug information has none) with what
+ * symbolication found. */
+static pm_frame
+new_frame(const pm_frame *from, const pm_sy_loc *loc, bool is_outer)
+{
+	pm_frame f = *from;
+	f.file = loc->file;
+	f.line = loc->line;
+	f.column = loc->column;
+	f.inlined = loc->inlined;
+	if (loc->symbol || !is_outer) {
+		f.symbol = loc->symbol;
+		f.symbol_offset = loc->symbol_offset;
+		f.has_offset = loc->has_offset;
+	}
+	return f;
+}
+
+static void
+resolve_group(run *ru, pm_sy_module *m, list *l, size_t index, group *g)
+{
+	const pm_frame *f = outermost(l, g);
+	size_t first = ru->results.len;
+	pm_sy_result res = pm_sy_resolve(m, f->address, pm_frame_lookup_address(f, (uint32_t)index), &ru->results);
+	if (res == PM_SY_NOMEM) {
+		ru->nomem = true;
+		ru->results.len = first;
+		return;
+	}
+	if (res != PM_SY_FOUND)
+		return;
+	g->res_first = first;
+	g->res_count = ru->results.len - first;
+	l->changed = true;
+}
+
+static const char *
+joined_note(pm_arena *a, const char *note, const char *why)
+{
+	if (!why[0])
+		return pm_arena_strdup(a, note);
+	if (!note)
+		return pm_arena_strdup(a, why);
+	size_t n = strlen(note) + strlen(why) + 3;
+	char *s = pm_arena_alloc(a, n, 1);
+	if (s)
+		snprintf(s, n, "%s; %s", note, why);
+	return s;
+}
+
+static void
+symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
+{
+	pm_image *img = &ru->r->images[image];
+	pm_sy_files files;
+	if (!pm_sy_find_files(img, opt, &files)) {
+		ru->nomem = true;
+		return;
+	}
+	pm_sy_module m;
+	char why[512] = "";
+	bool usable = files.elf_path && pm_sy_module_open(&m, img, &files, &ru->r->arena, why, sizeof why);
+	img->debug_file = usable && m.dwarf ? pm_arena_strdup(&ru->r->arena, files.dwarf_path) : NULL;
+	img->note = joined_note(&ru->r->arena, files.note, why);
+	for (size_t k = 0; usable && k < ru->list_count; k++) {
+		list *l = &ru->lists[k];
+		for (size_t i = 0; i < l->group_count && !ru->nomem; i++)
+			if (in_image(l, &l->groups[i], image))
+				resolve_group(ru, &m, l, i, &l->groups[i]);
+	}
+	if (usable)
+		pm_sy_module_close(&m);
+	pm_sy_files_free(&files);
+}
+
+static bool
+rebuild(run *ru, list *l)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < l->group_count; i++)
+		total += l->groups[i].res_count ? l->groups[i].res_count : l->groups[i].count;
+	if (total > UINT32_MAX)
+		return false;
+	pm_frame *v = pm_arena_alloc(&ru->r->arena, total * sizeof *v, _Alignof(pm_frame));
+	if (!v)
+		return false;
+	size_t at = 0;
+	for (size_t i = 0; i < l->group_count; i++) {
+		const group *g = &l->groups[i];
+		if (!g->res_count) {
+			memcpy(&v[at], &(*l->frames)[g->first], g->count * sizeof *v);
+			at += g->count;
+			continue;
+		}
+		for (size_t k = 0; k < g->res_count; k++)
+			v[at++] = new_frame(outermost(l, g), &ru->results.v[g->res_first + k], k + 1 == g->res_count);
+	}
+	*l->frames = v;
+	*l->count = (uint32_t)total;
+	return true;
+}
+
+/* Images some frame lies in, each once: wanted[i] is set for image i. */
+static bool *
+wanted_images(const run *ru)
+{
+	bool *wanted = calloc(ru->images ? ru->images : 1, sizeof *wanted);
+	for (size_t k = 0; wanted && k < ru->list_count; k++) {
+		const list *l = &ru->lists[k];
+		for (size_t i = 0; i < l->group_count; i++) {
+			int32_t image = outermost(l, &l->groups[i])->image;
+			if (image >= 0 && (uint32_t)image < ru->images)
+				wanted[image] = true;
+		}
+	}
+	return wanted;
+}
+
+static void
+run_free(run *ru)
+{
+	for (size_t k = 0; ru->lists && k < ru->list_count; k++)
+		free(ru->lists[k].groups);
+	free(ru->lists);
+	free(ru->results.v);
+}
+
+pm_err
+pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
+{
+	if (!r || (opt && opt->debug_dir_count && !opt->debug_dirs))
+		return PM_E_INVAL;
+	/* Mach-O images have UUIDs and dSYMs, nothing elfutils can read: leave Apple reports as they are. */
+	if (r->os == PM_OS_DARWIN)
+		return PM_OK;
+	elf_version(EV_CURRENT);
+	run ru = { .r = r, .threads = r->threads ? r->thread_count : 0, .images = r->images ? r->image_count : 0 };
+	bool was_exhausted = r->arena.exhausted, *wanted = NULL;
+	if (!make_lists(&ru) || !(wanted = wanted_images(&ru))) {
+		run_free(&ru);
+		return PM_E_NOMEM;
+	}
+	for (uint32_t i = 0; i < ru.images && !ru.nomem; i++)
+		if (wanted[i])
+			symbolicate_image(&ru, i, opt);
+	for (size_t k = 0; k < ru.list_count; k++)
+		if (ru.lists[k].changed && !rebuild(&ru, &ru.lists[k]))
+			ru.nomem = true;
+	free(wanted);
+	run_free(&ru);
+	return ru.nomem || (r->arena.exhausted && !was_exhausted) ? PM_E_NOMEM : PM_OK;
+}

@@ -1,0 +1,126 @@
+/*
+ * cmd_symbolicate.c — `postmortem symbolicate REPORT [--debug-dir DIR]...
+ * [-o OUT] [--to crash|json]`.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+
+static const char usage_line[] = "symbolicate REPORT [--debug-dir DIR]... [-o OUT] [--to crash|json]";
+
+static void
+help(void)
+{
+	printf("usage: postmortem %s\n\n"
+	       "Give the frames of a crash report function names, source files, lines and\n"
+	       "inlined calls from debug information found by each image's build id: the\n"
+	       "image file itself, its .gnu_debuglink, /usr/lib/debug/.build-id, then each\n"
+	       "DIR (a .build-id tree, or a directory of files named like the images).  A\n"
+	       "file whose build id differs is never used.  Images without debug\n"
+	       "information keep their names; why is printed to standard error and kept in\n"
+	       "the JSON twin.  Apple reports are written unchanged.\n\n"
+	       "  -d, --debug-dir DIR   look for debug files in DIR too (repeatable)\n"
+	       "  -o, --output OUT      write to OUT instead of standard output\n"
+	       "  -t, --to FORMAT       crash or json (default: json for a JSON twin, else crash)\n"
+	       "  -h, --help            show this help\n\n"
+	       "Exit status: 0 written, 1 REPORT could not be read or symbolicated,\n"
+	       "2 bad usage, 3 OUT could not be written.\n",
+	       usage_line);
+}
+
+static void
+print_notes(const pm_report *r)
+{
+	for (uint32_t i = 0; i < r->image_count; i++)
+		if (r->images[i].note)
+			fprintf(stderr, "postmortem symbolicate: %s: %s\n",
+			        r->images[i].name ? r->images[i].name : "???", r->images[i].note);
+}
+
+static int
+write_out(const pm_report *r, bool json, const char *out)
+{
+	int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
+	if (fd < 0) {
+		cli_error("symbolicate", "cannot write %s: %s", out, strerror(errno));
+		return PM_EXIT_IO;
+	}
+	char buf[1 << 16];
+	pm_out o;
+	pm_out_init_fd(&o, fd, buf, sizeof buf);
+	pm_err e = json ? pm_write_json(r, &o) : pm_write_text(r, &o);
+	if (out && close(fd) != 0 && e == PM_OK)
+		e = PM_E_IO;
+	if (e == PM_OK)
+		return PM_EXIT_OK;
+	cli_error("symbolicate", "cannot write %s: %s", out ? out : "standard output", strerror(errno));
+	if (out)
+		unlink(out);
+	return PM_EXIT_IO;
+}
+
+static int
+symbolicate(const char *in, const pm_symbolicate_options *opt, const char *out, const char *to)
+{
+	pm_report r;
+	int rc = cli_load("symbolicate", in, &r);
+	if (rc != PM_EXIT_OK)
+		return rc;
+	pm_err e = pm_symbolicate(&r, opt);
+	if (e == PM_OK) {
+		print_notes(&r);
+		bool json = to ? strcmp(to, "json") == 0 : r.format == PM_FORMAT_JSON;
+		rc = write_out(&r, json, out);
+	} else {
+		cli_error("symbolicate", "%s: %s", in, pm_strerror(e));
+		rc = PM_EXIT_FAIL;
+	}
+	pm_report_free(&r);
+	return rc;
+}
+
+int
+cmd_symbolicate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "to", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	/* At most every other argument is a directory. */
+	const char **dirs = calloc((size_t)argc, sizeof *dirs);
+	pm_symbolicate_options opt = { .debug_dirs = dirs };
+	const char *out = NULL, *to = NULL;
+	int c, rc = -1;
+	if (!dirs) {
+		cli_error("symbolicate", "out of memory");
+		return PM_EXIT_FAIL;
+	}
+	while (rc < 0 && (c = getopt_long(argc, argv, "d:o:t:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dirs[opt.debug_dir_count++] = optarg; break;
+		case 'o': out = optarg; break;
+		case 't': to = optarg; break;
+		case 'h': help(); rc = PM_EXIT_OK; break;
+		default: rc = cli_usage_error("symbolicate", usage_line); break;
+		}
+	}
+	if (rc < 0 && to && strcmp(to, "crash") != 0 && strcmp(to, "json") != 0) {
+		cli_error("symbolicate", "--to must be crash or json, not '%s'", to);
+		rc = PM_EXIT_USAGE;
+	}
+	if (rc < 0 && optind + 1 != argc)
+		rc = cli_usage_error("symbolicate", usage_line);
+	if (rc < 0)
+		rc = symbolicate(argv[optind], &opt, out, to);
+	free(dirs);
+	return rc;
+}
