@@ -4,7 +4,6 @@
 #include "json_util.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,19 +15,6 @@ enum { BIG_DIGITS = 16, BIG_MARK = 0x01 };
 /* cJSON allocates about 64 bytes per value: refuse documents that would
  * need gigabytes before parsing them. */
 enum { MAX_VALUES = 4 * 1000 * 1000 };
-
-pm_err
-pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
-{
-	if (err) {
-		va_list ap;
-		va_start(ap, fmt);
-		err->line = line;
-		vsnprintf(err->message, sizeof err->message, fmt, ap);
-		va_end(ap);
-	}
-	return PM_E_FORMAT;
-}
 
 static bool
 is_digit(char c)

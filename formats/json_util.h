@@ -13,6 +13,7 @@
 #include <cjson/cJSON.h>
 
 #include "postmortem.h"
+#include "read_util.h"
 
 /* Parse data[0..len) (NULs allowed only inside strings are rejected by cJSON).  On error
  * fills err with the line and a message and returns NULL.  line_base is added to line numbers. */
@@ -38,8 +39,5 @@ bool pm_json_get_i64(const cJSON *obj, const char *key, int64_t *out);
 bool pm_json_get_bool(const cJSON *obj, const char *key, bool *out);
 const char *pm_json_get_str(pm_arena *a, const cJSON *obj, const char *key);
 
-/* Set err (line may be 0) with a printf-style message; returns PM_E_FORMAT. */
-pm_err pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

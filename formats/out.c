@@ -133,6 +133,18 @@ pm_out_rpad(pm_out *o, const char *s, size_t width)
 	pm_out_put(o, s ? s : "", n);
 }
 
+/* Digits come out least significant first: copy them back in order. */
+static size_t
+put_reversed(char *buf, size_t cap, const char *digits, size_t n)
+{
+	if (n + 1 > cap)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = digits[n - 1 - i];
+	buf[n] = '\0';
+	return n;
+}
+
 size_t
 pm_fmt_u64(char *buf, size_t cap, uint64_t v)
 {
@@ -142,12 +154,7 @@ pm_fmt_u64(char *buf, size_t cap, uint64_t v)
 		tmp[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v != 0);
-	if (n + 1 > cap)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return n;
+	return put_reversed(buf, cap, tmp, n);
 }
 
 size_t
@@ -175,12 +182,7 @@ pm_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 	} while (v != 0);
 	while (n < digits && n < sizeof tmp)
 		tmp[n++] = '0';
-	if (n + 1 > cap)
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = tmp[n - 1 - i];
-	buf[n] = '\0';
-	return n;
+	return put_reversed(buf, cap, tmp, n);
 }
 
 void

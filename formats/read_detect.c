@@ -116,14 +116,9 @@ pm_format_name(pm_format f)
 pm_err
 pm_read_report(const char *data, size_t len, pm_report *r, pm_read_error *err)
 {
-	if (!r || (!data && len)) {
-		pm_read_fail(err, 0, "no input");
-		return PM_E_INVAL;
-	}
-	if (len > PM_READ_MAX_BYTES) {
-		pm_read_fail(err, 0, "input is larger than the %u-byte limit", PM_READ_MAX_BYTES);
-		return PM_E_LIMIT;
-	}
+	pm_err checked = pm_read_check_input(data, len, r, err);
+	if (checked != PM_OK)
+		return checked;
 	if (len == 0)
 		return pm_read_fail(err, 0, "not a crash report: the input is empty");
 	pm_format f = pm_detect_format(data, len);

@@ -338,14 +338,9 @@ read_translated(const char *data, size_t len, pm_report *r, pm_read_error *err)
 pm_err
 pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err)
 {
-	if (!r || (!data && len)) {
-		pm_read_fail(err, 0, "no input");
-		return PM_E_INVAL;
-	}
-	if (len > PM_READ_MAX_BYTES) {
-		pm_read_fail(err, 0, "input is larger than the %u-byte limit", PM_READ_MAX_BYTES);
-		return PM_E_LIMIT;
-	}
+	pm_err checked = pm_read_check_input(data, len, r, err);
+	if (checked != PM_OK)
+		return checked;
 	if (pm_ips_is_translated(data, len))
 		return read_translated(data, len, r, err);
 	size_t body_at = 0;

@@ -189,10 +189,9 @@ pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *err)
 	if (!err)
 		err = &scratch;
 	memset(err, 0, sizeof *err);
-	if (len > PM_READ_MAX_BYTES) {
-		pm_read_fail(err, 0, "larger than %u bytes", PM_READ_MAX_BYTES);
-		return PM_E_LIMIT;
-	}
+	pm_err checked = pm_read_check_input(data, len, r, err);
+	if (checked != PM_OK)
+		return checked;
 	/* A torn twin fails here, with the line where the JSON breaks off. */
 	cJSON *root = pm_json_parse(data, len, 0, err);
 	if (!root)

@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "json_util.h"
+#include "read_util.h"
 
 /* Longest label we take for a "Label: value" line ("System Integrity Protection"). */
 enum { LABEL_MAX = 48 };
@@ -349,13 +349,9 @@ pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err)
 		err->line = 0;
 		err->message[0] = '\0';
 	}
-	if (!r || (!data && len))
-		return PM_E_INVAL;
-	if (len > PM_READ_MAX_BYTES) {
-		pm_read_fail(err, 0, "input of %zu bytes is larger than the %u-byte limit",
-		             len, PM_READ_MAX_BYTES);
-		return PM_E_LIMIT;
-	}
+	pm_err checked = pm_read_check_input(data, len, r, err);
+	if (checked != PM_OK)
+		return checked;
 	tx_parser p = { .r = r };
 	const char *s = len ? data : "", *end = s + len;
 	if (len >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)

@@ -20,21 +20,12 @@
 
 #include "as_elf.h"
 #include "as_symbols_internal.h"
+#include "as_util.h"
 
 /* What a file's build-id note says about the image. */
 typedef enum id_match { ID_NONE, ID_SAME, ID_OTHER } id_match;
 
 enum { MAX_PHDRS = 64 };
-
-static int
-open_ro(const char *path)
-{
-	int fd;
-	do
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-	while (fd < 0 && errno == EINTR);
-	return fd;
-}
 
 static bool
 read_at(int fd, void *dst, size_t n, uint64_t off)
@@ -164,7 +155,7 @@ from_file(pm_as_symbols *s, const char *path, const pm_image *img, const pm_as_i
 	pm_symtab_reset(&s->table, ai);
 	if (img->build_id_len == 0)
 		return false;
-	int fd = open_ro(path);
+	int fd = pm_as_open_ro(path);
 	if (fd < 0)
 		return false;
 	bool ok = load_symtab(s, fd, img);

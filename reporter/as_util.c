@@ -81,8 +81,8 @@ pm_as_parse_dec(const char **p, const char *end, uint64_t *out)
 	return true;
 }
 
-static int
-open_ro(const char *path)
+int
+pm_as_open_ro(const char *path)
 {
 	int fd;
 	do
@@ -95,7 +95,7 @@ long
 pm_as_read_small_file(const char *path, char *buf, size_t cap)
 {
 	int saved = errno;
-	int fd = open_ro(path);
+	int fd = pm_as_open_ro(path);
 	long n = -1;
 	if (fd >= 0 && cap > 0) {
 		size_t got = 0;
@@ -140,7 +140,7 @@ pm_as_lines_open(pm_as_lines *l, const char *path, char *buf, size_t cap)
 	memset(l, 0, sizeof *l);
 	l->buf = buf;
 	l->cap = cap;
-	l->fd = open_ro(path);
+	l->fd = pm_as_open_ro(path);
 	return l->fd >= 0;
 }
 

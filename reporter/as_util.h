@@ -19,6 +19,8 @@ const char *pm_as_basename(const char *path);
 bool pm_as_parse_hex(const char **p, const char *end, uint64_t *out);
 /* Parse decimal digits at *p (advancing it); false if none. */
 bool pm_as_parse_dec(const char **p, const char *end, uint64_t *out);
+/* open(path, O_RDONLY | O_CLOEXEC), retried on EINTR; -1 on failure. */
+int pm_as_open_ro(const char *path);
 /* Read up to cap-1 bytes of a small file, NUL-terminate, strip one trailing newline;
  * returns the length or -1. */
 long pm_as_read_small_file(const char *path, char *buf, size_t cap);

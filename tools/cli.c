@@ -1,8 +1,12 @@
 /*
  * cli.c — error reporting and report loading shared by the subcommands.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -39,4 +43,26 @@ cli_usage_error(const char *cmd, const char *usage)
 {
 	fprintf(stderr, "usage: postmortem %s\nTry 'postmortem %s --help'.\n", usage, cmd);
 	return PM_EXIT_USAGE;
+}
+
+int
+cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out)
+{
+	int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
+	if (fd < 0) {
+		cli_error(cmd, "cannot write %s: %s", out, strerror(errno));
+		return PM_EXIT_IO;
+	}
+	char buf[1 << 16];
+	pm_out o;
+	pm_out_init_fd(&o, fd, buf, sizeof buf);
+	pm_err e = json ? pm_write_json(r, &o) : pm_write_text(r, &o);
+	if (out && close(fd) != 0 && e == PM_OK)
+		e = PM_E_IO;
+	if (e == PM_OK)
+		return PM_EXIT_OK;
+	cli_error(cmd, "cannot write %s: %s", out ? out : "standard output", strerror(errno));
+	if (out)
+		unlink(out); /* never leave half a report behind */
+	return PM_EXIT_IO;
 }

@@ -1,6 +1,8 @@
 /*
  * cli_store.c — opening the reports directory for the store subcommands.
  */
+#include <getopt.h>
+
 #include "commands.h"
 
 const char cli_dir_help[] =
@@ -29,4 +31,29 @@ cli_state_name(pm_report_state st)
 {
 	static const char *const names[] = { "pending", "partial", "quarantined", "sent" };
 	return (unsigned)st < sizeof names / sizeof names[0] ? names[st] : "?";
+}
+
+int
+cli_parse_store_args(const cli_store_cmd *cmd, int argc, char **argv, const char **dir, bool *json)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	int c;
+	*dir = NULL;
+	*json = false;
+	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': *dir = optarg; break;
+		case 'j': *json = true; break;
+		case 'h': cmd->help(); return PM_EXIT_OK;
+		default: return cli_usage_error(cmd->name, cmd->usage);
+		}
+	}
+	if (argc - optind != cmd->operands)
+		return cli_usage_error(cmd->name, cmd->usage);
+	return -1;
 }

@@ -1,12 +1,9 @@
 /*
  * cmd_convert.c — `postmortem convert IN [-o OUT] [--to crash|json]`.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 
@@ -27,15 +24,6 @@ help(void)
 }
 
 static int
-write_report(const pm_report *r, bool json, int fd)
-{
-	char buf[1 << 16];
-	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	return json ? pm_write_json(r, &o) : pm_write_text(r, &o);
-}
-
-static int
 convert(const char *in, const char *out, const char *to)
 {
 	pm_report r;
@@ -43,23 +31,9 @@ convert(const char *in, const char *out, const char *to)
 	if (rc != PM_EXIT_OK)
 		return rc;
 	bool json = to ? strcmp(to, "json") == 0 : r.format == PM_FORMAT_TEXT;
-	int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
-	if (fd < 0) {
-		cli_error("convert", "cannot write %s: %s", out, strerror(errno));
-		pm_report_free(&r);
-		return PM_EXIT_IO;
-	}
-	pm_err e = write_report(&r, json, fd);
-	if (out && close(fd) != 0 && e == PM_OK)
-		e = PM_E_IO;
+	rc = cli_write_report("convert", &r, json, out);
 	pm_report_free(&r);
-	if (e != PM_OK) {
-		cli_error("convert", "cannot write %s: %s", out ? out : "standard output", strerror(errno));
-		if (out)
-			unlink(out);
-		return PM_EXIT_IO;
-	}
-	return PM_EXIT_OK;
+	return rc;
 }
 
 int

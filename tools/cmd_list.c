@@ -135,24 +135,9 @@ list(const char *dir, bool json)
 int
 cmd_list(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *dir = NULL;
-	bool json = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'j': json = true; break;
-		case 'h': help(); return PM_EXIT_OK;
-		default: return cli_usage_error("list", usage_line);
-		}
-	}
-	if (optind != argc)
-		return cli_usage_error("list", usage_line);
-	return list(dir, json);
+	static const cli_store_cmd me = { "list", usage_line, help, 0 };
+	const char *dir;
+	bool json;
+	int rc = cli_parse_store_args(&me, argc, argv, &dir, &json);
+	return rc >= 0 ? rc : list(dir, json);
 }

@@ -100,24 +100,9 @@ show(const char *dir, const char *id, bool json)
 int
 cmd_show(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *dir = NULL;
-	bool json = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'j': json = true; break;
-		case 'h': help(); return PM_EXIT_OK;
-		default: return cli_usage_error("show", usage_line);
-		}
-	}
-	if (optind + 1 != argc)
-		return cli_usage_error("show", usage_line);
-	return show(dir, argv[optind], json);
+	static const cli_store_cmd me = { "show", usage_line, help, 1 };
+	const char *dir;
+	bool json;
+	int rc = cli_parse_store_args(&me, argc, argv, &dir, &json);
+	return rc >= 0 ? rc : show(dir, argv[optind], json);
 }

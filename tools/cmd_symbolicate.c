@@ -2,13 +2,10 @@
  * cmd_symbolicate.c — `postmortem symbolicate REPORT [--debug-dir DIR]...
  * [-o OUT] [--to crash|json]`.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "commands.h"
 
@@ -44,28 +41,6 @@ print_notes(const pm_report *r)
 }
 
 static int
-write_out(const pm_report *r, bool json, const char *out)
-{
-	int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
-	if (fd < 0) {
-		cli_error("symbolicate", "cannot write %s: %s", out, strerror(errno));
-		return PM_EXIT_IO;
-	}
-	char buf[1 << 16];
-	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	pm_err e = json ? pm_write_json(r, &o) : pm_write_text(r, &o);
-	if (out && close(fd) != 0 && e == PM_OK)
-		e = PM_E_IO;
-	if (e == PM_OK)
-		return PM_EXIT_OK;
-	cli_error("symbolicate", "cannot write %s: %s", out ? out : "standard output", strerror(errno));
-	if (out)
-		unlink(out);
-	return PM_EXIT_IO;
-}
-
-static int
 symbolicate(const char *in, const pm_symbolicate_options *opt, const char *out, const char *to)
 {
 	pm_report r;
@@ -76,7 +51,7 @@ symbolicate(const char *in, const pm_symbolicate_options *opt, const char *out, 
 	if (e == PM_OK) {
 		print_notes(&r);
 		bool json = to ? strcmp(to, "json") == 0 : r.format == PM_FORMAT_JSON;
-		rc = write_out(&r, json, out);
+		rc = cli_write_report("symbolicate", &r, json, out);
 	} else {
 		cli_error("symbolicate", "%s: %s", in, pm_strerror(e));
 		rc = PM_EXIT_FAIL;

@@ -30,12 +30,23 @@ int cmd_upload(int argc, char **argv);
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Load a report from a file, printing a clear error (with the line) on failure. */
 int cli_load(const char *cmd, const char *path, pm_report *r);
+/* Write r as .crash text or JSON to `out` (NULL: standard output); on failure
+ * remove the partial file, say why and return PM_EXIT_IO. */
+int cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out);
 /* Standard "unknown option"/"missing argument" handling for getopt_long loops. */
 int cli_usage_error(const char *cmd, const char *usage);
 /* Open the store of --dir D (NULL: the default directory), printing why not. */
 int cli_open_store(const char *cmd, const char *dir, pm_store **s);
 /* The --dir lines of a store subcommand's help. */
 extern const char cli_dir_help[];
+/* A store subcommand that takes [--dir D] [--json] and a fixed number of operands. */
+typedef struct cli_store_cmd {
+	const char *name, *usage;
+	void (*help)(void);
+	int operands;
+} cli_store_cmd;
+/* Parse its arguments: -1 to go on (operands start at optind), else the exit status. */
+int cli_parse_store_args(const cli_store_cmd *cmd, int argc, char **argv, const char **dir, bool *json);
 /* "pending", "partial", "quarantined", "sent". */
 const char *cli_state_name(pm_report_state st);
 
