@@ -2,9 +2,10 @@
  * watchdog.c — the hang watchdog.  NOT AS-safe: an ordinary thread.
  *
  * The watched thread (usually the main loop) calls pm_watchdog_heartbeat,
- * one relaxed atomic store.  The watchdog thread wakes five times per
+ * one relaxed atomic store.  The watchdog thread wakes sixteen times per
  * threshold, swaps the flag back to 0 and so learns when the last beat
- * came.  A beat late by the threshold is a hang: a report of every thread
+ * came: a hang is seen at most a sixteenth of the threshold late, for a
+ * few microseconds of CPU per wake.  A beat late by the threshold is a hang: a report of every thread
  * is written at once (so even an uncatchable kill afterwards leaves it on
  * disk), with the watched thread marked and the 0x8badf00d code.  Then:
  *   the thread beats again  -> keep the report as a non-fatal hang with its
@@ -28,7 +29,7 @@
 #include "live.h"
 #include "state.h"
 
-enum { DEFAULT_THRESHOLD_MS = 250, MIN_POLL_MS = 2 };
+enum { DEFAULT_THRESHOLD_MS = 250, MIN_POLL_MS = 2, POLLS_PER_THRESHOLD = 16 };
 static const uint64_t watchdog_code = 0x8badf00d;
 
 static struct {
@@ -195,7 +196,9 @@ watch(void *arg)
 {
 	(void)arg;
 	pthread_setname_np(pthread_self(), "pm-watchdog");
-	uint64_t poll_ms = wd.cfg.threshold_ms / 5 > MIN_POLL_MS ? wd.cfg.threshold_ms / 5 : MIN_POLL_MS;
+	uint64_t poll_ms = wd.cfg.threshold_ms / POLLS_PER_THRESHOLD;
+	if (poll_ms < MIN_POLL_MS)
+		poll_ms = MIN_POLL_MS;
 	uint64_t last_beat = pm_sys_now_ns();
 	hang h = { 0 };
 	while (wait_tick(poll_ms * 1000000u)) {
