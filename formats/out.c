@@ -67,6 +67,13 @@ pm_out_flush(pm_out *o)
 void
 pm_out_put(pm_out *o, const char *p, size_t n)
 {
+	/* The common case: it fits, and the buffer drains elsewhere. */
+	if (has_drain(o) && n <= o->cap - o->len) {
+		memcpy(o->buf + o->len, p, n);
+		o->len += n;
+		o->total += n;
+		return;
+	}
 	o->total += n;
 	while (n > 0) {
 		size_t room = o->cap - o->len;
@@ -105,14 +112,24 @@ pm_out_str(pm_out *o, const char *s)
 void
 pm_out_ch(pm_out *o, char c)
 {
+	if (has_drain(o) && o->len < o->cap) {
+		o->buf[o->len++] = c;
+		o->total++;
+		return;
+	}
 	pm_out_put(o, &c, 1);
 }
 
 void
 pm_out_rep(pm_out *o, char c, size_t n)
 {
-	while (n-- > 0)
-		pm_out_put(o, &c, 1);
+	char run[64];
+	memset(run, c, n < sizeof run ? n : sizeof run);
+	while (n > 0) {
+		size_t k = n < sizeof run ? n : sizeof run;
+		pm_out_put(o, run, k);
+		n -= k;
+	}
 }
 
 void
