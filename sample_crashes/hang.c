@@ -3,8 +3,12 @@
  *   crash_hang keep     blocks 2 s, recovers, exits 0 (report kept as a hang)
  *   crash_hang retract  the same, with the report retracted on recovery
  *   crash_hang kill     blocks for good; the watchdog kills it after 1 s
+ *   crash_hang exit     the watched thread (a worker) exits: the watchdog must
+ *                       stop by itself, without a hang report (exit 0 if it did)
  * The watchdog threshold is 250 ms.
  */
+#include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -43,11 +47,56 @@ run_main_loop(double seconds)
 	}
 }
 
+/* Is a thread called pm-watchdog still running? */
+static bool
+watchdog_alive(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool alive = false;
+	while (d && (e = readdir(d)) != NULL) {
+		char path[300], name[32] = "";
+		snprintf(path, sizeof path, "/proc/self/task/%s/comm", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			alive |= fgets(name, sizeof name, f) && strncmp(name, "pm-watchdog", 11) == 0;
+			fclose(f);
+		}
+	}
+	if (d)
+		closedir(d);
+	return alive;
+}
+
+static void *
+watched_worker(void *arg)
+{
+	pm_watchdog_config cfg = { .threshold_ms = 250 };
+	(void)arg;
+	if (pm_watchdog_start(&cfg) == 0)
+		run_main_loop(0.3);
+	return NULL;
+}
+
+/* The watched thread exits: the watchdog must notice and stop, reporting nothing. */
+static int
+watched_thread_exits(void)
+{
+	pthread_t t;
+	pthread_create(&t, NULL, watched_worker, NULL);
+	pthread_join(t, NULL);
+	struct timespec ts = { 1, 0 };
+	nanosleep(&ts, NULL);
+	return watchdog_alive() ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "keep";
 	sample_install();
+	if (strcmp(mode, "exit") == 0)
+		return watched_thread_exits();
 	pm_watchdog_config cfg = { .threshold_ms = 250 };
 	if (strcmp(mode, "retract") == 0)
 		cfg.on_recovery = PM_WATCHDOG_RETRACT;

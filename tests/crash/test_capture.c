@@ -98,6 +98,25 @@ Test(capture, library_loaded_after_install_is_found, .timeout = 60)
 	free(libpath);
 }
 
+Test(capture, a_thread_that_blocks_every_signal_is_listed_not_captured, .timeout = 60)
+{
+	crash_run run;
+	crash_run_program(&run, program("blocked_thread"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	cr_assert_eq(run.json.thread_count, 2);
+	const pm_thread *deaf = NULL;
+	for (uint32_t i = 0; i < run.json.thread_count; i++)
+		if (run.json.threads[i].name && strcmp(run.json.threads[i].name, "deaf-worker") == 0)
+			deaf = &run.json.threads[i];
+	cr_assert(deaf != NULL, "the thread that blocks signals is not listed by name");
+	cr_expect_not(deaf->captured);
+	cr_expect_eq(deaf->frame_count, 0);
+	cr_expect(deaf->note && strstr(deaf->note, "blocks the signal") != NULL, "note: %s",
+	          deaf->note ? deaf->note : "(none)");
+	cr_expect(deaf->note && strstr(deaf->note, "(state S)") != NULL, "the note gives the kernel state");
+	crash_run_free(&run);
+}
+
 Test(capture, fault_in_the_callback_keeps_the_report_and_the_signal, .timeout = 60)
 {
 	crash_run run;

@@ -57,6 +57,17 @@ Test(watchdog, hang_report_is_retracted_on_recovery, .timeout = 60)
 	crash_run_free(&run);
 }
 
+Test(watchdog, stops_when_the_watched_thread_exits, .timeout = 60)
+{
+	crash_run run;
+	const char *args[] = { "exit", NULL };
+	crash_run_program_noreport(&run, crash_sample_path("hang"), args, NULL);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0,
+	          "the watchdog thread outlived the thread it watched (status 0x%x)", run.status);
+	cr_expect_eq(run.reports, 0, "a thread that exits is not a hang");
+	crash_run_free(&run);
+}
+
 Test(watchdog, kill_mode_dies_of_sigkill_with_0x8badf00d, .timeout = 60)
 {
 	crash_run run;
