@@ -16,17 +16,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/grow.h"
+
 static bool
 push(pm_sfile_list *l, const pm_sfile *f)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		pm_sfile *v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return false;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (!pm_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+		return false;
 	l->v[l->n++] = *f;
 	return true;
 }
@@ -110,14 +106,8 @@ pm_sgroup_mtime(const pm_sgroup *g)
 pm_sentry *
 pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		pm_sentry *v = realloc(s->v, cap * sizeof *v);
-		if (!v)
-			return NULL;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (!pm_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+		return NULL;
 	pm_sentry *e = &s->v[s->n++];
 	memset(e, 0, sizeof *e);
 	snprintf(e->pub.id, sizeof e->pub.id, "%s", g->id);

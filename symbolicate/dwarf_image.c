@@ -195,7 +195,7 @@ collect(Elf *elf, part **out, size_t *count)
 			continue;
 		bool zdebug = strncmp(name, ".zdebug", 7) == 0;
 		if (zdebug || (wanted(name) && sh.sh_type != SHT_NOBITS &&
-		               (!pm_sy_reserve((void **)&parts, &cap, n + 1, sizeof *parts) ||
+		               (!pm_grow((void **)&parts, &cap, n + 1, sizeof *parts) ||
 		                !describe(scn, &sh, name, &parts[n++])))) {
 			free(parts);
 			return false;

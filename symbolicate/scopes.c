@@ -47,7 +47,7 @@ add_ranges(builder *b, Dwarf_Die *die, uint32_t scope, uint32_t depth)
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (!pm_sy_reserve((void **)&s->ranges, &b->range_cap, s->range_count + 1, sizeof *s->ranges)) {
+		if (!pm_grow((void **)&s->ranges, &b->range_cap, s->range_count + 1, sizeof *s->ranges)) {
 			b->nomem = true;
 			return false;
 		}
@@ -64,7 +64,7 @@ add_scope(builder *b, Dwarf_Die *die, int32_t parent, bool inlined, uint32_t dep
 	uint32_t first = (uint32_t)s->range_count;
 	if (s->count >= INT32_MAX || !add_ranges(b, die, (uint32_t)s->count, depth) || s->range_count == first)
 		return -1;
-	if (!pm_sy_reserve((void **)&s->scopes, &b->scope_cap, s->count + 1, sizeof *s->scopes)) {
+	if (!pm_grow((void **)&s->scopes, &b->scope_cap, s->count + 1, sizeof *s->scopes)) {
 		b->nomem = true;
 		s->range_count = first;
 		return -1;

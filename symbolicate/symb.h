@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/grow.h"
 #include "postmortem.h"
 
 /* ---- facts about one ELF file (elf_facts.c) ---------------------------- */
@@ -48,8 +49,6 @@ void pm_sy_files_free(pm_sy_files *f);
 
 /* ---- growable arrays (vec.c) ------------------------------------------- */
 
-/* Make room for `need` elements of `size` bytes in *v (realloc'd).  False when out of memory. */
-bool pm_sy_reserve(void **v, size_t *cap, size_t need, size_t size);
 
 /* ---- strings copied into the report (strings.c) ------------------------ */
 

@@ -80,7 +80,7 @@ add_spans(pm_sy_units *u, Dwarf_Die *cudie, size_t *cap)
 	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (!pm_sy_reserve((void **)&u->spans, cap, u->span_count + 1, sizeof *u->spans))
+		if (!pm_grow((void **)&u->spans, cap, u->span_count + 1, sizeof *u->spans))
 			return false;
 		u->spans[u->span_count++] = (pm_sy_unit_span){ .lo = lo, .hi = hi, .die = dwarf_dieoffset(cudie) };
 	}
