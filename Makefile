@@ -23,7 +23,7 @@ deps:
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES)
 
 $(BUILD)/build.ninja:
-	meson setup $(BUILD) -Dwerror=true
+	meson setup $(BUILD) -Dwerror=true -Dlibunwind=enabled
 
 build: $(BUILD)/build.ninja
 	ninja -C $(BUILD)

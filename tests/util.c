@@ -1,39 +1,51 @@
 #include "util.h"
 
 #include <criterion/criterion.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
+/* Paths come from a ring of buffers, so a few can be held at once
+ * (e.g. a program's path and the library directory it needs). */
 static const char *
-under(const char *env, const char *rel, char *buf, size_t cap)
+under(const char *env, const char *fmt, va_list ap)
 {
+	static char ring[16][4096];
+	static unsigned next;
+	char *buf = ring[next++ % 16];
 	const char *root = getenv(env);
 	cr_assert(root != NULL, "%s is not set: run the tests through meson test", env);
-	snprintf(buf, cap, "%s/%s", root, rel);
+	char rel[2048];
+	vsnprintf(rel, sizeof rel, fmt, ap);
+	snprintf(buf, sizeof ring[0], "%s/%s", root, rel);
 	return buf;
 }
 
+#define UNDER(env)                                  \
+	va_list ap;                                 \
+	va_start(ap, fmt);                          \
+	const char *path = under(env, fmt, ap);     \
+	va_end(ap);                                 \
+	return path
+
 const char *
-pm_test_shared(const char *rel)
+pm_test_shared(const char *fmt, ...)
 {
-	static char buf[4096];
-	return under("PM_SHARED", rel, buf, sizeof buf);
+	UNDER("PM_SHARED");
 }
 
 const char *
-pm_test_source(const char *rel)
+pm_test_source(const char *fmt, ...)
 {
-	static char buf[4096];
-	return under("PM_SOURCE_ROOT", rel, buf, sizeof buf);
+	UNDER("PM_SOURCE_ROOT");
 }
 
 const char *
-pm_test_build(const char *rel)
+pm_test_build(const char *fmt, ...)
 {
-	static char buf[4096];
-	return under("PM_BUILD_ROOT", rel, buf, sizeof buf);
+	UNDER("PM_BUILD_ROOT");
 }
 
 char *

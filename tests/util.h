@@ -4,12 +4,13 @@
 
 #include <stddef.h>
 
-/* Absolute path of a file under the shared folder ("samples/apple/x.txt"); static storage. */
-const char *pm_test_shared(const char *rel);
+/* Absolute path of a file under the shared folder ("samples/apple/%s", name); static
+ * storage that the sixteenth call after reuses. */
+const char *pm_test_shared(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Absolute path of a file under the project source root; static storage. */
-const char *pm_test_source(const char *rel);
+const char *pm_test_source(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Absolute path of a file under the build root; static storage. */
-const char *pm_test_build(const char *rel);
+const char *pm_test_build(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Whole file, NUL-terminated (malloc'd); *len gets its size.  Fails the test when unreadable. */
 char *pm_test_slurp(const char *path, size_t *len);
 /* A fresh empty directory under /tmp (malloc'd path). */

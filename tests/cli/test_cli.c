@@ -48,7 +48,7 @@ Test(cli, convert_turns_every_ips_into_an_apple_crash)
 {
 	char *dir = pm_test_tmpdir();
 	for (size_t i = 0; i < sizeof ips_samples / sizeof ips_samples[0]; i++) {
-		char *in = strdup(pm_test_shared(ips_samples[i])), *args, *out_path, *out;
+		char *in = strdup(pm_test_shared("%s", ips_samples[i])), *args, *out_path, *out;
 		cr_assert(asprintf(&out_path, "%s/out-%zu.crash", dir, i) > 0);
 		cr_assert(asprintf(&args, "convert '%s' --to crash -o '%s'", in, out_path) > 0);
 		cr_assert_eq(pm(args, &out), 0, "%s: %s", in, out);
@@ -78,8 +78,8 @@ expect_twin_renders_to_its_crash(const char *name)
 	char json[256], crash[256], *args, *out;
 	snprintf(json, sizeof json, "sample_crashes/reports/%s.json", name);
 	snprintf(crash, sizeof crash, "sample_crashes/reports/%s.crash", name);
-	char *crash_path = strdup(pm_test_source(crash));
-	cr_assert(asprintf(&args, "convert '%s' --to crash", pm_test_source(json)) > 0);
+	char *crash_path = strdup(pm_test_source("%s", crash));
+	cr_assert(asprintf(&args, "convert '%s' --to crash", pm_test_source("%s", json)) > 0);
 	cr_assert_eq(pm(args, &out), 0, "%s", out);
 	size_t len;
 	char *want = pm_test_slurp(crash_path, &len);
@@ -136,12 +136,10 @@ Test(cli, explain_reads_every_shared_sample)
 		"macsymbolicator__ios-crash-with-json-header.crash",
 	};
 	for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
-		char rel[256];
-		snprintf(rel, sizeof rel, "samples/apple/%s", texts[i]);
-		free(explain(pm_test_shared(rel)));
+		free(explain(pm_test_shared("samples/apple/%s", texts[i])));
 	}
 	for (size_t i = 0; i < sizeof ips_samples / sizeof ips_samples[0]; i++)
-		free(explain(pm_test_shared(ips_samples[i])));
+		free(explain(pm_test_shared("%s", ips_samples[i])));
 }
 
 Test(cli, bad_input_gets_a_clear_error_and_a_nonzero_exit)

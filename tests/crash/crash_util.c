@@ -18,11 +18,7 @@ extern char **environ;
 const char *
 crash_sample_path(const char *name)
 {
-	static char path[4096];
-	char rel[256];
-	snprintf(rel, sizeof rel, "sample_crashes/crash_%s", name);
-	snprintf(path, sizeof path, "%s", pm_test_build(rel));
-	return path;
+	return pm_test_build("sample_crashes/crash_%s", name);
 }
 
 static char **

@@ -20,11 +20,7 @@
 static const char *
 program(const char *name)
 {
-	static char path[4096];
-	char rel[256];
-	snprintf(rel, sizeof rel, "tests/crash_%s", name);
-	snprintf(path, sizeof path, "%s", pm_test_build(rel));
-	return path;
+	return pm_test_build("tests/crash_%s", name);
 }
 
 static bool

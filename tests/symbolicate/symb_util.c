@@ -12,11 +12,7 @@
 const char *
 symb_program(const char *name)
 {
-	static char path[4096];
-	char rel[256];
-	snprintf(rel, sizeof rel, "tests/symbolicate/%s", name);
-	snprintf(path, sizeof path, "%s", pm_test_build(rel));
-	return path;
+	return pm_test_build("tests/symbolicate/%s", name);
 }
 
 uint32_t
@@ -25,7 +21,7 @@ symb_marker_line(const char *source, const char *marker)
 	char rel[256], tag[128];
 	snprintf(rel, sizeof rel, "tests/symbolicate/programs/%s", source);
 	size_t n = (size_t)snprintf(tag, sizeof tag, "LINE:%s", marker);
-	char *text = pm_test_slurp(pm_test_source(rel), NULL);
+	char *text = pm_test_slurp(pm_test_source("%s", rel), NULL);
 	uint32_t line = 1;
 	const char *p = text;
 	for (; *p; p++) {
@@ -44,7 +40,7 @@ symb_crash(crash_run *run, const char *path, const char *arg)
 {
 	/* Copies outside the build tree lose the relative rpath to libpostmortem.so. */
 	char *lib_path;
-	cr_assert(asprintf(&lib_path, "LD_LIBRARY_PATH=%s", pm_test_build("")) > 0);
+	cr_assert(asprintf(&lib_path, "LD_LIBRARY_PATH=%s", pm_test_build(".")) > 0);
 	const char *env[] = { lib_path, NULL };
 	const char *args[] = { arg, NULL };
 	crash_run_program(run, path, args, env);

@@ -16,7 +16,7 @@ static pm_format
 detect_shared(const char *rel)
 {
 	size_t len;
-	char *data = pm_test_slurp(pm_test_shared(rel), &len);
+	char *data = pm_test_slurp(pm_test_shared("%s", rel), &len);
 	pm_format f = pm_detect_format(data, len);
 	free(data);
 	return f;

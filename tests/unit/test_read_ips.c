@@ -13,7 +13,7 @@ static void
 read_ips_file(const char *rel, pm_report *r)
 {
 	size_t len;
-	char *data = pm_test_slurp(pm_test_shared(rel), &len);
+	char *data = pm_test_slurp(pm_test_shared("%s", rel), &len);
 	pm_read_error err = { 0 };
 	pm_report_init(r);
 	pm_err e = pm_read_ips(data, len, r, &err);

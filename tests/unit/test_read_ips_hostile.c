@@ -38,7 +38,7 @@ static void
 truncate_everywhere(const char *rel)
 {
 	size_t len;
-	char *full = pm_test_slurp(pm_test_shared(rel), &len);
+	char *full = pm_test_slurp(pm_test_shared("%s", rel), &len);
 	size_t last = (size_t)(strrchr(full, '}') - full);
 	pm_read_error err;
 	for (size_t n = 0; n <= last; n++) {

@@ -19,7 +19,7 @@ static const char META_309[] =
 static char *
 shared(const char *rel, size_t *len)
 {
-	return pm_test_slurp(pm_test_shared(rel), len);
+	return pm_test_slurp(pm_test_shared("%s", rel), len);
 }
 
 /* NULL-terminated list of strings joined into one malloc'd buffer. */

@@ -42,7 +42,7 @@ static void
 truncate_everywhere(const char *rel)
 {
 	size_t len;
-	char *data = pm_test_slurp(pm_test_shared(rel), &len);
+	char *data = pm_test_slurp(pm_test_shared("%s", rel), &len);
 	for (size_t n = 0; n <= len; n++)
 		survive(data, n);
 	free(data);

@@ -29,7 +29,7 @@ static void
 load(const char *rel, pm_report *r)
 {
 	size_t len;
-	char *data = pm_test_slurp(pm_test_shared(rel), &len);
+	char *data = pm_test_slurp(pm_test_shared("%s", rel), &len);
 	pm_read_error err;
 	pm_report_init(r);
 	pm_err rc = pm_read_text(data, len, r, &err);
