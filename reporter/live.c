@@ -1,6 +1,6 @@
 /*
  * live.c — backtraces and reports of a process that goes on.  NOT AS-safe:
- * runs in ordinary threads, but through the crash path's own pieces (freeze,
+ * runs in ordinary threads, but through the crash handler's own pieces (freeze,
  * capture, unwinder, symbols, writers), so a live report reads exactly like a
  * crash report.
  *

@@ -1,5 +1,5 @@
 /*
- * mem_setup.c — choose how the crash path reads memory (as_mem.c), once, at
+ * mem_setup.c — choose how the crash handler reads memory (as_mem.c), once, at
  * install.  NOT AS-safe.
  */
 #include <fcntl.h>
