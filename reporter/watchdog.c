@@ -41,6 +41,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	bool stop;
+	uint64_t notify_every_ns; /* systemd: half its WATCHDOG_USEC, 0 when it does not watch us */
 } wd = { .lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER };
 
 /* One hang, from detection to its end. */
@@ -129,12 +130,13 @@ end_hang(hang *h)
 	}
 }
 
-/* systemd's own watchdog: tell it we are alive only while the thread is. */
+/* systemd's own watchdog: tell it we are alive only while the thread is.
+ * Never blocks: a full socket queue drops a notification, not the watchdog. */
 static void
 notify_systemd(void)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
-	if (!path || !*path || !getenv("WATCHDOG_USEC"))
+	if (!path || !*path)
 		return;
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	size_t n = strlen(path);
@@ -146,7 +148,7 @@ notify_systemd(void)
 	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	(void)!sendto(fd, "WATCHDOG=1", 10, MSG_NOSIGNAL, (struct sockaddr *)&sa,
+	(void)!sendto(fd, "WATCHDOG=1", 10, MSG_NOSIGNAL | MSG_DONTWAIT, (struct sockaddr *)&sa,
 	              (socklen_t)(offsetof(struct sockaddr_un, sun_path) + n));
 	close(fd);
 }
@@ -199,7 +201,7 @@ watch(void *arg)
 	uint64_t poll_ms = wd.cfg.threshold_ms / POLLS_PER_THRESHOLD;
 	if (poll_ms < MIN_POLL_MS)
 		poll_ms = MIN_POLL_MS;
-	uint64_t last_beat = pm_sys_now_ns();
+	uint64_t last_beat = pm_sys_now_ns(), last_notify = 0;
 	hang h = { 0 };
 	while (wait_tick(poll_ms * 1000000u)) {
 		uint64_t now = pm_sys_now_ns();
@@ -211,8 +213,10 @@ watch(void *arg)
 				memset(&h, 0, sizeof h);
 			}
 			last_beat = now;
-			if (wd.cfg.systemd_notify)
+			if (wd.notify_every_ns && now - last_notify >= wd.notify_every_ns) {
 				notify_systemd();
+				last_notify = now;
+			}
 		} else if (pm_sys_tgkill(getpid(), wd.tid, 0) == -ESRCH) {
 			break; /* the watched thread is gone */
 		} else {
@@ -237,6 +241,9 @@ pm_watchdog_start(const pm_watchdog_config *cfg)
 		wd.cfg.threshold_ms = DEFAULT_THRESHOLD_MS;
 	wd.tid = pm_sys_gettid();
 	wd.stop = false;
+	/* systemd asks for a ping at least every WATCHDOG_USEC; half is its advice. */
+	const char *usec = getenv("WATCHDOG_USEC");
+	wd.notify_every_ns = wd.cfg.systemd_notify && usec ? strtoull(usec, NULL, 10) * 500u : 0;
 	atomic_store(&wd.beat, 1);
 	int rc = pthread_create(&wd.thread, NULL, watch, NULL);
 	if (rc != 0) {

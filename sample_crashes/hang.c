@@ -5,6 +5,8 @@
  *   crash_hang kill     blocks for good; the watchdog kills it after 1 s
  *   crash_hang exit     the watched thread (a worker) exits: the watchdog must
  *                       stop by itself, without a hang report (exit 0 if it did)
+ *   crash_hang notify   beats for 0.5 s with systemd_notify on: a systemd-style
+ *                       NOTIFY_SOCKET receives WATCHDOG=1 while the loop is alive
  * The watchdog threshold is 250 ms.
  */
 #include <dirent.h>
@@ -102,6 +104,14 @@ main(int argc, char **argv)
 		cfg.on_recovery = PM_WATCHDOG_RETRACT;
 	if (strcmp(mode, "kill") == 0)
 		cfg.kill_after_ms = 1000;
+	if (strcmp(mode, "notify") == 0) {
+		cfg.systemd_notify = true;
+		if (pm_watchdog_start(&cfg) != 0)
+			return 2;
+		run_main_loop(0.5);
+		pm_watchdog_stop();
+		return 0;
+	}
 	if (pm_watchdog_start(&cfg) != 0) {
 		perror("pm_watchdog_start");
 		return 2;

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "crash/crash_util.h"
 #include "formats/decode.h"
@@ -66,6 +69,32 @@ Test(watchdog, stops_when_the_watched_thread_exits, .timeout = 60)
 	          "the watchdog thread outlived the thread it watched (status 0x%x)", run.status);
 	cr_expect_eq(run.reports, 0, "a thread that exits is not a hang");
 	crash_run_free(&run);
+}
+
+Test(watchdog, heartbeats_reach_systemd, .timeout = 60)
+{
+	char *dir = pm_test_tmpdir(), *sock_path, *env_sock;
+	cr_assert(asprintf(&sock_path, "%s/notify", dir) > 0);
+	int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	snprintf(sa.sun_path, sizeof sa.sun_path, "%s", sock_path);
+	cr_assert(fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0);
+	cr_assert(asprintf(&env_sock, "NOTIFY_SOCKET=%s", sock_path) > 0);
+	const char *env[] = { env_sock, "WATCHDOG_USEC=1000000", NULL };
+	const char *args[] = { "notify", NULL };
+	crash_run run;
+	crash_run_program_noreport(&run, crash_sample_path("hang"), args, env);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0);
+	char msg[64];
+	ssize_t n = recv(fd, msg, sizeof msg - 1, MSG_DONTWAIT);
+	cr_assert(n > 0, "no notification reached the socket");
+	msg[n] = '\0';
+	cr_expect_str_eq(msg, "WATCHDOG=1");
+	crash_run_free(&run);
+	close(fd);
+	free(env_sock);
+	free(sock_path);
+	free(dir);
 }
 
 Test(watchdog, kill_mode_dies_of_sigkill_with_0x8badf00d, .timeout = 60)
