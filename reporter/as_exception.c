@@ -68,7 +68,7 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, const siginfo_t
 		e->terminating_process = f->exe_name;
 		return;
 	}
-	e->terminating_process = pm_as_proc_name(a, info->si_pid);
+	e->terminating_process = pm_as_proc_name(a, "/proc/", info->si_pid);
 }
 
 void

@@ -13,10 +13,10 @@
 #include "formats/out.h"
 
 const char *
-pm_as_proc_name(pm_arena *a, pid_t pid)
+pm_as_proc_name(pm_arena *a, const char *dir, pid_t id)
 {
 	char name[64];
-	return pm_as_read_proc("/proc/", pid, "comm", name, sizeof name) > 0 ? pm_arena_strdup(a, name) : NULL;
+	return pm_as_read_proc(dir, id, "comm", name, sizeof name) > 0 ? pm_arena_strdup(a, name) : NULL;
 }
 
 /* A random (version 4) UUID, upper case and dashed as Apple prints it.  If
@@ -60,7 +60,7 @@ pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	h->version = f->app_version;
 	h->code_type = pm_arch_code_type;
 	h->parent_pid = getppid();
-	h->parent_name = pm_as_proc_name(&r->arena, (pid_t)h->parent_pid);
+	h->parent_name = pm_as_proc_name(&r->arena, "/proc/", (pid_t)h->parent_pid);
 	/* Apple prints tenths of milliseconds; keep exactly what the text shows. */
 	h->time = (pm_time){ .sec = now->tv_sec, .usec = (uint32_t)(now->tv_nsec / 100000) * 100,
 	                     .tz_min = f->tz_min, .digits = 4, .set = true };

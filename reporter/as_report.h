@@ -24,8 +24,9 @@ void pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginf
 void pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
                         bool self_crashed, pm_frame *frame_tmp);
 
-/* Another process's name from /proc/<pid>/comm, copied into the arena; NULL if gone. */
-const char *pm_as_proc_name(pm_arena *a, pid_t pid);
+/* The name in <dir><id>/comm ("/proc/" for a process, "/proc/self/task/" for
+ * one of our threads), copied into the arena; NULL if gone. */
+const char *pm_as_proc_name(pm_arena *a, const char *dir, pid_t id);
 /* An arena copy of prefix + "0x%016llx" (e.g. "KERN_INVALID_ADDRESS at 0x…"). */
 const char *pm_as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr);
 

@@ -11,14 +11,6 @@
 #include "as_unwind.h"
 #include "as_util.h"
 
-static const char *
-thread_name(pm_arena *a, pid_t tid)
-{
-	char name[64];
-	return pm_as_read_proc("/proc/self/task/", tid, "comm", name, sizeof name) > 0
-	               ? pm_arena_strdup(a, name) : NULL;
-}
-
 /* "did not stop (state S)": the kernel's one-letter state from .../stat. */
 static const char *
 not_captured_note(pm_arena *a, pid_t tid, bool blocked)
@@ -106,7 +98,7 @@ pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const 
 		bool blocked;
 		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked);
 		t->id = (uint64_t)tids[i];
-		t->name = thread_name(&r->arena, tids[i]);
+		t->name = pm_as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
 		t->crashed = self_crashed && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;

@@ -78,21 +78,20 @@ pick_control_signal(void)
 	return -1;
 }
 
+/* Hands out aligned pieces of the region; with no base it only measures. */
 typedef struct carver {
-	char *p;
-	size_t left;
+	char *base;
+	size_t used, cap;
 } carver;
 
 static void *
 carve(carver *c, size_t n, size_t align)
 {
-	size_t pad = (size_t)(-(uintptr_t)c->p & (align - 1));
-	if (pad + n > c->left)
+	size_t at = (c->used + align - 1) & ~(align - 1);
+	if (at > c->cap || n > c->cap - at)
 		return NULL;
-	void *out = c->p + pad;
-	c->p += pad + n;
-	c->left -= pad + n;
-	return out;
+	c->used = at + n;
+	return c->base ? c->base + at : NULL;
 }
 
 static size_t
@@ -103,35 +102,41 @@ arena_bytes(void)
 	       (size_t)pm_g.max_threads * pm_g.max_frames * sizeof(pm_frame) + IMAGE_CAP * sizeof(pm_image);
 }
 
+/* Every piece the handler uses, in one place: run once to measure the
+ * region, once to place the pieces in it. */
+static bool
+lay_out(carver *c)
+{
+	pm_g.arena_mem = carve(c, pm_g.arena_size, 64);
+	pm_g.slots = carve(c, (size_t)pm_g.max_threads * 2 * sizeof(pm_slot), 64);
+	pm_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
+	pm_g.as_maps = carve(c, MAP_CAP * sizeof(pm_as_map), 16);
+	pm_g.io_buf = carve(c, IO_CAP, 64);
+	pm_g.scratch = carve(c, SCRATCH_CAP, 64);
+	pm_g.frame_tmp = carve(c, pm_g.max_frames * sizeof(pm_frame), 16);
+	pm_g.tids = carve(c, pm_g.max_threads * sizeof(pid_t), 16);
+	pm_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
+	return pm_g.mem_cache != NULL;
+}
+
 static bool
 map_region(void)
 {
-	size_t slots = (size_t)pm_g.max_threads * 2 * sizeof(pm_slot);
 	pm_g.arena_size = arena_bytes();
-	pm_g.region_size = pm_g.arena_size + slots + IMAGE_CAP * sizeof(pm_as_image) +
-	                   MAP_CAP * sizeof(pm_as_map) + IO_CAP + SCRATCH_CAP +
-	                   pm_g.max_frames * sizeof(pm_frame) + pm_g.max_threads * sizeof(pid_t) +
-	                   sizeof(pm_mem_cache) + 4096;
+	carver measure = { .cap = SIZE_MAX };
+	lay_out(&measure);
+	pm_g.region_size = measure.used;
 	void *mem = mmap(NULL, pm_g.region_size, PROT_READ | PROT_WRITE,
 	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mem == MAP_FAILED)
 		return false;
 	pm_g.region = mem;
-	carver c = { mem, pm_g.region_size };
-	pm_g.arena_mem = carve(&c, pm_g.arena_size, 64);
-	pm_g.slots = carve(&c, slots, 64);
-	pm_g.as_images = carve(&c, IMAGE_CAP * sizeof(pm_as_image), 16);
 	pm_g.image_cap = IMAGE_CAP;
-	pm_g.as_maps = carve(&c, MAP_CAP * sizeof(pm_as_map), 16);
 	pm_g.map_cap = MAP_CAP;
-	pm_g.io_buf = carve(&c, IO_CAP, 64);
 	pm_g.io_cap = IO_CAP;
-	pm_g.scratch = carve(&c, SCRATCH_CAP, 64);
 	pm_g.scratch_cap = SCRATCH_CAP;
-	pm_g.frame_tmp = carve(&c, pm_g.max_frames * sizeof(pm_frame), 16);
-	pm_g.tids = carve(&c, pm_g.max_threads * sizeof(pid_t), 16);
-	pm_g.mem_cache = carve(&c, sizeof(pm_mem_cache), 64);
-	return pm_g.mem_cache != NULL;
+	carver c = { .base = mem, .cap = pm_g.region_size };
+	return lay_out(&c);
 }
 
 static bool
