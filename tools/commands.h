@@ -30,8 +30,9 @@ int cmd_upload(int argc, char **argv);
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Load a report from a file, printing a clear error (with the line) on failure. */
 int cli_load(const char *cmd, const char *path, pm_report *r);
-/* Write r as .crash text or JSON to `out` (NULL: standard output); on failure
- * remove the partial file, say why and return PM_EXIT_IO. */
+/* Write r as .crash text or JSON to `out` (NULL: standard output): a file is
+ * replaced only once the whole report is written beside it, a device is
+ * written in place; on failure say why and return PM_EXIT_IO, with OUT as it was. */
 int cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out);
 /* Standard "unknown option"/"missing argument" handling for getopt_long loops. */
 int cli_usage_error(const char *cmd, const char *usage);

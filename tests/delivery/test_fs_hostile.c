@@ -81,3 +81,57 @@ Test(fs_hostile, a_fifo_as_input_is_refused_at_once)
 	su_rm(dir);
 	free(dir);
 }
+
+/* Item 4: a write that fails leaves OUT as it was: an existing file keeps its
+ * bytes, a device stays a device, and no temporary is left beside it. */
+Test(fs_hostile, a_failed_write_never_destroys_the_output)
+{
+	char *dir = pm_test_tmpdir(), *out;
+	char *file = strdup(su_path(dir, ".", "out.crash"));
+	su_write(file, "precious\n", 9);
+	/* RLIMIT_FSIZE cuts the write short (SIGXFSZ ignored: EFBIG), like a full disk. */
+	int rc = sh(&out, "trap '' XFSZ; prlimit --fsize=1000 '%s' convert '%s' -o '%s'", cli_path(),
+	            sample_twin(), file);
+	cr_expect_eq(rc, 3, "%s", out);
+	cr_expect(strstr(out, "cannot write"), "%s", out);
+	free(out);
+	char *kept = pm_test_slurp(file, NULL);
+	cr_expect_str_eq(kept, "precious\n", "OUT lost its content");
+	free(kept);
+	cr_expect_eq(count_entries(dir), 1, "a temporary was left beside OUT");
+
+	rc = sh(&out, "trap '' XFSZ; prlimit --fsize=1000 '%s' symbolicate '%s' -o '%s'", cli_path(),
+	        sample_twin(), file);
+	cr_expect_eq(rc, 3, "%s", out);
+	free(out);
+	kept = pm_test_slurp(file, NULL);
+	cr_expect_str_eq(kept, "precious\n");
+	free(kept);
+
+	/* A character device that fails every write (/dev/full's numbers). */
+	char *dev = strdup(su_path(dir, ".", "full"));
+	cr_assert_eq(mknod(dev, S_IFCHR | 0600, makedev(1, 7)), 0, "mknod needs root");
+	rc = sh(&out, "'%s' convert '%s' -o '%s'", cli_path(), sample_twin(), dev);
+	cr_expect_eq(rc, 3, "%s", out);
+	cr_expect(strstr(out, "No space left"), "%s", out);
+	free(out);
+	struct stat st;
+	cr_expect(lstat(dev, &st) == 0 && S_ISCHR(st.st_mode), "the device was removed");
+
+	/* And a write that works replaces the file whole, keeping its mode. */
+	chmod(file, 0640);
+	rc = sh(&out, "'%s' convert '%s' -o '%s'", cli_path(), sample_twin(), file);
+	cr_expect_eq(rc, 0, "%s", out);
+	free(out);
+	pm_report r;
+	pm_read_error err;
+	pm_report_init(&r);
+	cr_expect_eq(pm_read_report_file(file, &r, &err), PM_OK, "%s", err.message);
+	pm_report_free(&r);
+	cr_expect_eq(su_mode(file), 0640u);
+	cr_expect_eq(count_entries(dir), 2);
+	free(dev);
+	free(file);
+	su_rm(dir);
+	free(dir);
+}
