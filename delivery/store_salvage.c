@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 
 /* A writer is alive while its files are fresh and its process exists (or
  * could not be asked).  Old files have lost their writer, whoever it was:
@@ -78,7 +79,12 @@ unlink_kind(pm_store *s, const char *id, pm_skind kind)
 	pm_store_unlink(s->dir[PM_SDIR_PENDING], name);
 }
 
-/* Rewrite the report as whole files holding what was salvaged from `from`. */
+/*
+ * Rewrite the report as whole files holding what was salvaged from `from`.
+ * When the twin cannot be written (a full disk), a text that reads is kept
+ * alone and listed all the same: it loads through the text reader, and the
+ * next open tries the twin again.
+ */
 static void
 keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 {
@@ -87,10 +93,12 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 	m->complete = false;
 	char name[PM_ID_MAX + 16];
 	pm_store_file_name(name, sizeof name, g->id, PM_SK_JSON);
-	if (pm_store_write_file(dfd, name, fill_json, m) != PM_OK)
-		return; /* the next open tries again */
-	pm_store_file_name(name, sizeof name, g->id, PM_SK_CRASH);
+	bool twin_ok = pm_store_write_file(dfd, name, fill_json, m) == PM_OK;
+	int why = errno;
 	bool text_ok = src->rc[0] == PM_OK;
+	if (!twin_ok && !text_ok)
+		return; /* nothing whole to list: the next open tries again */
+	pm_store_file_name(name, sizeof name, g->id, PM_SK_CRASH);
 	if (text_ok && src->kind[0] == PM_SK_CRASH_TMP)
 		pm_store_move(dfd, src->name[0], dfd, name);
 	else if (!text_ok)
@@ -100,6 +108,13 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 	pm_sentry *e = pm_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
 	if (e)
 		pm_store_summarize(e, m);
+	if (twin_ok)
+		return;
+	char reason[160];
+	snprintf(reason, sizeof reason, "text only: its JSON twin could not be written (%s)", strerror(why));
+	if (e)
+		pm_store_set_reason(e, reason);
+	pm_store_log("report %s kept as %s", g->id, reason);
 }
 
 void

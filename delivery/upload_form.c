@@ -6,7 +6,8 @@
  * the request a plain multipart form that any server's form parser reads,
  * which a request-wide Content-Encoding would not.  The files on disk are
  * sent byte for byte, except when symbolicating, where both parts are
- * written from the symbolicated model instead.
+ * written from the symbolicated model instead, and for a report kept as text
+ * alone, whose twin is written from the text.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -150,6 +151,19 @@ write_files(const pm_report *r, blob *json, blob *text)
 	return e == PM_OK ? write_model(r, pm_write_text, text) : e;
 }
 
+/* A report kept as text alone (its twin could not be written) still goes out
+ * with a twin: our own reader rebuilds the model from the text. */
+static pm_err
+rebuild_twin(pm_store *s, const char *id, blob *json)
+{
+	pm_report r;
+	pm_err e = pm_store_load(s, id, &r, NULL);
+	if (e == PM_OK)
+		e = write_model(&r, pm_write_json, json);
+	pm_report_free(&r);
+	return e;
+}
+
 /* The model, when something asks for it: symbolication, or names the caller left to the report. */
 static bool
 load_model(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt, pm_report *r)
@@ -197,6 +211,8 @@ upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
 	blob json = { 0 }, text = { 0 };
 	pm_err e = loaded && opt->symbolicate ? write_files(&r, &json, &text)
 	                                      : read_files(s, en->id, &json, &text);
+	if (e == PM_OK && !json.p)
+		e = rebuild_twin(s, en->id, &json);
 	curl_mime *m = curl_mime_init(u->curl);
 	if (e == PM_OK && !m)
 		e = PM_E_NOMEM;

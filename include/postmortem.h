@@ -495,7 +495,7 @@ typedef struct pm_store_entry {
 	char exception[96];      /* "EXC_BAD_ACCESS (SIGSEGV)" */
 	uint64_t bytes;          /* size of both files */
 	bool crash_loop;         /* part of a detected crash loop: deliver first */
-	const char *reason;      /* quarantine reason, or NULL */
+	const char *reason;      /* quarantine reason, why a partial report is text only, or NULL */
 } pm_store_entry;
 
 typedef struct pm_store pm_store;

@@ -135,3 +135,62 @@ Test(fs_hostile, a_failed_write_never_destroys_the_output)
 	su_rm(dir);
 	free(dir);
 }
+
+/* Item 5: the disk fills up between the text and its twin, and stays full at
+ * the next launch.  The report is text alone, yet it is listed, shown and
+ * uploaded (with a twin rebuilt from the text). */
+Test(fs_hostile, a_report_whose_twin_could_not_be_written_is_not_lost)
+{
+	char *dir = pm_test_tmpdir(), *out;
+	/* The text of this crash is under 3 KB, its twin over 4 KB: the limit lets only the text through. */
+	const char *full = "trap '' XFSZ; prlimit --fsize=3500";
+	int rc = sh(&out, "%s '%s' run --dir '%s' -- '%s'", full, cli_path(), dir,
+	            crash_sample_path("plain_null_deref"));
+	cr_expect_eq(rc, 128 + SIGSEGV, "%s", out);
+	free(out);
+	cr_assert_eq(count_entries(su_path(dir, "pending", "")), 1, "the text alone should be there");
+	char *name;
+	sh(&name, "ls '%s'", su_path(dir, "pending", ""));
+	cr_assert(strstr(name, ".crash\n"), "%s", name);
+	char *id = strndup(name, strlen(name) - strlen(".crash\n"));
+	free(name);
+
+	rc = sh(&out, "%s '%s' list --dir '%s'", full, cli_path(), dir);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, id) && strstr(out, "crash_plain_null_deref") && strstr(out, "partial: text only"),
+	          "the report must be listed, and say it is text only:\n%s", out);
+	free(out);
+
+	rc = sh(&out, "%s '%s' show '%s' --dir '%s'", full, cli_path(), id, dir);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "Exception Type:") && strstr(out, "partial"), "%s", out);
+	free(out);
+
+	static const http_reply script[] = { { .status = 200 }, { 0 } };
+	http_server *srv = http_server_start(script);
+	rc = sh(&out, "%s '%s' upload --dir '%s' --url '%s' --no-gzip", full, cli_path(), dir,
+	        http_server_url(srv));
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "sent 1"), "%s", out);
+	free(out);
+	cr_assert_eq(http_server_count(srv), 1);
+	const http_request *req = http_server_request(srv, 0);
+	const http_part *twin = http_request_part(req, "report"), *text = http_request_part(req, "crash");
+	cr_assert(twin && text, "both parts must go out");
+	char *state = NULL;
+	for (size_t i = 0; i < req->part_count; i++)
+		if (strcmp(req->parts[i].name, "state") == 0)
+			state = strndup(req->parts[i].data, req->parts[i].len);
+	cr_expect_str_eq(state ? state : "", "partial");
+	free(state);
+	pm_report r;
+	pm_read_error err;
+	pm_report_init(&r);
+	cr_expect_eq(pm_read_json(twin->data, twin->len, &r, &err), PM_OK, "%s", err.message);
+	cr_expect_str_eq(r.header.process_name, "crash_plain_null_deref");
+	pm_report_free(&r);
+	http_server_stop(srv);
+	free(id);
+	su_rm(dir);
+	free(dir);
+}
