@@ -194,3 +194,97 @@ Test(fs_hostile, a_report_whose_twin_could_not_be_written_is_not_lost)
 	su_rm(dir);
 	free(dir);
 }
+
+/* A reports directory as another user leaves it for us: theirs, writable by
+ * all, a report planted in pending/.  Without root to make one, /tmp is
+ * another user's directory too (root's), though nothing can be planted. */
+static char *
+foreign_dir(bool *planted)
+{
+	*planted = false;
+	if (geteuid() != 0)
+		return strdup("/tmp");
+	char *dir = su_reports_dir();
+	pm_report r;
+	su_real_report(&r, NULL, NULL, NULL, NULL);
+	su_put(dir, &r, "PLANTED", "victim", 1700000000, 1699999990, 1, true, true);
+	pm_report_free(&r);
+	cr_assert_eq(chown(dir, 65534, 65534), 0);
+	cr_assert_eq(chown(su_path(dir, "pending", ""), 65534, 65534), 0);
+	cr_assert_eq(chmod(dir, 0777), 0);
+	cr_assert_eq(chmod(su_path(dir, "pending", ""), 0777), 0);
+	*planted = true;
+	return dir;
+}
+
+/* Item 3: a crashing program does not write into another user's directory,
+ * and says why; list and upload refuse it and never show what was planted. */
+Test(fs_hostile, another_users_reports_directory_is_refused)
+{
+	bool planted;
+	char *dir = foreign_dir(&planted), *out;
+	int before = planted ? count_entries(su_path(dir, "pending", "")) : 0;
+	int rc = sh(&out, "'%s' run --dir '%s' -- '%s'", cli_path(), dir, crash_sample_path("plain_null_deref"));
+	cr_expect_eq(rc, 128 + SIGSEGV, "%s", out);
+	cr_expect(strstr(out, "cannot keep reports in") && strstr(out, "not by you"), "%s", out);
+	free(out);
+	if (planted)
+		cr_expect_eq(count_entries(su_path(dir, "pending", "")), before, "a report went into their directory");
+
+	rc = sh(&out, "'%s' list --dir '%s'", cli_path(), dir);
+	cr_expect_eq(rc, 1, "%s", out);
+	cr_expect(strstr(out, "refusing the reports directory") && strstr(out, "not by you"), "%s", out);
+	cr_expect(!strstr(out, "PLANTED"), "%s", out);
+	free(out);
+	rc = sh(&out, "'%s' upload --dir '%s' --url http://127.0.0.1:9/", cli_path(), dir);
+	cr_expect_eq(rc, 1, "%s", out);
+	cr_expect(strstr(out, "refusing the reports directory"), "%s", out);
+	free(out);
+	if (planted) {
+		cr_expect(su_exists(su_path(dir, "pending", "PLANTED.crash")), "their files are not ours to touch");
+		su_rm(dir);
+	}
+	free(dir);
+}
+
+/* Item 3: our own directory left writable by everyone, or reached through
+ * another user's symlink, is refused too; a subdirectory of ours only loses
+ * its extra bits. */
+Test(fs_hostile, a_directory_others_can_write_or_redirect_is_refused)
+{
+	char *dir = su_reports_dir(), *out;
+	cr_assert_eq(chmod(dir, 0777), 0);
+	int rc = sh(&out, "'%s' run --dir '%s' -- '%s'", cli_path(), dir, crash_sample_path("plain_null_deref"));
+	cr_expect_eq(rc, 128 + SIGSEGV, "%s", out);
+	cr_expect(strstr(out, "writable by other users (mode 0777)"), "%s", out);
+	free(out);
+	cr_expect_eq(count_entries(su_path(dir, "pending", "")), 0, "a report went into a world-writable directory");
+	rc = sh(&out, "'%s' list --dir '%s'", cli_path(), dir);
+	cr_expect_eq(rc, 1, "%s", out);
+	cr_expect(strstr(out, "writable by other users"), "%s", out);
+	free(out);
+
+	cr_assert_eq(chmod(dir, 0700), 0);
+	cr_assert_eq(chmod(su_path(dir, "pending", ""), 0777), 0);
+	rc = sh(&out, "'%s' run --dir '%s' -- '%s'", cli_path(), dir, crash_sample_path("plain_null_deref"));
+	cr_expect_eq(rc, 128 + SIGSEGV, "%s", out);
+	free(out);
+	cr_expect_eq(su_mode(su_path(dir, "pending", "")), 0700u);
+	cr_expect_eq(count_entries(su_path(dir, "pending", "")), 2, "the report of a private directory");
+
+	if (geteuid() == 0) {
+		char *link = strdup(su_path(dir, "..", "pm-link-XXXXXX"));
+		cr_assert(mkdtemp(link));
+		cr_assert_eq(rmdir(link), 0);
+		cr_assert_eq(symlink(dir, link), 0);
+		cr_assert_eq(lchown(link, 65534, 65534), 0);
+		rc = sh(&out, "'%s' list --dir '%s'", cli_path(), link);
+		cr_expect_eq(rc, 1, "%s", out);
+		cr_expect(strstr(out, "a symbolic link owned by uid 65534"), "%s", out);
+		free(out);
+		unlink(link);
+		free(link);
+	}
+	su_rm(dir);
+	free(dir);
+}
