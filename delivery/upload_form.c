@@ -9,47 +9,17 @@
  * written from the symbolicated model instead, and for a report kept as text
  * alone, whose twin is written from the text.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "store.h"
 #include "upload.h"
 
 typedef struct blob {
 	char *p;
 	size_t len, cap;
 } blob;
-
-/* Regular files only, and no symlink: a link could point out of the reports directory. */
-static pm_err
-read_file(const char *path, blob *b)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
-	struct stat st;
-	pm_err e = PM_OK;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		e = PM_E_IO;
-	else if ((uint64_t)st.st_size > PM_READ_MAX_BYTES)
-		e = PM_E_LIMIT;
-	else if (!(b->p = malloc((size_t)st.st_size + 1)))
-		e = PM_E_NOMEM;
-	while (e == PM_OK && b->len < (size_t)st.st_size) {
-		ssize_t got = read(fd, b->p + b->len, (size_t)st.st_size - b->len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;   /* shrank while we read: send what is there */
-		b->len += (size_t)got;
-	}
-	close(fd);
-	return e;
-}
 
 static bool
 blob_sink(void *ctx, const char *p, size_t n)
@@ -130,15 +100,27 @@ add_files(curl_mime *m, const pm_upload_options *opt, const char *id, blob *json
 	return e;
 }
 
+/* One file of the report through the store's directory descriptor: a
+ * regular file, never a symlink; a missing one is left out. */
+static pm_err
+read_kind(int dfd, const char *id, pm_skind kind, blob *b)
+{
+	char name[PM_ID_MAX + 16];
+	pm_store_file_name(name, sizeof name, id, kind);
+	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &b->p, &b->len, NULL);
+	return e == PM_E_NOTFOUND ? PM_OK : e;
+}
+
 static pm_err
 read_files(pm_store *s, const char *id, blob *json, blob *text)
 {
-	const char *crash_path = NULL, *json_path = NULL;
-	pm_err e = pm_store_paths(s, id, &crash_path, &json_path);
-	if (e == PM_OK && json_path)
-		e = read_file(json_path, json);
-	if (e == PM_OK && crash_path)
-		e = read_file(crash_path, text);
+	pm_sentry *en = pm_store_find(s, id);
+	if (!en)
+		return PM_E_NOTFOUND;
+	int dfd = s->dir[pm_store_state_dir(en->pub.state)];
+	pm_err e = read_kind(dfd, id, PM_SK_JSON, json);
+	if (e == PM_OK)
+		e = read_kind(dfd, id, PM_SK_CRASH, text);
 	if (e == PM_OK && !json->p && !text->p)
 		e = PM_E_NOTFOUND;
 	return e;
