@@ -16,10 +16,13 @@ void
 cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "postmortem %s: ", cmd);
+	char line[4096];
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
+	/* Messages quote file names and report contents. */
+	fprintf(stderr, "postmortem %s: ", cmd);
+	cli_print_masked(stderr, line);
 	fputc('\n', stderr);
 }
 
@@ -47,23 +50,12 @@ cli_usage_error(const char *cmd, const char *usage)
 	return PM_EXIT_USAGE;
 }
 
-/* Render r into fd; false with errno set when a write failed. */
-static bool
-render(const pm_report *r, bool json, int fd)
-{
-	char buf[1 << 16];
-	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	pm_err e = json ? pm_write_json(r, &o) : pm_write_text(r, &o);
-	return e == PM_OK;
-}
-
 /* A device or FIFO is written in place: it is not ours to replace or remove. */
 static int
 write_in_place(const char *cmd, const pm_report *r, bool json, const char *out)
 {
 	int fd = open(out, O_WRONLY | O_NOCTTY | O_CLOEXEC);
-	bool ok = fd >= 0 && render(r, json, fd);
+	bool ok = fd >= 0 && cli_render(r, json, fd);
 	int why = errno;
 	if (fd >= 0 && close(fd) != 0 && ok) {
 		ok = false;
@@ -95,7 +87,7 @@ write_replacing(const char *cmd, const pm_report *r, bool json, const char *out,
 	mode_t mask = umask(0);
 	umask(mask);
 	bool ok = fd >= 0 && fchmod(fd, old ? old->st_mode & 07777 : 0666 & ~mask) == 0 &&
-	          render(r, json, fd) && fsync(fd) == 0;
+	          cli_render(r, json, fd) && fsync(fd) == 0;
 	int why = errno;
 	if (fd >= 0 && close(fd) != 0 && ok) {
 		ok = false;
@@ -119,7 +111,7 @@ int
 cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out)
 {
 	if (!out) {
-		if (render(r, json, STDOUT_FILENO))
+		if (cli_render(r, json, STDOUT_FILENO))
 			return PM_EXIT_OK;
 		cli_error(cmd, "cannot write standard output: %s", strerror(errno));
 		return PM_EXIT_IO;

@@ -288,3 +288,69 @@ Test(fs_hostile, a_directory_others_can_write_or_redirect_is_refused)
 	su_rm(dir);
 	free(dir);
 }
+
+/* True when text holds a byte that a terminal acts on (ESC or BEL here). */
+static bool
+has_escape(const char *text)
+{
+	return strchr(text, '\033') || strchr(text, '\007');
+}
+
+/* Item 9: a program named with escape sequences crashes; its name is in the
+ * report's process, thread and image names.  Nothing of it reaches a
+ * terminal raw: not run's summary, explain, or show and convert on a
+ * terminal (a pty from script(1)); show into a pipe stays byte-exact. */
+Test(fs_hostile, escape_sequences_from_a_report_never_reach_the_terminal)
+{
+	char *dir = pm_test_tmpdir(), *out, *prog;
+	cr_assert(asprintf(&prog, "%s/x\033[31mRED\033]0;T\007", dir) > 0);
+	size_t len;
+	char *exe = pm_test_slurp(crash_sample_path("plain_null_deref"), &len);
+	su_write(prog, exe, len);
+	free(exe);
+	cr_assert_eq(chmod(prog, 0700), 0);
+	const char *reports = su_path(dir, "r", "");
+
+	int rc = sh(&out, "'%s' run --dir '%s' -- '%s'", cli_path(), reports, prog);
+	cr_expect_eq(rc, 128 + SIGSEGV, "%s", out);
+	cr_expect(strstr(out, "x?[31mRED?]0;T?"), "the name shows, masked:\n%s", out);
+	cr_expect(!has_escape(out), "run printed an escape sequence:\n%s", out);
+	free(out);
+
+	pm_store *s = su_open(reports, NULL);
+	cr_assert_eq(pm_store_count(s, PM_STATE_PENDING), 1);
+	char *id = strdup(pm_store_get(s, PM_STATE_PENDING, 0)->id);
+	const char *crash_path;
+	cr_assert_eq(pm_store_paths(s, id, &crash_path, NULL), PM_OK);
+	char *crash = strdup(crash_path), *stored = pm_test_slurp(crash, NULL);
+	pm_store_close(s);
+	cr_assert(has_escape(stored), "the report keeps the name as it was");
+
+	cr_expect_eq(sh(&out, "'%s' explain '%s'", cli_path(), crash), 0, "%s", out);
+	cr_expect(strstr(out, "x?[31mRED"), "%s", out);
+	cr_expect(!has_escape(out), "explain printed an escape sequence:\n%s", out);
+	free(out);
+	cr_expect_eq(sh(&out, "'%s' explain --json '%s'", cli_path(), crash), 0, "%s", out);
+	cr_expect(!has_escape(out), "%s", out);
+	free(out);
+
+	const char *const on_tty[] = { "show '%s' --dir '%s'", "convert '%s' --to crash" };
+	for (size_t i = 0; i < 2; i++) {
+		char args[8192];
+		snprintf(args, sizeof args, on_tty[i], i == 0 ? id : crash, reports);
+		rc = sh(&out, "script -qec \"'%s' %s\" /dev/null", cli_path(), args);
+		cr_expect_eq(rc, 0, "%s: %s", args, out);
+		cr_expect(strstr(out, "Exception Type:"), "%s: %s", args, out);
+		cr_expect(!has_escape(out), "%s wrote an escape sequence to a terminal:\n%s", args, out);
+		free(out);
+	}
+	cr_expect_eq(sh(&out, "'%s' show '%s' --dir '%s' 2>/dev/null", cli_path(), id, reports), 0);
+	cr_expect_str_eq(out, stored, "show into a pipe must stay byte-exact");
+	free(out);
+	free(stored);
+	free(crash);
+	free(id);
+	free(prog);
+	su_rm(dir);
+	free(dir);
+}
