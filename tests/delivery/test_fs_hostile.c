@@ -4,12 +4,16 @@
  * real CLI or crashes a real program in a hostile file system and checks
  * that nothing blocks, nothing is lost and nothing of ours is destroyed.
  */
+#include <arpa/inet.h>
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -351,6 +355,45 @@ Test(fs_hostile, escape_sequences_from_a_report_never_reach_the_terminal)
 	free(crash);
 	free(id);
 	free(prog);
+	su_rm(dir);
+	free(dir);
+}
+
+/* Two whole pending reports in a fresh directory (malloc'd path). */
+static char *
+two_reports(void)
+{
+	char *dir = su_reports_dir();
+	pm_report r;
+	su_real_report(&r, NULL, NULL, NULL, NULL);
+	su_put(dir, &r, "REPORT-A", "app", 1700000000, 1699999000, 1, true, true);
+	su_put(dir, &r, "REPORT-B", "app", 1700000100, 1699999000, 1, true, true);
+	pm_report_free(&r);
+	return dir;
+}
+
+/* Plain HTTP goes to loopback only as written plainly: the shorthands curl
+ * rewrites to 127.0.0.1 are refused before any connection, plain forms deliver. */
+Test(fs_hostile, loopback_is_what_it_says)
+{
+	static const http_reply script[] = { { .status = 200 }, { .status = 200 }, { 0 } };
+	char *dir = two_reports(), *out;
+	http_server *srv = http_server_start(script);
+	uint16_t port = http_server_port(srv);
+	static const char *const shorthand[] = { "127.1", "0x7f.1", "2130706433", "0177.0.0.1", "0x7f000001" };
+	for (size_t i = 0; i < sizeof shorthand / sizeof shorthand[0]; i++) {
+		int rc = sh(&out, "'%s' upload --dir '%s' --url 'http://%s:%u/upload'", cli_path(), dir, shorthand[i],
+		            (unsigned)port);
+		cr_expect_eq(rc, 2, "%s: %s", shorthand[i], out);
+		cr_expect(strstr(out, "written another way"), "%s: %s", shorthand[i], out);
+		free(out);
+	}
+	cr_expect_eq(http_server_connections(srv), 0, "a shorthand reached the server");
+	int rc = sh(&out, "'%s' upload --dir '%s' --url 'http://127.0.0.1:%u/upload'", cli_path(), dir, (unsigned)port);
+	cr_expect_eq(rc, 0, "%s", out);
+	cr_expect(strstr(out, "sent 2"), "%s", out);
+	free(out);
+	http_server_stop(srv);
 	su_rm(dir);
 	free(dir);
 }
