@@ -543,6 +543,7 @@ typedef struct pm_upload_options {
 	const char *app_name, *app_version; /* form fields; NULL: from each report */
 	uint32_t connect_timeout_ms; /* 0: 10 000 */
 	uint32_t timeout_ms;         /* whole request; 0: 60 000 */
+	uint32_t pass_timeout_ms;    /* a whole pass, retries and waits included; 0: twice timeout_ms */
 	uint32_t max_attempts;       /* per report per pass; 0: 5 */
 	uint32_t backoff_ms;         /* first retry delay, doubled each time, with jitter; 0: 1 000 */
 	uint32_t backoff_max_ms;     /* 0: 60 000 */

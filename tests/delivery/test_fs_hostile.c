@@ -397,3 +397,61 @@ Test(fs_hostile, loopback_is_what_it_says)
 	su_rm(dir);
 	free(dir);
 }
+
+/* A server that accepts connections and never answers (the kernel's
+ * backlog holds them; nobody reads): counts the connections it got. */
+typedef struct silent {
+	int fd;
+	uint16_t port;
+} silent;
+
+static void
+silent_start(silent *s)
+{
+	s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t len = sizeof a;
+	cr_assert(s->fd >= 0 && bind(s->fd, (struct sockaddr *)&a, sizeof a) == 0 && listen(s->fd, 64) == 0 &&
+	          getsockname(s->fd, (struct sockaddr *)&a, &len) == 0);
+	s->port = ntohs(a.sin_port);
+}
+
+/* Connections made so far: each is accepted now, kept open, never answered. */
+static unsigned
+silent_count(silent *s, int *held, unsigned cap)
+{
+	unsigned n = 0;
+	int flags = fcntl(s->fd, F_GETFL);
+	fcntl(s->fd, F_SETFL, flags | O_NONBLOCK);
+	while (n < cap && (held[n] = accept(s->fd, NULL, NULL)) >= 0)
+		n++;
+	return n;
+}
+
+/* A pass against a server that never answers ends at its deadline: with 1 s
+ * per request, 5 attempts each and two reports, that would be ten requests;
+ * a 1.5 s deadline leaves room for two (a third only if a backoff draws
+ * under a millisecond). */
+Test(fs_hostile, an_upload_pass_has_a_deadline)
+{
+	char *dir = two_reports(), *out;
+	silent srv;
+	silent_start(&srv);
+	int rc = sh(&out, "'%s' upload --dir '%s' --url 'http://127.0.0.1:%u/upload' --timeout-ms 1000 "
+	            "--deadline-ms 1500 --attempts 5", cli_path(), dir, (unsigned)srv.port);
+	cr_expect_eq(rc, 1, "%s", out);
+	cr_expect(strstr(out, "deadline (1500 ms) came: 2 report(s) stay pending"), "%s", out);
+	cr_expect(strstr(out, "sent 0, kept 2"), "%s", out);
+	free(out);
+	int held[16];
+	unsigned n = silent_count(&srv, held, 16);
+	cr_expect(n >= 1 && n <= 3, "%u requests in a 1.5 s pass of 1 s requests (ten without a deadline)", n);
+	for (unsigned i = 0; i < n; i++)
+		close(held[i]);
+	close(srv.fd);
+	pm_store *s = su_open(dir, NULL);
+	cr_expect_eq(pm_store_count(s, PM_STATE_PENDING), 2, "nothing is lost");
+	pm_store_close(s);
+	su_rm(dir);
+	free(dir);
+}
