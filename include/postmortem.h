@@ -390,7 +390,8 @@ typedef struct pm_config {
 /*
  * Install the crash handler: signal handlers on alternate stacks (for every
  * thread, present and future), preallocated report storage, static process
- * facts.  NULL installs with defaults.  0 on success, -1 with errno set.
+ * facts.  NULL installs with defaults.  0 on success, -1 with errno set
+ * (EPERM: the reports directory is another user's or writable by others).
  * NOT AS-safe; call early, before threads can crash.  Installing again
  * replaces the configuration.
  */
