@@ -50,20 +50,18 @@ open_dirs(pm_store *s, const pm_store_options *opt)
 		return PM_E_INVAL;
 	char why[256];
 	s->root = pm_private_dir_open(AT_FDCWD, s->root_path, true, why, sizeof why);
-	if (s->root < 0 && errno == ENOENT)
-		return PM_E_NOTFOUND;
-	for (pm_sdir d = 0; s->root >= 0 && d < PM_SDIR_COUNT; d++) {
-		s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d], why, sizeof why);
-		if (s->dir[d] < 0) {
-			char sub[PATH_MAX + 16];
-			snprintf(sub, sizeof sub, "%s/%s", s->root_path, pm_sdir_names[d]);
-			pm_store_log("refusing %s: %s", sub, why);
-			return PM_E_IO;
-		}
-	}
 	if (s->root < 0) {
+		if (errno == ENOENT)
+			return PM_E_NOTFOUND;
 		pm_store_log("refusing the reports directory %s: %s", s->root_path, why);
 		return PM_E_IO;
+	}
+	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++) {
+		s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d], why, sizeof why);
+		if (s->dir[d] < 0) {
+			pm_store_log("refusing %s/%s: %s", s->root_path, pm_sdir_names[d], why);
+			return PM_E_IO;
+		}
 	}
 	return PM_OK;
 }

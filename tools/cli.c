@@ -5,8 +5,8 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <string.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -86,7 +86,7 @@ write_replacing(const char *cmd, const pm_report *r, bool json, const char *out,
 		tmp = NULL;
 	mode_t mask = umask(0);
 	umask(mask);
-	bool ok = fd >= 0 && fchmod(fd, old ? old->st_mode & 07777 : 0666 & ~mask) == 0 &&
+	bool ok = fd >= 0 && fchmod(fd, old ? old->st_mode & 0777 : 0666 & ~mask) == 0 &&
 	          cli_render(r, json, fd) && fsync(fd) == 0;
 	int why = errno;
 	if (fd >= 0 && close(fd) != 0 && ok) {
