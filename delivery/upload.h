@@ -51,7 +51,8 @@ pm_err upload_options_resolve(const pm_upload_options *in, pm_upload_options *ou
 
 /*
  * PM_OK when url is http(s) and plain HTTP goes only to loopback (localhost,
- * 127.0.0.0/8, ::1) unless allow_http.  PM_E_INVAL otherwise.
+ * 127.0.0.0/8 in four decimal parts, [::1]; as written, no shorthand) unless
+ * allow_http.  PM_E_INVAL otherwise.
  */
 pm_err upload_url_check(const char *url, bool allow_http);
 /* True when url's host is loopback: no proxy from the environment could reach it. */
