@@ -83,7 +83,7 @@ signals_reported(const crash_run *run, int *sigs, int cap)
 }
 
 static void
-check_each_fault_reported(const crash_run *run)
+check_reported(const crash_run *run, int want_segv, int want_abrt)
 {
 	int sigs[8], segv = 0, abrt = 0;
 	int n = signals_reported(run, sigs, 8);
@@ -91,7 +91,20 @@ check_each_fault_reported(const crash_run *run)
 		segv += sigs[i] == SIGSEGV;
 		abrt += sigs[i] == SIGABRT;
 	}
-	cr_expect(segv == 2 && abrt == 1, "%d reports: %d SIGSEGV (2 recovered), %d SIGABRT (1)", n, segv, abrt);
+	cr_expect(segv == want_segv && abrt == want_abrt, "%d reports: %d SIGSEGV (%d expected), %d SIGABRT (%d)", n,
+	          segv, want_segv, abrt, want_abrt);
+}
+
+static void
+check_each_fault_reported(const crash_run *run)
+{
+	check_reported(run, 2, 1);
+}
+
+static void
+check_repeat_not_reported(const crash_run *run)
+{
+	check_reported(run, 1, 1);
 }
 
 static void
@@ -193,6 +206,8 @@ check_moved_pending(const crash_run *run)
 	X(app_handler_before, "app handler set before pm_install", "tests/crash_chain_previous", 0, 42, 1, NULL, NULL, false, NULL) \
 	X(app_handler_after, "app handler set after pm_install", PROGRAM("handler_after"), SIGSEGV, 0, 1, "crash_after_app_handler", NULL, false, NULL) \
 	X(app_handler_recovers, "app handler recovers, then a new fault", PROGRAM("rearm"), SIGABRT, 0, 3, NULL, check_each_fault_reported, false, NULL) \
+	X(app_handler_returns, "app handler returns, the same fault comes back", PROGRAM("handler_returns"), SIGABRT, 0, \
+	  2, NULL, check_repeat_not_reported, false, NULL) \
 	X(fork_child, "forked child crashes", PROGRAM("fork_child"), SIGSEGV, 0, 1, "crash_in_child", NULL, false, NULL) \
 	X(seccomp_before, "seccomp filter before pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, "crash_under_seccomp", check_whole_stack, false, "before") \
 	X(seccomp_after, "seccomp filter after pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, "crash_under_seccomp", check_whole_stack, false, "after") \
