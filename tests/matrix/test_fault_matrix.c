@@ -22,7 +22,7 @@
 
 typedef struct scenario {
 	const char *name;          /* as in docs/fault-matrix.md */
-	const char *program;       /* under the build root */
+	const char *program;       /* under the build root, or an absolute path */
 	const char *args[4];       /* "@path": path under the build root */
 	int signal;                /* the child dies of it; 0: exits with `status` */
 	int status;
@@ -182,6 +182,12 @@ check_moved_pending(const crash_run *run)
 #define PROGRAM(name) "tests/matrix_" name
 #define NS_WRAP PROGRAM("ns_wrap")
 
+/* `postmortem run --dir <relative>` from the reports directory's parent, on
+ * a shell that changes directory after postmortem is installed, then dies. */
+#define RUN_RELATIVE \
+	"cd \"$POSTMORTEM_DIR/..\" && exec \"$0\" run --dir \"${POSTMORTEM_DIR##*/}\" -- " \
+	"/bin/sh -c 'cd / && kill -SEGV $$'"
+
 /* X(test, row, program, signal, status, reports, function, check, needs_root, args...) */
 #define MATRIX(X) \
 	/* every fatal signal postmortem handles */ \
@@ -215,6 +221,8 @@ check_moved_pending(const crash_run *run)
 	/* descriptors, directories, disks */ \
 	X(emfile, "every descriptor in use (EMFILE)", PROGRAM("emfile"), SIGSEGV, 0, 1, "crash_without_descriptors", check_threads_and_images, false, NULL) \
 	X(relative_dir, "relative reports directory, chdir after install", PROGRAM("relative_dir"), SIGSEGV, 0, 1, "crash_after_chdir", NULL, false, NULL) \
+	X(run_relative_dir, "postmortem run --dir with a relative directory, chdir after start", "/bin/sh", 0, \
+	  128 + SIGSEGV, 1, NULL, NULL, false, "-c", RUN_RELATIVE, "@tools/postmortem") \
 	X(long_dir, "reports directory too long", PROGRAM("long_dir"), 0, 2, 0, NULL, NULL, false, NULL) \
 	X(pending_replaced, "pending/ replaced by a file after install", "tests/crash_hostile_disk", SIGSEGV, 0, 0, NULL, check_moved_pending, false, "notdir") \
 	X(readonly_dir, "read-only reports directory", NS_WRAP, 0, 2, 0, NULL, NULL, true, "readonly", "@" SAMPLE("null_deref")) \
@@ -297,7 +305,8 @@ run_row(const scenario *s)
 	for (int i = 0; i < 4 && s->args[i]; i++)
 		args[i] = s->args[i][0] == '@' ? strdup(pm_test_build("%s", s->args[i] + 1)) : s->args[i];
 	crash_run run;
-	crash_run_program_noreport(&run, pm_test_build("%s", s->program), args, NULL);
+	const char *program = s->program[0] == '/' ? s->program : pm_test_build("%s", s->program);
+	crash_run_program_noreport(&run, program, args, NULL);
 	cr_log_info("%s: status 0x%x, %d reports in %s", s->name, run.status, run.reports, run.dir);
 	check_died(s, run.status);
 	check_nothing_lost(s, &run);

@@ -1,7 +1,9 @@
 /*
- * Issue 12, item 8: POSTMORTEM_DIR is relative ("reports" in the test's
- * directory's parent) and the app changes directory after pm_install.  The
- * report must land where the directory named it at install.
+ * Issue 12, item 8: POSTMORTEM_DIR is relative (the test's directory, named
+ * from its parent) and the app changes directory after pm_install.  The
+ * report must land where the directory named it at install, and the paths
+ * postmortem hands out (pm_reports_dir, the crash callback's) must be
+ * absolute: exit 4 otherwise.
  */
 #include <libgen.h>
 #include <stdlib.h>
@@ -17,6 +19,14 @@ crash_after_chdir(void)
 	return *sample_null;
 }
 
+static void
+on_crash(const pm_crash_info *info, void *ctx)
+{
+	(void)ctx;
+	if (info->crash_path[0] != '/')
+		_exit(4);
+}
+
 int
 main(void)
 {
@@ -26,8 +36,11 @@ main(void)
 	char *parent = strdup(dir), *base = strdup(dir);
 	if (chdir(dirname(parent)) != 0 || setenv("POSTMORTEM_DIR", basename(base), 1) != 0)
 		return 3;
-	if (pm_install(NULL) != 0)
+	pm_config cfg = { .on_crash = on_crash };
+	if (pm_install(&cfg) != 0)
 		return 2;
+	if (pm_reports_dir()[0] != '/')
+		return 4;
 	if (chdir("/") != 0)
 		return 3;
 	return crash_after_chdir();
