@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "as_sys.h"
@@ -73,11 +74,21 @@ pm_as_mem_self(void)
 	return (pm_mem){ .read = self_read, .ctx = NULL };
 }
 
+/* Both ends of one pipe: the app may have closed ours and reused the
+ * numbers, and memory must never be written into one of its files. */
+static bool
+is_one_pipe(int read_fd, int write_fd)
+{
+	struct stat r, w;
+	return read_fd >= 0 && write_fd >= 0 && fstat(read_fd, &r) == 0 && fstat(write_fd, &w) == 0 &&
+	       S_ISFIFO(r.st_mode) && r.st_dev == w.st_dev && r.st_ino == w.st_ino;
+}
+
 void
 pm_as_mem_cache_reset(pm_mem_cache *c)
 {
 	cached_pid = getpid();
-	if (!use_pipe && fallback_fds[0] >= 0 && !pm_as_mem_probe())
+	if (!use_pipe && !pm_as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
 		pm_as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
 	for (size_t i = 0; i < PM_MEM_CACHE_PAGES; i++)
 		c->tag[i] = 0;
