@@ -199,35 +199,58 @@ check_moved_pending(const crash_run *run)
 	X(sigtrap, "SIGTRAP", SAMPLE("int3"), SIGTRAP, 0, 1, "crash_breakpoint", NULL, false, NULL) \
 	X(sigsys, "SIGSYS", PROGRAM("seccomp"), SIGSYS, 0, 1, "crash_by_sigsys", NULL, false, "trap") \
 	/* stacks and threads */ \
-	X(overflow_main, "stack overflow, main thread", SAMPLE("stack_overflow"), SIGSEGV, 0, 1, "crash_recurse", NULL, false, NULL) \
-	X(overflow_worker, "stack overflow, worker thread", SAMPLE("stack_overflow_thread"), SIGSEGV, 0, 1, "crash_recurse_worker", NULL, false, NULL) \
-	X(overflow_raw_clone, "stack overflow, raw clone() thread", PROGRAM("clone_overflow"), SIGSEGV, 0, 0, NULL, NULL, false, NULL) \
-	X(malloc_lock, "crash while malloc's lock is held", SAMPLE("malloc_lock"), SIGSEGV, 0, 1, "crash_while_malloc_locked", NULL, false, NULL) \
-	X(two_crashers, "two threads crash at once", SAMPLE("two_threads_crash"), SIGSEGV, 0, 1, "crash_in_thread", NULL, false, NULL) \
-	X(crasher_beyond_cap, "crasher beyond max_threads", PROGRAM("thread_flood"), SIGSEGV, 0, 1, "crash_in_last_thread", check_cap_16, false, "40", "16") \
-	X(threads_1100_crasher_last, "1100 threads, crasher last", PROGRAM("thread_flood"), SIGSEGV, 0, 1, "crash_in_last_thread", check_cap_default, false, "1100", "0") \
-	X(threads_1000_all_stop, "1000 threads all stop", PROGRAM("thread_flood"), SIGSEGV, 0, 1, "crash_in_last_thread", check_all_stopped, false, "1000", "0") \
-	X(bad_tls, "corrupted thread pointer (TLS)", PROGRAM("bad_tls"), SIGSEGV, 0, 1, "crash_with_bad_tls", NULL, false, NULL) \
+	X(overflow_main, "stack overflow, main thread", SAMPLE("stack_overflow"), SIGSEGV, 0, 1, \
+	  "crash_recurse", NULL, false, NULL) \
+	X(overflow_worker, "stack overflow, worker thread", SAMPLE("stack_overflow_thread"), SIGSEGV, 0, \
+	  1, "crash_recurse_worker", NULL, false, NULL) \
+	X(overflow_raw_clone, "stack overflow, raw clone() thread", PROGRAM("clone_overflow"), SIGSEGV, 0, \
+	  0, NULL, NULL, false, NULL) \
+	X(malloc_lock, "crash while malloc's lock is held", SAMPLE("malloc_lock"), SIGSEGV, 0, 1, \
+	  "crash_while_malloc_locked", NULL, false, NULL) \
+	X(two_crashers, "two threads crash at once", SAMPLE("two_threads_crash"), SIGSEGV, 0, 1, \
+	  "crash_in_thread", NULL, false, NULL) \
+	X(crasher_beyond_cap, "crasher beyond max_threads", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
+	  "crash_in_last_thread", check_cap_16, false, "40", "16") \
+	X(threads_1100_crasher_last, "1100 threads, crasher last", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
+	  "crash_in_last_thread", check_cap_default, false, "1100", "0") \
+	X(threads_1000_all_stop, "1000 threads all stop", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
+	  "crash_in_last_thread", check_all_stopped, false, "1000", "0") \
+	X(bad_tls, "corrupted thread pointer (TLS)", PROGRAM("bad_tls"), SIGSEGV, 0, 1, \
+	  "crash_with_bad_tls", NULL, false, NULL) \
 	/* other signal handlers, processes, sandboxes */ \
-	X(app_handler_before, "app handler set before pm_install", "tests/crash_chain_previous", 0, 42, 1, NULL, NULL, false, NULL) \
-	X(app_handler_after, "app handler set after pm_install", PROGRAM("handler_after"), SIGSEGV, 0, 1, "crash_after_app_handler", NULL, false, NULL) \
-	X(app_handler_recovers, "app handler recovers, then a new fault", PROGRAM("rearm"), SIGABRT, 0, 3, NULL, check_each_fault_reported, false, NULL) \
-	X(app_handler_returns, "app handler returns, the same fault comes back", PROGRAM("handler_returns"), SIGABRT, 0, \
-	  2, NULL, check_repeat_not_reported, false, NULL) \
-	X(fork_child, "forked child crashes", PROGRAM("fork_child"), SIGSEGV, 0, 1, "crash_in_child", NULL, false, NULL) \
-	X(seccomp_before, "seccomp filter before pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, "crash_under_seccomp", check_whole_stack, false, "before") \
-	X(seccomp_after, "seccomp filter after pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, "crash_under_seccomp", check_whole_stack, false, "after") \
-	X(no_proc, "no /proc", NS_WRAP, SIGSEGV, 0, 1, NULL, check_no_proc, true, "noproc", "@" SAMPLE("null_deref")) \
+	X(app_handler_before, "app handler set before pm_install", "tests/crash_chain_previous", 0, 42, 1, \
+	  NULL, NULL, false, NULL) \
+	X(app_handler_after, "app handler set after pm_install", PROGRAM("app_handler"), SIGSEGV, 0, 1, \
+	  "crash_after_app_handler", NULL, false, "after") \
+	X(app_handler_recovers, "app handler recovers, then a new fault", PROGRAM("app_handler"), SIGABRT, \
+	  0, 3, NULL, check_each_fault_reported, false, "recovers") \
+	X(app_handler_returns, "app handler returns, the same fault comes back", PROGRAM("app_handler"), \
+	  SIGABRT, 0, \
+	  2, NULL, check_repeat_not_reported, false, "returns") \
+	X(fork_child, "forked child crashes", PROGRAM("fork_child"), SIGSEGV, 0, 1, "crash_in_child", \
+	  NULL, false, NULL) \
+	X(seccomp_before, "seccomp filter before pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, \
+	  "crash_under_seccomp", check_whole_stack, false, "before") \
+	X(seccomp_after, "seccomp filter after pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, \
+	  "crash_under_seccomp", check_whole_stack, false, "after") \
+	X(no_proc, "no /proc", NS_WRAP, SIGSEGV, 0, 1, NULL, check_no_proc, true, "noproc", \
+	  "@" SAMPLE("null_deref")) \
 	/* descriptors, directories, disks */ \
-	X(emfile, "every descriptor in use (EMFILE)", PROGRAM("emfile"), SIGSEGV, 0, 1, "crash_without_descriptors", check_threads_and_images, false, NULL) \
-	X(relative_dir, "relative reports directory, chdir after install", PROGRAM("relative_dir"), SIGSEGV, 0, 1, "crash_after_chdir", NULL, false, NULL) \
+	X(emfile, "every descriptor in use (EMFILE)", PROGRAM("emfile"), SIGSEGV, 0, 1, \
+	  "crash_without_descriptors", check_threads_and_images, false, NULL) \
+	X(relative_dir, "relative reports directory, chdir after install", PROGRAM("relative_dir"), \
+	  SIGSEGV, 0, 1, "crash_after_chdir", NULL, false, NULL) \
 	X(run_relative_dir, "postmortem run --dir with a relative directory, chdir after start", "/bin/sh", 0, \
 	  128 + SIGSEGV, 1, NULL, NULL, false, "-c", RUN_RELATIVE, "@tools/postmortem") \
 	X(long_dir, "reports directory too long", PROGRAM("long_dir"), 0, 2, 0, NULL, NULL, false, NULL) \
-	X(pending_replaced, "pending/ replaced by a file after install", "tests/crash_hostile_disk", SIGSEGV, 0, 0, NULL, check_moved_pending, false, "notdir") \
-	X(readonly_dir, "read-only reports directory", NS_WRAP, 0, 2, 0, NULL, NULL, true, "readonly", "@" SAMPLE("null_deref")) \
-	X(disk_full, "disk full (tmpfs)", NS_WRAP, SIGSEGV, 0, 0, NULL, NULL, true, "full", "@" SAMPLE("null_deref")) \
-	X(fsize_limit, "file size limit (RLIMIT_FSIZE)", "tests/crash_hostile_disk", SIGSEGV, 0, 0, NULL, NULL, false, "fsize") \
+	X(pending_replaced, "pending/ replaced by a file after install", "tests/crash_hostile_disk", \
+	  SIGSEGV, 0, 0, NULL, check_moved_pending, false, "notdir") \
+	X(readonly_dir, "read-only reports directory", NS_WRAP, 0, 2, 0, NULL, NULL, true, "readonly", \
+	  "@" SAMPLE("null_deref")) \
+	X(disk_full, "disk full (tmpfs)", NS_WRAP, SIGSEGV, 0, 0, NULL, NULL, true, "full", \
+	  "@" SAMPLE("null_deref")) \
+	X(fsize_limit, "file size limit (RLIMIT_FSIZE)", "tests/crash_hostile_disk", SIGSEGV, 0, 0, NULL, \
+	  NULL, false, "fsize") \
 	/* end of the matrix */
 
 #define AS_ROW(id, row, prog, sig, st, n, fn, chk, root, ...) \
