@@ -3,7 +3,9 @@
  * (root only) where its environment is hostile, then let the test see what
  * it left.  $POSTMORTEM_DIR is the reports directory.
  *
- *   noproc    an empty tmpfs over /proc
+ *   noproc    an empty tmpfs over /proc (the dynamic loader cannot expand
+ *             $ORIGIN then: PROGRAM finds its libraries through
+ *             LD_LIBRARY_PATH, which meson test sets)
  *   full      a 64 KiB tmpfs over the reports directory, filled up after
  *             pending/ is made; when PROGRAM has died, the tmpfs is
  *             detached and what pending/ holds is copied into the real
