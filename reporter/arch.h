@@ -46,8 +46,9 @@ bool pm_arch_is_sigreturn(const uint8_t *code, size_t n);
 enum { PM_ARCH_SIGRETURN_LEN = 9 };
 /* The signal trampoline's name, for the frame the kernel's signal return leaves. */
 extern const char pm_arch_sigreturn_name[];
-/* The interrupted pc of a context. */
+/* The interrupted pc and stack pointer of a context. */
 uint64_t pm_arch_pc(const mcontext_t *mc);
+uint64_t pm_arch_sp(const mcontext_t *mc);
 
 /*
  * The thread pointer (TLS).  An app that corrupts it would make the handler

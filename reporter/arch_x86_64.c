@@ -81,6 +81,12 @@ pm_arch_pc(const mcontext_t *mc)
 	return (uint64_t)mc->gregs[REG_RIP];
 }
 
+uint64_t
+pm_arch_sp(const mcontext_t *mc)
+{
+	return (uint64_t)mc->gregs[REG_RSP];
+}
+
 /* A system call straight from registers: libc's wrappers store errno in
  * TLS on failure, which is what may be broken here. */
 static long

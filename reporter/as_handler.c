@@ -210,6 +210,28 @@ call_previous(const struct sigaction *prev, int sig, siginfo_t *info, ucontext_t
 	returned_from.addr = info->si_addr;
 }
 
+/* The thread running a previous handler from ours, 0 if none.  A fatal
+ * signal that thread raises from inside that handler (abort() after logging)
+ * belongs to the fault already reported: the process ends as it would have
+ * without us.  The handler may also have jumped away; then a later fault
+ * comes from the thread's own stack and is a new one. */
+static _Atomic pid_t chaining_tid;
+
+static bool
+inside_previous_handler(pid_t tid, const ucontext_t *uc)
+{
+	if (atomic_load(&chaining_tid) != tid)
+		return false;
+	/* Did the interrupted code run on the alternate stack (the kernel
+	 * saves its bounds in the context), where ours, and the previous
+	 * handler we called, run? */
+	uint64_t sp = pm_arch_sp(&uc->uc_mcontext), base = (uint64_t)(uintptr_t)uc->uc_stack.ss_sp;
+	if (sp > base && sp - base <= uc->uc_stack.ss_size)
+		return true;
+	atomic_store(&chaining_tid, 0);
+	return false;
+}
+
 static void
 chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
 {
@@ -217,7 +239,9 @@ chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
 	/* A one-shot handler (SA_RESETHAND) must not see a second fault. */
 	if (is_function(prev) && !(prev->sa_flags & SA_RESETHAND)) {
 		end_report();
+		atomic_store(&chaining_tid, pm_sys_gettid());
 		call_previous(prev, sig, info, uc);
+		atomic_store(&chaining_tid, 0);
 		return;
 	}
 	restore_previous_handlers();
@@ -236,6 +260,12 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	returned_from.sig = 0;
+	if (inside_previous_handler(tid, uctx)) {
+		restore_previous_handlers();
+		requeue(sig, info);
+		errno = saved_errno;
+		return;
+	}
 	while (!atomic_compare_exchange_strong(&pm_g.owner, &owner, tid)) {
 		if (owner == tid && pm_g.crash_signal != 0)
 			on_nested_fault();

@@ -109,6 +109,12 @@ check_repeat_not_reported(const crash_run *run)
 }
 
 static void
+check_fault_reported_not_abort(const crash_run *run)
+{
+	check_reported(run, 1, 0);
+}
+
+static void
 check_whole_stack(const crash_run *run)
 {
 	const pm_thread *t = crashed_thread(&run->json);
@@ -228,6 +234,8 @@ check_moved_pending(const crash_run *run)
 	X(app_handler_returns, "app handler returns, the same fault comes back", PROGRAM("app_handler"), \
 	  SIGABRT, 0, \
 	  2, NULL, check_repeat_not_reported, false, "returns") \
+	X(app_handler_aborts, "app handler calls abort()", PROGRAM("app_handler"), SIGABRT, 0, 1, NULL, \
+	  check_fault_reported_not_abort, false, "aborts") \
 	X(fork_child, "forked child crashes", PROGRAM("fork_child"), SIGSEGV, 0, 1, "crash_in_child", \
 	  NULL, false, NULL) \
 	X(seccomp_before, "seccomp filter before pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, \

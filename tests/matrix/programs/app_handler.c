@@ -8,6 +8,9 @@
  *             fixing anything (the same fault comes straight back), the
  *             second time after making the page writable; then the app
  *             aborts.  Two reports (SIGSEGV once, SIGABRT), not three.
+ *   aborts    set before pm_install, it calls abort() (after logging, say):
+ *             that belongs to the fault already reported — one report
+ *             (SIGSEGV), and the process dies of SIGABRT as it would have.
  *   after     set after pm_install, it hands each fault on to the handler it
  *             replaced (postmortem's), as a well-behaved library does: one
  *             report, dies of SIGSEGV.
@@ -38,6 +41,13 @@ fixing_handler(int sig)
 	(void)sig;
 	if (++calls == 2)
 		mprotect(page, 4096, PROT_READ | PROT_WRITE);
+}
+
+static void
+aborting_handler(int sig)
+{
+	(void)sig;
+	abort();
 }
 
 static void
@@ -104,6 +114,11 @@ main(int argc, char **argv)
 		if (calls != 2)
 			return 3;
 		abort();
+	}
+	if (strcmp(mode, "aborts") == 0) {
+		if (handler_then_postmortem(aborting_handler) != 0)
+			return 2;
+		return crash_after_app_handler();
 	}
 	if (strcmp(mode, "after") == 0) {
 		if (postmortem_then_handler() != 0)
