@@ -145,6 +145,19 @@ check_cap_16(const crash_run *run)
 }
 
 static void
+check_both_crashers(const crash_run *run)
+{
+	check_cap_keeps_crasher(run, 8);
+	const pm_thread *also = NULL;
+	for (uint32_t i = 0; i < run->json.thread_count; i++)
+		if (run->json.threads[i].note && strstr(run->json.threads[i].note, "crashed too"))
+			also = &run->json.threads[i];
+	cr_assert(also != NULL, "the thread that crashed too was dropped");
+	cr_expect(also->captured && crash_frame_index(&run->json, also, "crash_in_last_thread") >= 0,
+	          "the thread that crashed too has no stack");
+}
+
+static void
 check_cap_default(const crash_run *run)
 {
 	check_cap_keeps_crasher(run, 1024);
@@ -218,6 +231,8 @@ check_moved_pending(const crash_run *run)
 	  "crash_in_thread", NULL, false, NULL) \
 	X(crasher_beyond_cap, "crasher beyond max_threads", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
 	  "crash_in_last_thread", check_cap_16, false, "40", "16") \
+	X(two_crashers_beyond_cap, "two crashers beyond max_threads", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
+	  "crash_in_last_thread", check_both_crashers, false, "40", "8", "2", "@tests/libpm_hold_listing.so") \
 	X(threads_1100_crasher_last, "1100 threads, crasher last", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
 	  "crash_in_last_thread", check_cap_default, false, "1100", "0") \
 	X(threads_1000_all_stop, "1000 threads all stop", PROGRAM("thread_flood"), SIGSEGV, 0, 1, \
