@@ -97,6 +97,9 @@ write_minimal_report(void)
 	r->thread_count = 0;
 	r->image_count = 0;
 	r->leb_count = 0;
+	/* The fault may have come before the exception was filled in (a
+	 * seccomp filter trapping a call the capture makes): fill it again. */
+	pm_as_fill_exception(r, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
 	r->exception.triggered_thread = -1;
 	pm_as_write_report(r);
 }

@@ -175,6 +175,13 @@ check_all_stopped(const crash_run *run)
 }
 
 static void
+check_minimal(const crash_run *run)
+{
+	cr_expect_eq(run->json.thread_count, 0, "expected the minimal report (header and exception only)");
+	cr_expect_eq(run->json.exception.signal, SIGSYS);
+}
+
+static void
 check_no_proc(const crash_run *run)
 {
 	const pm_thread *t = crashed_thread(&run->json);
@@ -255,6 +262,8 @@ check_moved_pending(const crash_run *run)
 	  NULL, false, NULL) \
 	X(seccomp_before, "seccomp filter before pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, \
 	  "crash_under_seccomp", check_whole_stack, false, "before") \
+	X(seccomp_traps_the_handler, "seccomp filter traps a call the handler makes", PROGRAM("seccomp"), SIGSYS, 0, \
+	  1, NULL, check_minimal, false, "trap_handler") \
 	X(seccomp_after, "seccomp filter after pm_install", PROGRAM("seccomp"), SIGSEGV, 0, 1, \
 	  "crash_under_seccomp", check_whole_stack, false, "after") \
 	X(no_proc, "no /proc", NS_WRAP, SIGSEGV, 0, 1, NULL, check_no_proc, true, "noproc", \

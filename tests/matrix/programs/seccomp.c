@@ -3,7 +3,8 @@
  * refuses process_vm_readv (EPERM), set before or after pm_install, then a
  * crash two calls deep — the report must still walk the whole stack (issue
  * 12, item 6).  "trap": a filter that turns getpriority (a call the handler
- * never makes) into SIGSYS.
+ * never makes) into SIGSYS.  "trap_handler": the same for getppid, which
+ * the handler makes too (the report's parent pid): the minimal report.
  */
 #include <linux/audit.h>
 #include <linux/filter.h>
@@ -48,9 +49,9 @@ seccomp_caller(void)
 }
 
 SAMPLE_FRAME static int
-crash_by_sigsys(void)
+crash_by_sigsys(long nr)
 {
-	return (int)syscall(SYS_getpriority, 0, 0);
+	return (int)syscall(nr, 0, 0);
 }
 
 int
@@ -64,10 +65,11 @@ main(int argc, char **argv)
 		return 2;
 	if (strcmp(when, "after") == 0 && filter(SYS_process_vm_readv, deny) != 0)
 		return 3;
-	if (strcmp(when, "trap") == 0) {
-		if (filter(SYS_getpriority, SECCOMP_RET_TRAP) != 0)
+	if (strncmp(when, "trap", 4) == 0) {
+		long nr = strcmp(when, "trap_handler") == 0 ? SYS_getppid : SYS_getpriority;
+		if (filter(nr, SECCOMP_RET_TRAP) != 0)
 			return 3;
-		return crash_by_sigsys();
+		return crash_by_sigsys(nr);
 	}
 	return seccomp_caller();
 }
