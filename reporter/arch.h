@@ -46,6 +46,22 @@ bool pm_arch_is_sigreturn(const uint8_t *code, size_t n);
 enum { PM_ARCH_SIGRETURN_LEN = 9 };
 /* The signal trampoline's name, for the frame the kernel's signal return leaves. */
 extern const char pm_arch_sigreturn_name[];
+/* The interrupted pc and stack pointer of a context. */
+uint64_t pm_arch_pc(const mcontext_t *mc);
+uint64_t pm_arch_sp(const mcontext_t *mc);
+
+/*
+ * The thread pointer (TLS).  An app that corrupts it would make the handler
+ * fault on its first errno access or stack-protector check, before any
+ * report.  Remember a good one at install (NOT AS-safe); at handler entry,
+ * repair replaces a thread pointer that does not point at itself with the
+ * remembered one and returns what to put back on the way out.  Neither
+ * touches errno or TLS.
+ */
+void pm_arch_tls_remember(void);
+uint64_t pm_arch_tls_repair(void);
+void pm_arch_tls_put_back(uint64_t saved);
+
 /* Report strings: "X86-64 (Native)", "x86_64". */
 extern const char pm_arch_code_type[];
 extern const char pm_arch_name[];

@@ -5,7 +5,11 @@
 #if defined(__x86_64__)
 #include "arch.h"
 
+#include <asm/prctl.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 
 const char pm_arch_code_type[] = "X86-64 (Native)";
 const char pm_arch_sigreturn_name[] = "__restore_rt";
@@ -69,6 +73,82 @@ uint64_t
 pm_arch_sigframe_mcontext(uint64_t sp)
 {
 	return sp + offsetof(ucontext_t, uc_mcontext);
+}
+
+uint64_t
+pm_arch_pc(const mcontext_t *mc)
+{
+	return (uint64_t)mc->gregs[REG_RIP];
+}
+
+uint64_t
+pm_arch_sp(const mcontext_t *mc)
+{
+	return (uint64_t)mc->gregs[REG_RSP];
+}
+
+/* A system call straight from registers: libc's wrappers store errno in
+ * TLS on failure, which is what may be broken here. */
+static long
+trap(long nr, long a, long b, long c, long d, long e, long f)
+{
+	long ret;
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	__asm__ volatile("syscall"
+	                 : "=a"(ret)
+	                 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+	                 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* glibc's thread pointer is the address of its TCB, whose first word
+ * points at itself.  The one remembered is the installing thread's, which
+ * lives as long as the process in the usual case (the main thread). */
+static uint64_t good_tls;
+
+static uint64_t
+tls_now(void)
+{
+	uint64_t fs = 0;
+	trap(SYS_arch_prctl, ARCH_GET_FS, (long)&fs, 0, 0, 0, 0);
+	return fs;
+}
+
+static bool
+tls_points_at_itself(uint64_t fs)
+{
+	uint64_t self = 0;
+	struct iovec local = { &self, sizeof self }, remote = { (void *)(uintptr_t)fs, sizeof self };
+	long n = trap(SYS_process_vm_readv, trap(SYS_getpid, 0, 0, 0, 0, 0, 0), (long)&local, 1,
+	              (long)&remote, 1, 0);
+	/* Where the read itself is refused (a sandbox), nothing says it is bad. */
+	if (n == -EPERM || n == -ENOSYS)
+		return true;
+	return n == (long)sizeof self && self == fs;
+}
+
+void
+pm_arch_tls_remember(void)
+{
+	good_tls = tls_now();
+}
+
+uint64_t
+pm_arch_tls_repair(void)
+{
+	uint64_t fs = tls_now();
+	if (good_tls && fs != good_tls && !tls_points_at_itself(fs))
+		trap(SYS_arch_prctl, ARCH_SET_FS, (long)good_tls, 0, 0, 0, 0);
+	return fs;
+}
+
+void
+pm_arch_tls_put_back(uint64_t saved)
+{
+	if (tls_now() != saved)
+		trap(SYS_arch_prctl, ARCH_SET_FS, (long)saved, 0, 0, 0, 0);
 }
 
 /* glibc's __restore_rt: mov $0xf,%rax; syscall. */

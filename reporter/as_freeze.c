@@ -10,7 +10,9 @@
  *
  * A thread that blocks the freeze signal or sits in an uninterruptible
  * sleep never answers; it is still listed, and the report says so.  One
- * that blocks it (its SigBlk mask says so) is not waited for.
+ * that blocks it (asleep with the signal pending and masked) is not
+ * waited for.  Past max_threads the list drops threads, never the
+ * reporting thread nor one that crashed too.
  */
 #include "as_freeze.h"
 
@@ -80,13 +82,43 @@ parse_tid(const char *name, pid_t *out)
 	return v > 0;
 }
 
+/* Threads a report shows whatever its cap: the reporting thread and each
+ * one that crashed too (it left its signal in its slot). */
+static bool
+must_keep(pid_t self, pid_t tid)
+{
+	if (tid == self)
+		return true;
+	pm_slot *s = pm_as_slot_find(tid);
+	return s && s->signal != 0;
+}
+
+/* Past the cap, a thread that must be kept takes the place of a listed one
+ * that need not be, from the end of the list (*victim: the lowest place
+ * given so far; each place is given at most once). */
+static void
+add_task(pid_t *tids, size_t cap, size_t *n, size_t *victim, pid_t self, pid_t tid, bool *truncated)
+{
+	if (*n < cap) {
+		tids[(*n)++] = tid;
+		return;
+	}
+	*truncated = true;
+	if (!must_keep(self, tid))
+		return;
+	while (*victim > 0 && must_keep(self, tids[*victim - 1]))
+		(*victim)--;
+	if (*victim > 0)
+		tids[--*victim] = tid;
+}
+
 static size_t
-list_tasks(pid_t *tids, size_t cap, bool *truncated)
+list_tasks(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 {
 	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
-	size_t n = 0;
+	size_t n = 0, victim = cap;
 	long got;
 	while ((got = pm_sys_getdents64(fd, pm_g.scratch, pm_g.scratch_cap)) > 0) {
 		for (long off = 0; off < got;) {
@@ -95,12 +127,8 @@ list_tasks(pid_t *tids, size_t cap, bool *truncated)
 			if (d->d_reclen == 0)
 				break;
 			off += d->d_reclen;
-			if (!parse_tid(d->d_name, &tid))
-				continue;
-			if (n < cap)
-				tids[n++] = tid;
-			else
-				*truncated = true;
+			if (parse_tid(d->d_name, &tid))
+				add_task(tids, cap, &n, &victim, self, tid, truncated);
 		}
 	}
 	close(fd);
@@ -130,23 +158,45 @@ all_answered(const pid_t *tids, size_t n)
 	return true;
 }
 
-/* Does thread tid block signal sig?  From the SigBlk mask in its status file. */
+/* The value of the "<key>:" line of a status file, past its blanks; NULL if none. */
+static const char *
+status_field(const char *buf, const char *end, const char *key, size_t key_len)
+{
+	for (const char *p = buf; p + key_len < end; p++) {
+		if ((p == buf || p[-1] == '\n') && memcmp(p, key, key_len) == 0) {
+			const char *q = p + key_len;
+			while (q < end && (*q == '\t' || *q == ' '))
+				q++;
+			return q;
+		}
+	}
+	return NULL;
+}
+
+static bool
+mask_has(const char *buf, const char *end, const char *key, size_t key_len, int sig)
+{
+	const char *q = status_field(buf, end, key, key_len);
+	uint64_t mask;
+	return q && pm_as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+}
+
+/*
+ * Does thread tid block signal sig?  Judged by what the thread did, not by
+ * its mask alone: every signal is masked too in a thread already inside the
+ * freeze handler (but the signal was delivered: not pending) and in a
+ * thread pthread_create has made but not yet run (it is runnable: it will
+ * unmask and take the signal when it runs).  A thread blocks the signal
+ * when it went to sleep with the signal pending and masked.
+ */
 static bool
 blocks_signal(pid_t tid, int sig)
 {
 	long n = pm_as_read_proc("/proc/self/task/", tid, "status", pm_g.scratch, pm_g.scratch_cap);
 	const char *end = pm_g.scratch + (n > 0 ? n : 0);
-	for (const char *p = pm_g.scratch; n > 0 && p + 8 < end; p++) {
-		if ((p == pm_g.scratch || p[-1] == '\n') && memcmp(p, "SigBlk:", 7) == 0) {
-			uint64_t mask;
-			const char *q = p + 7;
-			while (q < end && (*q == '\t' || *q == ' '))
-				q++;
-			return pm_as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 &&
-			       (mask >> (sig - 1) & 1);
-		}
-	}
-	return false;
+	const char *state = status_field(pm_g.scratch, end, "State:", 6);
+	return state && state < end && *state != 'R' && mask_has(pm_g.scratch, end, "SigPnd:", 7, sig) &&
+	       mask_has(pm_g.scratch, end, "SigBlk:", 7, sig);
 }
 
 /* Stop waiting for threads that block the freeze signal: they cannot answer. */
@@ -165,15 +215,16 @@ static void
 wait_for_answers(const pid_t *tids, size_t n)
 {
 	/* Most threads answer within a few scheduler ticks; the ones still
-	 * silent then are checked once for a blocked signal. */
-	static const uint64_t grace_ns = 2000000;
+	 * silent then are checked for a blocked signal, and again every few
+	 * ticks (a thread still runnable now may go to sleep blocking it). */
+	static const uint64_t grace_ns = 2000000, recheck_ns = 10000000;
 	uint64_t start = pm_sys_now_ns();
 	uint64_t deadline = start + (uint64_t)pm_g.freeze_timeout_ms * 1000000u;
-	bool checked = false;
+	uint64_t next_check = start + grace_ns;
 	while (!all_answered(tids, n) && pm_sys_now_ns() < deadline) {
-		if (!checked && pm_sys_now_ns() - start >= grace_ns) {
+		if (pm_sys_now_ns() >= next_check) {
 			give_up_on_blocked(tids, n);
-			checked = true;
+			next_check = pm_sys_now_ns() + recheck_ns;
 			continue;
 		}
 		pm_sys_sleep_ns(100000);
@@ -184,7 +235,7 @@ size_t
 pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 {
 	*truncated = false;
-	size_t n = list_tasks(tids, cap, truncated);
+	size_t n = list_tasks(self, tids, cap, truncated);
 	for (size_t i = 0; i < n; i++)
 		ask(self, tids[i]);
 	wait_for_answers(tids, n);

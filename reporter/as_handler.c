@@ -7,9 +7,13 @@
  *     report()                freeze others, images, header, exception,
  *                             threads, symbols, write both files
  *     notify()                the user's AS-safe callback
- *     chain_or_reraise()      previous handlers back, the signal re-queued
- *                             with its own siginfo: the process dies as it
- *                             would have without us (same status, same core)
+ *     chain_or_reraise()      a previous function handler is called from
+ *                             here, with ours still armed (it may recover,
+ *                             and the next fault gets its own report);
+ *                             otherwise previous handlers back, the signal
+ *                             re-queued with its own siginfo: the process
+ *                             dies as it would have without us (same
+ *                             status, same core)
  *
  * A second fatal signal while a report is being written:
  *   another thread        -> leaves its registers in its slot, waits for the
@@ -26,7 +30,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "arch.h"
 #include "as_capture.h"
+#include "as_fds.h"
 #include "as_freeze.h"
 #include "as_report.h"
 #include "as_sys.h"
@@ -91,6 +97,9 @@ write_minimal_report(void)
 	r->thread_count = 0;
 	r->image_count = 0;
 	r->leb_count = 0;
+	/* The fault may have come before the exception was filled in (a
+	 * seccomp filter trapping a call the capture makes): fill it again. */
+	pm_as_fill_exception(r, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
 	r->exception.triggered_thread = -1;
 	pm_as_write_report(r);
 }
@@ -131,6 +140,8 @@ wait_for_reporter(int sig, const siginfo_t *info, void *uctx, pid_t tid)
 static bool
 report(pid_t tid, const struct timespec *now)
 {
+	/* Room for the files the capture opens, even when the app used every descriptor. */
+	pm_as_spares_free();
 	pm_as_capture(tid, &pm_g.crash_mc, true, now);
 	pm_as_fill_exception(&pm_g.report, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
 	pm_as_capture_symbols();
@@ -154,23 +165,110 @@ notify(bool written)
 	pm_g.on_crash(&info, pm_g.on_crash_ctx);
 }
 
-static void
-chain_or_reraise(int sig, const siginfo_t *info)
+/* The fault a previous handler returned from (without jumping away); while
+ * the same fault comes straight back, it is the handler's business, not a
+ * new crash to report (a handler that returns without fixing anything
+ * would otherwise fill the disk). */
+static struct {
+	int sig;
+	uint64_t pc;
+	void *addr;
+} returned_from;
+
+static bool
+is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 {
+	return returned_from.sig == sig && returned_from.addr == info->si_addr &&
+	       returned_from.pc == pm_arch_pc(&uc->uc_mcontext);
+}
+
+/* The report is done: the other threads go on, and the next fault (or a
+ * thread that crashed meanwhile and waits) is reported afresh. */
+static void
+end_report(void)
+{
+	pm_g.crash_signal = 0;
+	pm_g.written = false;
+	atomic_store(&pm_g.nesting, 0);
+	pm_as_spares_take();
+	pm_as_reset_slots();
+	atomic_store(&pm_g.owner, 0);
+	pm_as_release();
+}
+
+/* Run a previous handler as the kernel would have: its mask, its flavour. */
+static void
+call_previous(const struct sigaction *prev, int sig, siginfo_t *info, ucontext_t *uc)
+{
+	sigset_t mask = prev->sa_mask;
+	if (!(prev->sa_flags & SA_NODEFER))
+		sigaddset(&mask, sig);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (prev->sa_flags & SA_SIGINFO)
+		prev->sa_sigaction(sig, info, uc);
+	else
+		prev->sa_handler(sig);
+	returned_from.sig = sig;
+	returned_from.pc = pm_arch_pc(&uc->uc_mcontext);
+	returned_from.addr = info->si_addr;
+}
+
+/* The thread running a previous handler from ours, 0 if none.  A fatal
+ * signal that thread raises from inside that handler (abort() after logging)
+ * belongs to the fault already reported: the process ends as it would have
+ * without us.  The handler may also have jumped away; then a later fault
+ * comes from the thread's own stack and is a new one. */
+static _Atomic pid_t chaining_tid;
+
+static bool
+inside_previous_handler(pid_t tid, const ucontext_t *uc)
+{
+	if (atomic_load(&chaining_tid) != tid)
+		return false;
+	/* Did the interrupted code run on the alternate stack (the kernel
+	 * saves its bounds in the context), where ours, and the previous
+	 * handler we called, run? */
+	uint64_t sp = pm_arch_sp(&uc->uc_mcontext), base = (uint64_t)(uintptr_t)uc->uc_stack.ss_sp;
+	if (sp > base && sp - base <= uc->uc_stack.ss_size)
+		return true;
+	atomic_store(&chaining_tid, 0);
+	return false;
+}
+
+static void
+chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
+{
+	const struct sigaction *prev = previous_for(sig);
+	/* A one-shot handler (SA_RESETHAND) must not see a second fault. */
+	if (is_function(prev) && !(prev->sa_flags & SA_RESETHAND)) {
+		end_report();
+		atomic_store(&chaining_tid, pm_sys_gettid());
+		call_previous(prev, sig, info, uc);
+		atomic_store(&chaining_tid, 0);
+		return;
+	}
 	restore_previous_handlers();
-	/* A previous handler may recover (a runtime using SIGSEGV on purpose):
-	 * let the other threads go on.  Otherwise they stay parked and die. */
-	if (is_function(previous_for(sig)))
-		pm_as_release();
 	requeue(sig, info);
 }
 
-void
-pm_as_on_fatal(int sig, siginfo_t *info, void *uctx)
+__attribute__((noinline)) static void
+on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
 	pid_t tid = pm_sys_gettid();
 	int owner = 0;
+	if (is_returned_fault(sig, info, uctx)) {
+		call_previous(previous_for(sig), sig, info, uctx);
+		errno = saved_errno;
+		return;
+	}
+	returned_from.sig = 0;
+	if (inside_previous_handler(tid, uctx)) {
+		restore_previous_handlers();
+		requeue(sig, info);
+		errno = saved_errno;
+		return;
+	}
 	while (!atomic_compare_exchange_strong(&pm_g.owner, &owner, tid)) {
 		if (owner == tid && pm_g.crash_signal != 0)
 			on_nested_fault();
@@ -187,6 +285,15 @@ pm_as_on_fatal(int sig, siginfo_t *info, void *uctx)
 	pm_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
 	bool written = report(tid, &now);
 	notify(written);
-	chain_or_reraise(sig, info);
+	chain_or_reraise(sig, info, uctx);
 	errno = saved_errno;
+}
+
+/* Only scalars here: no stack-protector check may read TLS before it is repaired. */
+void
+pm_as_on_fatal(int sig, siginfo_t *info, void *uctx)
+{
+	uint64_t tls = pm_arch_tls_repair();
+	on_fatal(sig, info, uctx);
+	pm_arch_tls_put_back(tls);
 }

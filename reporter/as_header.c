@@ -49,24 +49,27 @@ void
 pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 {
 	pm_header *h = &r->header;
+	/* Facts first, system calls last: a seccomp filter may trap one of
+	 * them, and the minimal report then still names the OS (readers tell
+	 * Linux signal numbers from Apple's by it) and the time. */
 	r->os = PM_OS_LINUX;
 	r->os_name = f->os_name;
-	h->incident_id = incident_id(&r->arena, now);
 	h->hardware_model = f->hardware_model;
 	h->process_name = f->exe_name;
-	h->pid = getpid();
 	h->process_path = f->exe_path;
 	h->identifier = f->app_id;
 	h->version = f->app_version;
 	h->code_type = pm_arch_code_type;
-	h->parent_pid = getppid();
-	h->parent_name = pm_as_proc_name(&r->arena, "/proc/", (pid_t)h->parent_pid);
 	/* Apple prints tenths of milliseconds; keep exactly what the text shows. */
 	h->time = (pm_time){ .sec = now->tv_sec, .usec = (uint32_t)(now->tv_nsec / 100000) * 100,
 	                     .tz_min = f->tz_min, .digits = 4, .set = true };
 	h->launch_time = f->launch_time;
 	h->os_version = f->os_version;
 	h->report_version = "104";
+	h->incident_id = incident_id(&r->arena, now);
+	h->pid = getpid();
+	h->parent_pid = getppid();
+	h->parent_name = pm_as_proc_name(&r->arena, "/proc/", (pid_t)h->parent_pid);
 }
 
 const char *

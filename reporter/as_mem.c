@@ -6,18 +6,21 @@
  * Where a sandbox denies it (seccomp filters, old kernels), the fallback is
  * the pipe probe: write(2) from the address into a pipe fails with EFAULT
  * when the memory is bad, and read(2) brings the bytes back.  The choice is
- * made once, at install (mem_setup.c).
+ * made at install (mem_setup.c) and checked again at each capture: a
+ * sandbox set up after install may deny process_vm_readv by then.
  */
 #include "as_mem.h"
 
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "as_sys.h"
 
 static int pipe_fds[2] = { -1, -1 };
 static bool use_pipe;
+static int fallback_fds[2] = { -1, -1 };
 /* Our pid, cached by pm_as_mem_cache_reset at the start of a capture so a
  * read costs one system call; 0 means "ask getpid()" (a forked child must
  * read its own memory). */
@@ -71,10 +74,22 @@ pm_as_mem_self(void)
 	return (pm_mem){ .read = self_read, .ctx = NULL };
 }
 
+/* Both ends of one pipe: the app may have closed ours and reused the
+ * numbers, and memory must never be written into one of its files. */
+static bool
+is_one_pipe(int read_fd, int write_fd)
+{
+	struct stat r, w;
+	return read_fd >= 0 && write_fd >= 0 && fstat(read_fd, &r) == 0 && fstat(write_fd, &w) == 0 &&
+	       S_ISFIFO(r.st_mode) && r.st_dev == w.st_dev && r.st_ino == w.st_ino;
+}
+
 void
 pm_as_mem_cache_reset(pm_mem_cache *c)
 {
 	cached_pid = getpid();
+	if (!use_pipe && !pm_as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
+		pm_as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
 	for (size_t i = 0; i < PM_MEM_CACHE_PAGES; i++)
 		c->tag[i] = 0;
 	c->next = 0;
@@ -136,6 +151,13 @@ pm_as_mem_use_pipe(int read_fd, int write_fd)
 	pipe_fds[0] = read_fd;
 	pipe_fds[1] = write_fd;
 	use_pipe = read_fd >= 0 && write_fd >= 0;
+}
+
+void
+pm_as_mem_fallback_pipe(int read_fd, int write_fd)
+{
+	fallback_fds[0] = read_fd;
+	fallback_fds[1] = write_fd;
 }
 
 bool

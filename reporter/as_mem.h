@@ -25,6 +25,8 @@ bool pm_as_mem_setup(void);
 void pm_as_mem_teardown(void);
 /* Read through this pipe from now on (-1, -1: through process_vm_readv).  AS-safe. */
 void pm_as_mem_use_pipe(int read_fd, int write_fd);
+/* The pipe to switch to when process_vm_readv stops working (-1, -1: none).  AS-safe. */
+void pm_as_mem_fallback_pipe(int read_fd, int write_fd);
 /* True when the current method reads a known value back.  AS-safe. */
 bool pm_as_mem_probe(void);
 /* The reader of our own address space.  AS-safe. */
@@ -46,7 +48,8 @@ typedef struct pm_mem_cache {
 	unsigned char page[PM_MEM_CACHE_PAGES][PM_MEM_PAGE];
 } pm_mem_cache;
 
-/* Empty the cache and remember our pid for the reads.  AS-safe. */
+/* Empty the cache, remember our pid for the reads, and switch to the
+ * fallback pipe if the current method no longer works.  AS-safe. */
 void pm_as_mem_cache_reset(pm_mem_cache *c);
 /* A reader of our own address space through the cache.  AS-safe. */
 pm_mem pm_as_mem_cached(pm_mem_cache *c);

@@ -127,8 +127,9 @@ step(const pm_unwind_env *env, pm_cpu *cpu, uint32_t index, uint8_t *how, const 
 		*how = PM_HOW_FP;
 	}
 	if (r == STEP_NOINFO) {
-		*why = pc_is_code ? "no unwind information and no valid frame pointer"
-		                  : "the pc is not in executable memory";
+		*why = pc_is_code                  ? "no unwind information and no valid frame pointer"
+		       : env->images->map_count == 0 ? "the memory map could not be read (no /proc?)"
+		                                     : "the pc is not in executable memory";
 		return STEP_END;
 	}
 	if (r == STEP_END)

@@ -3,7 +3,9 @@
  *
  * Everything the handler will need is prepared here, so that at crash time
  * nothing is allocated, opened for configuration or looked up:
- *   1. the reports directory (created 0700; refused unless ours alone) and
+ *   1. the reports directory (created 0700, made absolute, refused unless
+ *      ours alone or when too long for the handler's paths), a descriptor
+ *      of pending/ and spare descriptors held for the handler (as_fds.c),
  *      the process facts;
  *   2. one anonymous mapping holding the report arena, the thread slots,
  *      the image and map tables and the I/O buffers (MAP_NORESERVE: pages
@@ -23,6 +25,8 @@
 #include <sys/mman.h>
 
 #include "altstack.h"
+#include "arch.h"
+#include "as_fds.h"
 #include "as_freeze.h"
 #include "as_handler.h"
 #include "as_mem.h"
@@ -43,6 +47,7 @@ enum {
 	STRINGS_BYTES = 8 * 1024 * 1024,
 	SYMBOL_BYTES = 48 * 1024 * 1024,
 	SETUP_WAIT_MS = 200,
+	REPORT_NAME_ROOM = 64, /* a report file's name: a UUID and an extension */
 };
 
 static const int default_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
@@ -143,6 +148,7 @@ map_region(void)
 static bool
 configure(const pm_config *cfg)
 {
+	errno = EINVAL;
 	const int *sigs = cfg && cfg->signals ? cfg->signals : default_signals;
 	size_t n = cfg && cfg->signals ? cfg->signal_count : sizeof default_signals / sizeof default_signals[0];
 	if (n == 0 || n > PM_MAX_SIGNALS)
@@ -163,7 +169,13 @@ configure(const pm_config *cfg)
 	if (!pm_config_reports_dir(cfg, pm_g.reports_dir, sizeof pm_g.reports_dir))
 		return false;
 	int k = snprintf(pm_g.pending_dir, sizeof pm_g.pending_dir, "%s/pending", pm_g.reports_dir);
-	return k > 0 && (size_t)k < sizeof pm_g.pending_dir;
+	/* The handler's full paths (<pending>/<incident id>.<ext>) must fit
+	 * whole: refuse here rather than cut them at crash time. */
+	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= sizeof pm_g.pending_dir) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	return true;
 }
 
 static bool
@@ -207,6 +219,7 @@ restore_handlers(void)
 static void
 release_storage(void)
 {
+	pm_as_fds_close();
 	if (pm_g.symbols)
 		pm_as_symbols_destroy(pm_g.symbols);
 	if (pm_g.region)
@@ -230,10 +243,14 @@ pm_install(const pm_config *cfg)
 	if (pm_g.installed)
 		pm_uninstall();
 	memset(&pm_g, 0, sizeof pm_g);
+	pm_g.pending_fd = -1;
+	for (int i = 0; i < PM_SPARE_FDS; i++)
+		pm_g.spare_fds[i] = -1;
 	if (!configure(cfg))
-		return fail(EINVAL);
-	if (pm_reports_dir_prepare(pm_g.reports_dir) != 0)
 		return fail(errno);
+	if (pm_reports_dir_prepare(pm_g.reports_dir) != 0 || !pm_as_fds_open())
+		return fail(errno);
+	pm_arch_tls_remember();
 	pm_facts_gather(&pm_g.facts, cfg);
 	if (!map_region())
 		return fail(ENOMEM);

@@ -5,11 +5,29 @@
 #include "install.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* A relative directory is taken from where the process is now: after a
+ * chdir() it would name another place, and the report would be lost. */
+static bool
+make_absolute(char *path, size_t cap)
+{
+	char cwd[PATH_MAX], rel[PATH_MAX];
+	if (path[0] == '/')
+		return true;
+	if (!getcwd(cwd, sizeof cwd))
+		return false;
+	int n = snprintf(rel, sizeof rel, "%s", path);
+	if (n < 0 || (size_t)n >= sizeof rel)
+		return false;
+	n = snprintf(path, cap, "%s/%s", strcmp(cwd, "/") == 0 ? "" : cwd, rel);
+	return n > 0 && (size_t)n < cap;
+}
 
 bool
 pm_config_reports_dir(const pm_config *cfg, char *out, size_t cap)
@@ -26,7 +44,11 @@ pm_config_reports_dir(const pm_config *cfg, char *out, size_t cap)
 		n = snprintf(out, cap, "%s/.local/state/postmortem", v);
 	else
 		n = snprintf(out, cap, "/tmp/postmortem-%u", (unsigned)getuid());
-	return n > 0 && (size_t)n < cap;
+	if (n <= 0 || (size_t)n >= cap) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	return make_absolute(out, cap);
 }
 
 int

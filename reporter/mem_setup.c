@@ -13,11 +13,13 @@ bool
 pm_as_mem_setup(void)
 {
 	pm_as_mem_use_pipe(-1, -1);
+	/* Opened even when process_vm_readv works: a seccomp filter installed
+	 * later may deny it, and a capture then falls back to the pipe. */
+	if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
+		return pm_as_mem_probe();
+	pm_as_mem_fallback_pipe(pipe_fds[0], pipe_fds[1]);
 	if (pm_as_mem_probe())
 		return true;
-	/* process_vm_readv is denied here (a seccomp sandbox): probe with a pipe. */
-	if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
-		return false;
 	pm_as_mem_use_pipe(pipe_fds[0], pipe_fds[1]);
 	return pm_as_mem_probe();
 }
@@ -26,6 +28,7 @@ void
 pm_as_mem_teardown(void)
 {
 	pm_as_mem_use_pipe(-1, -1);
+	pm_as_mem_fallback_pipe(-1, -1);
 	for (int i = 0; i < 2; i++) {
 		if (pipe_fds[i] >= 0)
 			close(pipe_fds[i]);

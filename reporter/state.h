@@ -11,8 +11,10 @@
 #include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <sys/types.h>
 #include <ucontext.h>
 
+#include "as_fds.h"
 #include "as_images.h"
 #include "postmortem.h"
 
@@ -60,6 +62,10 @@ typedef struct pm_state {
 	/* configuration */
 	char reports_dir[PATH_MAX];
 	char pending_dir[PATH_MAX];
+	int pending_fd;           /* held from install (as_fds.c), -1 if none */
+	dev_t pending_dev;        /* what pending_fd must still be */
+	ino_t pending_ino;
+	int spare_fds[PM_SPARE_FDS]; /* freed for the handler's own opens */
 	int signals[PM_MAX_SIGNALS];
 	struct sigaction previous[PM_MAX_SIGNALS];
 	size_t signal_count;

@@ -1,8 +1,10 @@
 /*
- * Writing the report fails: "notdir" turns pending/ into a plain file after
- * install (so even root cannot write there), "fsize" sets RLIMIT_FSIZE so
- * the first write is cut short (EFBIG; SIGXFSZ must not replace the
- * original signal).  Either way the process must still die of SIGSEGV.
+ * The disk turns hostile after install: "notdir" moves pending/ away and
+ * puts a plain file in its place (the report goes to the directory opened
+ * at install, wherever it is now: fault matrix row pending_replaced),
+ * "fsize" sets RLIMIT_FSIZE so the first write is cut short (EFBIG; SIGXFSZ
+ * must not replace the original signal).  Either way the process must
+ * still die of SIGSEGV.
  */
 #include <fcntl.h>
 #include <stdio.h>
