@@ -385,6 +385,7 @@ typedef struct pm_config {
 	uint32_t freeze_timeout_ms; /* how long to wait for threads to stop; 0: 500 */
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
+	bool no_minidump;         /* no <id>.dmp beside each report (also POSTMORTEM_MINIDUMP=0) */
 } pm_config;
 
 /*

@@ -46,6 +46,9 @@ bool pm_arch_is_sigreturn(const uint8_t *code, size_t n);
 enum { PM_ARCH_SIGRETURN_LEN = 9 };
 /* The signal trampoline's name, for the frame the kernel's signal return leaves. */
 extern const char pm_arch_sigreturn_name[];
+/* A minidump SystemInfo's processor_level and processor_revision (2 bytes each, little
+ * endian) and its 24-byte CPU_INFORMATION, from the CPU itself. */
+void pm_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info);
 /* Report strings: "X86-64 (Native)", "x86_64". */
 extern const char pm_arch_code_type[];
 extern const char pm_arch_name[];

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "as_minidump.h"
 #include "as_util.h"
 #include "formats/out.h"
 
@@ -58,6 +59,18 @@ sync_dir(const char *dir)
 		fsync(fd);
 		close(fd);
 	}
+}
+
+bool
+pm_as_write_minidump(const pm_report *r)
+{
+	if (!pm_g.minidump)
+		return false;
+	int saved = errno;
+	bool ok = write_one(r, pm_as_minidump, ".dmp", pm_g.minidump_path, sizeof pm_g.minidump_path);
+	sync_dir(pm_g.pending_dir);
+	errno = saved;
+	return ok;
 }
 
 bool

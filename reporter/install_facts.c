@@ -123,6 +123,11 @@ pm_facts_gather(pm_facts *f, const pm_config *cfg)
 	snprintf(f->os_version, sizeof f->os_version, "%s%s(%s %s)", pretty, pretty[0] ? " " : "",
 	         f->os_name, u.release);
 
+	snprintf(f->kernel, sizeof f->kernel, "%s %s %s %s", f->os_name, u.release, u.version, u.machine);
+	sscanf(u.release, "%u.%u.%u", &f->kernel_version[0], &f->kernel_version[1], &f->kernel_version[2]);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	f->cpu_count = (uint8_t)(cpus > 255 ? 255 : cpus > 0 ? cpus : 0);
+
 	first_line("/sys/class/dmi/id/product_name", f->hardware_model, sizeof f->hardware_model);
 	if (!f->hardware_model[0])
 		pm_as_strlcpy(f->hardware_model, u.machine, sizeof f->hardware_model);
