@@ -1,0 +1,200 @@
+/*
+ * test_minidump.c — crash a real program and open the <id>.dmp it left
+ * with the tools people use: LLDB (threads, frames, a local variable of the
+ * crashing function from the saved stack) and Breakpad's minidump_stackwalk
+ * (crash reason and address, modules with their debug ids, the crashed
+ * thread's frames, symbolicated with dump_syms's symbol file).  Each must
+ * agree with the .crash/.json written beside it.
+ */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "crash_util.h"
+#include "util.h"
+
+static const char *
+locals_program(void)
+{
+	static char exe[PATH_MAX];
+	cr_assert(realpath(pm_test_build("tests/crash_minidump_locals"), exe) != NULL);
+	return exe;
+}
+
+/* <pending>/<id>.dmp beside the .crash (malloc'd). */
+static char *
+dmp_path(const crash_run *run)
+{
+	char *p = strdup(run->crash_path);
+	char *dot = strrchr(p, '.');
+	cr_assert(dot && strcmp(dot, ".crash") == 0);
+	p = realloc(p, strlen(p) + 2);
+	strcpy(strrchr(p, '.'), ".dmp");
+	return p;
+}
+
+static const pm_thread *
+crashed_thread(const pm_report *r)
+{
+	int32_t c = pm_report_crashed_thread(r);
+	cr_assert(c >= 0, "the report has no crashed thread");
+	return &r->threads[c];
+}
+
+/* The text of the thread LLDB marks as selected ("* thread #"), up to the next thread. */
+static char *
+lldb_selected_thread(char *out)
+{
+	char *t = strstr(out, "* thread #");
+	cr_assert(t != NULL, "lldb selected no thread:\n%s", out);
+	char *next = strstr(t + 1, "\n  thread #");
+	if (next)
+		*next = '\0';
+	return t;
+}
+
+Test(minidump, lldb_reads_frames_and_locals)
+{
+	crash_run run;
+	const char *exe = locals_program();
+	crash_run_program(&run, exe, NULL, NULL);
+	char *dmp = dmp_path(&run), *cmd, *out;
+	cr_assert(access(dmp, R_OK) == 0, "no minidump beside %s", run.crash_path);
+	cr_assert(asprintf(&cmd, "lldb -b -c '%s' '%s' -o 'frame variable answer product' -o 'frame select 1' "
+	                         "-o 'frame variable depth' -o 'thread backtrace all'", dmp, exe) > 0);
+	int st = pm_test_run(cmd, &out);
+	cr_assert_eq(st, 0, "lldb failed:\n%s", out);
+	/* The crashing function's locals and its caller's argument, from the saved stack. */
+	cr_expect(strstr(out, "answer = 4242") != NULL, "lldb did not read `answer`:\n%s", out);
+	cr_expect(strstr(out, "product = 7000021") != NULL, "lldb did not read `product`:\n%s", out);
+	cr_expect(strstr(out, "depth = 0") != NULL, "lldb did not read the caller's `depth`:\n%s", out);
+	/* The crashed thread's frames: the same addresses, in the same order, as the .crash. */
+	const pm_thread *t = crashed_thread(&run.json);
+	char *bt = lldb_selected_thread(strstr(out, "(lldb) thread backtrace all"));
+	cr_assert(t->frame_count >= 6, "the report has %u frames", t->frame_count);
+	for (uint32_t i = 0; i < t->frame_count; i++) {
+		char want[64];
+		snprintf(want, sizeof want, "frame #%u: 0x%016llx", i, (unsigned long long)t->frames[i].address);
+		cr_expect(strstr(bt, want) != NULL, "lldb's crashed thread lacks \"%s\":\n%s", want, bt);
+	}
+	cr_expect(strstr(bt, "stop reason = signal SIGSEGV") != NULL, "%s", bt);
+	free(out);
+	free(cmd);
+	free(dmp);
+	crash_run_free(&run);
+}
+
+/* The debug id Breakpad derives from an ELF build id: its first 16 bytes as a
+ * GUID (the first three fields byte-swapped), upper-case, then the age 0. */
+static const char *
+breakpad_debug_id(const pm_image *im)
+{
+	static char id[34];
+	uint8_t g[16] = { 0 };
+	memcpy(g, im->build_id, im->build_id_len < 16 ? im->build_id_len : 16);
+	static const int order[16] = { 3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15 };
+	for (int i = 0; i < 16; i++)
+		snprintf(id + 2 * i, 3, "%02X", g[order[i]]);
+	strcpy(id + 32, "0");
+	return id;
+}
+
+/* dump_syms's symbol file for exe, placed where minidump_stackwalk looks: DIR/name/ID/name.sym. */
+static void
+make_symbols(const char *bin, const char *exe, const char *dir)
+{
+	char *cmd, *out;
+	cr_assert(asprintf(&cmd, "'%s/dump_syms' '%s' > '%s/exe.sym' 2>/dev/null && head -1 '%s/exe.sym'",
+	                   bin, exe, dir, dir) > 0);
+	cr_assert_eq(pm_test_run(cmd, &out), 0, "dump_syms failed: %s", out);
+	char id[64], name[256];
+	cr_assert_eq(sscanf(out, "MODULE Linux x86_64 %63s %255s", id, name), 2, "%s", out);
+	free(cmd);
+	free(out);
+	cr_assert(asprintf(&cmd, "mkdir -p '%s/sym/%s/%s' && mv '%s/exe.sym' '%s/sym/%s/%s/%s.sym'",
+	                   dir, name, id, dir, dir, name, id, name) > 0);
+	cr_assert_eq(pm_test_run(cmd, NULL), 0);
+	free(cmd);
+}
+
+/* The line of `minidump_stackwalk -m` output starting with `prefix`, or NULL. */
+static const char *
+mline(const char *out, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	for (const char *p = out; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		if (strncmp(p, prefix, n) == 0)
+			return p;
+	return NULL;
+}
+
+static void
+expect_module(const char *out, const pm_image *im)
+{
+	char want[600];
+	snprintf(want, sizeof want, "Module|%s|", im->name);
+	const char *line = mline(out, want);
+	cr_assert(line != NULL, "minidump_stackwalk lists no module %s", im->name);
+	cr_expect(strstr(line, breakpad_debug_id(im)) != NULL && strchr(line, '\n') > strstr(line, breakpad_debug_id(im)),
+	          "module %s: expected debug id %s in %.200s", im->name, breakpad_debug_id(im), line);
+}
+
+Test(minidump, stackwalk_reads_reason_modules_and_frames)
+{
+	const char *bin = getenv("PM_BREAKPAD_BIN");
+	cr_assert(bin != NULL);
+	char *tool;
+	cr_assert(asprintf(&tool, "%s/minidump_stackwalk", bin) > 0);
+	cr_assert(access(tool, X_OK) == 0, "%s is missing (npm install of `minidump` failed?)", tool);
+	crash_run run;
+	const char *exe = locals_program();
+	crash_run_program(&run, exe, NULL, NULL);
+	char *dmp = dmp_path(&run), *cmd, *out;
+	make_symbols(bin, exe, run.dir);
+	cr_assert(asprintf(&cmd, "'%s' -m '%s' '%s/sym' 2>/dev/null", tool, dmp, run.dir) > 0);
+	cr_assert_eq(pm_test_run(cmd, &out), 0, "minidump_stackwalk failed:\n%s", out);
+
+	const pm_exception *x = &run.json.exception;
+	char want[128];
+	snprintf(want, sizeof want, "Crash|SIGSEGV /SEGV_MAPERR|0x%llx|", (unsigned long long)x->address);
+	const char *crash = mline(out, want);
+	cr_assert(crash != NULL, "no \"%s\" line:\n%s", want, out);
+	int crashed = atoi(crash + strlen(want));
+
+	char exe_path[PATH_MAX];
+	cr_assert(realpath(exe, exe_path) != NULL);
+	expect_module(out, crash_find_image(&run.json, exe_path));
+	const pm_image *libc = crash_find_image(&run.json, "/libc.so.6");
+	cr_assert(libc != NULL);
+	expect_module(out, libc);
+
+	/* Frames of the crashed thread, symbolicated from the .sym: the app's functions, in
+	 * the .crash's order. */
+	const pm_thread *t = crashed_thread(&run.json);
+	const char *names[] = { "crash_with_locals", "descend", "descend", "descend", "descend", "main" };
+	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
+		cr_expect_str_eq(t->frames[i].symbol, names[i]);
+		snprintf(want, sizeof want, "%d|%u|crash_minidump_locals|%s|", crashed, i, names[i]);
+		cr_expect(mline(out, want) != NULL, "minidump_stackwalk lacks \"%s\":\n%s", want, out);
+	}
+	free(out);
+	free(cmd);
+	free(dmp);
+	free(tool);
+	crash_run_free(&run);
+}
+
+Test(minidump, off_by_environment)
+{
+	crash_run run;
+	const char *env[] = { "POSTMORTEM_MINIDUMP=0", NULL };
+	crash_run_program(&run, locals_program(), NULL, env);
+	char *dmp = dmp_path(&run);
+	cr_expect(access(dmp, F_OK) != 0, "%s was written with POSTMORTEM_MINIDUMP=0", dmp);
+	free(dmp);
+	crash_run_free(&run);
+}
