@@ -25,18 +25,6 @@ locals_program(void)
 	return exe;
 }
 
-/* <pending>/<id>.dmp beside the .crash (malloc'd). */
-static char *
-dmp_path(const crash_run *run)
-{
-	char *p = strdup(run->crash_path);
-	char *dot = strrchr(p, '.');
-	cr_assert(dot && strcmp(dot, ".crash") == 0);
-	p = realloc(p, strlen(p) + 2);
-	strcpy(strrchr(p, '.'), ".dmp");
-	return p;
-}
-
 static const pm_thread *
 crashed_thread(const pm_report *r)
 {
@@ -62,7 +50,7 @@ Test(minidump, lldb_reads_frames_and_locals)
 	crash_run run;
 	const char *exe = locals_program();
 	crash_run_program(&run, exe, NULL, NULL);
-	char *dmp = dmp_path(&run), *cmd, *out;
+	char *dmp = crash_dmp_path(&run), *cmd, *out;
 	cr_assert(access(dmp, R_OK) == 0, "no minidump beside %s", run.crash_path);
 	cr_assert(asprintf(&cmd, "lldb -b -c '%s' '%s' -o 'frame variable answer product' -o 'frame select 1' "
 	                         "-o 'frame variable depth' -o 'thread backtrace all'", dmp, exe) > 0);
@@ -153,7 +141,7 @@ Test(minidump, stackwalk_reads_reason_modules_and_frames)
 	crash_run run;
 	const char *exe = locals_program();
 	crash_run_program(&run, exe, NULL, NULL);
-	char *dmp = dmp_path(&run), *cmd, *out;
+	char *dmp = crash_dmp_path(&run), *cmd, *out;
 	make_symbols(bin, exe, run.dir);
 	cr_assert(asprintf(&cmd, "'%s' -m '%s' '%s/sym' 2>/dev/null", tool, dmp, run.dir) > 0);
 	cr_assert_eq(pm_test_run(cmd, &out), 0, "minidump_stackwalk failed:\n%s", out);
@@ -193,7 +181,7 @@ Test(minidump, off_by_environment)
 	crash_run run;
 	const char *env[] = { "POSTMORTEM_MINIDUMP=0", NULL };
 	crash_run_program(&run, locals_program(), NULL, env);
-	char *dmp = dmp_path(&run);
+	char *dmp = crash_dmp_path(&run);
 	cr_expect(access(dmp, F_OK) != 0, "%s was written with POSTMORTEM_MINIDUMP=0", dmp);
 	free(dmp);
 	crash_run_free(&run);
