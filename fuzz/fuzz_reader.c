@@ -1,7 +1,7 @@
 /*
  * fuzz_reader.c — libFuzzer target for one reader on arbitrary bytes,
- * compiled once per reader with -DFUZZ_READ=pm_read_text, pm_read_ips or
- * pm_read_report (the detector and every reader).  Whatever reads is
+ * compiled once per reader with -DFUZZ_READ=pm_read_text, pm_read_ips,
+ * pm_read_minidump or pm_read_report (the detector and every reader).  Whatever reads is
  * rendered both ways, so a model that points outside itself shows up under
  * ASan.  (The JSON twin's target, fuzz_read_json.c, also checks the round trip.)
  */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fuzz/run.sh BUILD SECONDS — run every reader's fuzzer for a bounded time on a
 # seed corpus made from the shared Apple samples (and their JSON twins made
-# with `postmortem convert`).  Exit 1 with the crashing input's path if a
+# with `postmortem convert`), and minidumps written by crashing sample programs.  Exit 1 with the crashing input's path if a
 # fuzzer finds anything; copy that input into fuzz/regressions/ so the unit
 # tests replay it for good.
 set -eu
@@ -23,6 +23,12 @@ for f in "$work"/apple/*; do
 		2>/dev/null || true
 done
 cp "$root"/fuzz/regressions/* "$work/apple/" 2>/dev/null || true
+# Minidumps: the ones postmortem writes when sample programs crash (one thread, several).
+mkdir -p "$work/minidump"
+for sample in null_deref many_threads abort; do
+	POSTMORTEM_DIR="$work/md-$sample" "$root/$main_build/sample_crashes/crash_$sample" >/dev/null 2>&1 || true
+	cp "$work/md-$sample"/pending/*.dmp "$work/minidump/" 2>/dev/null || true
+done
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -48,4 +54,5 @@ run fuzz_read_text "$work/apple" "$here/text.dict"
 run fuzz_read_ips "$work/apple" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
 run fuzz_read_any "$work/apple" ""
+run fuzz_read_minidump "$work/minidump" ""
 echo "fuzz: no failures"

@@ -328,6 +328,7 @@ typedef enum pm_format {
 	PM_FORMAT_IPS,         /* Apple .ips: metadata line + JSON body (bug_type 309) */
 	PM_FORMAT_IPS_TEXT,    /* metadata line + classic text body */
 	PM_FORMAT_TRANSLATED,  /* Console's "Translated Report (Full Report Below)" */
+	PM_FORMAT_MINIDUMP,    /* Breakpad/Crashpad minidump (MDMP), as postmortem writes beside a report */
 } pm_format;
 
 /* Where and why reading failed. */
@@ -355,6 +356,9 @@ pm_err pm_read_report_file(const char *path, pm_report *r, pm_read_error *err);
 pm_err pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err);
+/* A minidump: registers and frame 0 of each thread (its stack memory is left for a
+ * debugger to unwind), modules with build ids, the signal. */
+pm_err pm_read_minidump(const char *data, size_t len, pm_report *r, pm_read_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Capture: install a crash handler in this process                          */

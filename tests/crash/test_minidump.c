@@ -186,3 +186,49 @@ Test(minidump, off_by_environment)
 	free(dmp);
 	crash_run_free(&run);
 }
+
+/* postmortem reads its own minidump back: the same signal, threads, registers and images
+ * as the JSON twin written beside it. */
+Test(minidump, reader_agrees_with_the_json_twin)
+{
+	crash_run run;
+	crash_run_program(&run, locals_program(), NULL, NULL);
+	char *dmp = crash_dmp_path(&run);
+	pm_report md;
+	pm_read_error err;
+	pm_report_init(&md);
+	cr_assert_eq(pm_read_report_file(dmp, &md, &err), PM_OK, "%s", err.message);
+	const pm_report *j = &run.json;
+	cr_expect_eq(md.format, PM_FORMAT_MINIDUMP);
+	cr_expect_eq(md.header.pid, j->header.pid);
+	cr_expect_eq(md.exception.signal, j->exception.signal);
+	cr_expect_eq(md.exception.si_code, j->exception.si_code);
+	cr_expect_eq(md.exception.address, j->exception.address);
+	cr_expect_str_eq(md.exception.codes, j->exception.codes);
+	uint32_t k = 0;
+	for (uint32_t i = 0; i < j->thread_count; i++) {
+		const pm_thread *a = &j->threads[i];
+		if (!a->captured)
+			continue;
+		cr_assert(k < md.thread_count, "the minidump has %u threads", md.thread_count);
+		const pm_thread *b = &md.threads[k++];
+		cr_expect_eq(b->id, a->id);
+		cr_expect_eq(b->crashed, a->crashed);
+		cr_expect_str_eq(b->name, a->name);
+		cr_expect_eq(b->frames[0].address, a->frames[0].address);
+		for (uint32_t r = 0; r < b->regs->count; r++)
+			cr_expect_eq(b->regs->reg[r].value, a->regs->reg[r].value, "thread %u %s", k, b->regs->reg[r].name);
+	}
+	cr_expect_eq(k, md.thread_count);
+	cr_assert_eq(md.image_count, j->image_count);
+	for (uint32_t i = 0; i < j->image_count; i++) {
+		cr_expect_eq(md.images[i].start, j->images[i].start);
+		cr_expect_str_eq(md.images[i].path, j->images[i].path);
+		cr_expect_eq(md.images[i].build_id_len, j->images[i].build_id_len);
+		cr_expect(memcmp(md.images[i].build_id, j->images[i].build_id, j->images[i].build_id_len) == 0,
+		          "image %u's build id differs", i);
+	}
+	pm_report_free(&md);
+	free(dmp);
+	crash_run_free(&run);
+}
