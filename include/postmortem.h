@@ -498,7 +498,7 @@ typedef struct pm_store_entry {
 	int64_t time;            /* crash time, seconds since the epoch (0 unknown) */
 	char app[128];           /* process name */
 	char exception[96];      /* "EXC_BAD_ACCESS (SIGSEGV)" */
-	uint64_t bytes;          /* size of both files */
+	uint64_t bytes;          /* size of its files (text, JSON twin, minidump) */
 	bool crash_loop;         /* part of a detected crash loop: deliver first */
 	const char *reason;      /* quarantine reason, or NULL */
 } pm_store_entry;
@@ -526,6 +526,8 @@ const pm_store_entry *pm_store_get(const pm_store *s, pm_report_state state, siz
 pm_err pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err);
 /* Paths of a report's files (text, JSON); NULL where a file is absent.  Valid until the next call. */
 pm_err pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char **json_path);
+/* Path of a report's minidump (<id>.dmp), NULL when it has none.  Valid until the next call. */
+const char *pm_store_minidump_path(pm_store *s, const char *id);
 /* A report was delivered: delete it, or move it to sent/ (keep_sent). */
 pm_err pm_store_mark_sent(pm_store *s, const char *id);
 /* Move a report to quarantine/ with the reason in <id>.reason. */
