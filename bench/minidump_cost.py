@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import clean_env, summary, table
+from benchlib import clean_env, size_table, summary, table
 
 THREADS = (1, 17, 257)
 
@@ -91,13 +91,7 @@ def main():
            'core MB'], rows)
     print()
     print('(b) bytes; "per thread" is what each thread past the first adds')
-    base = sizes[THREADS[0]]
-    out = []
-    for n in THREADS:
-        dmp, report = sizes[n]
-        per = ['%.0f' % ((dmp - base[0]) / (n - 1)), '%.0f' % ((report - base[1]) / (n - 1))] if n > 1 else ['-', '-']
-        out.append([n, dmp, report] + per)
-    table(['threads', '.dmp', '.crash+.json', '.dmp/thread', '.crash+.json/thread'], out)
+    size_table(['threads', '.dmp', '.crash+.json', '.dmp/thread', '.crash+.json/thread'], sizes, THREADS)
 
 
 if __name__ == '__main__':

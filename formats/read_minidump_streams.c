@@ -25,6 +25,17 @@ body(const pm_mdr *m, const uint8_t *dir, uint32_t need)
 	return size < need ? NULL : pm_mdr_span(m, pm_md_get32(dir + 8), size);
 }
 
+/* A list stream's entries and the zeroed model array (elem bytes each) they go into. */
+static pm_err
+list_into(pm_mdr *m, const uint8_t *dir, uint32_t entry_size, uint32_t max, const char *stream, size_t elem,
+          size_t align, void **arr, uint32_t *n, uint64_t *at)
+{
+	if (!pm_mdr_list(m, dir, entry_size, max, n, at))
+		return bad(m, stream);
+	*arr = pm_arena_alloc(&m->r->arena, (size_t)*n * elem, align);
+	return *n && !*arr ? PM_E_NOMEM : PM_OK;
+}
+
 pm_err
 pm_mdr_system_info(pm_mdr *m, const uint8_t *dir)
 {
@@ -90,11 +101,10 @@ pm_mdr_modules(pm_mdr *m, const uint8_t *dir)
 	uint32_t n;
 	uint64_t at;
 	pm_report *r = m->r;
-	if (!pm_mdr_list(m, dir, PM_MD_MODULE_SIZE, PM_MDR_MAX_MODULES, &n, &at))
-		return bad(m, "ModuleList");
-	r->images = pm_arena_alloc(&r->arena, (size_t)n * sizeof *r->images, _Alignof(pm_image));
-	if (n && !r->images)
-		return PM_E_NOMEM;
+	pm_err e = list_into(m, dir, PM_MD_MODULE_SIZE, PM_MDR_MAX_MODULES, "ModuleList", sizeof *r->images,
+	                     _Alignof(pm_image), (void **)&r->images, &n, &at);
+	if (e != PM_OK)
+		return e;
 	for (uint32_t i = 0; i < n; i++, at += PM_MD_MODULE_SIZE) {
 		const uint8_t *mod = pm_mdr_span(m, at, PM_MD_MODULE_SIZE);
 		pm_image *im = &r->images[r->image_count++];
@@ -187,11 +197,10 @@ pm_mdr_threads(pm_mdr *m, const uint8_t *dir)
 	uint32_t n;
 	uint64_t at;
 	pm_report *r = m->r;
-	if (!pm_mdr_list(m, dir, PM_MD_THREAD_SIZE, PM_MDR_MAX_THREADS, &n, &at))
-		return bad(m, "ThreadList");
-	r->threads = pm_arena_alloc(&r->arena, (size_t)n * sizeof *r->threads, _Alignof(pm_thread));
-	if (n && !r->threads)
-		return PM_E_NOMEM;
+	pm_err e = list_into(m, dir, PM_MD_THREAD_SIZE, PM_MDR_MAX_THREADS, "ThreadList", sizeof *r->threads,
+	                     _Alignof(pm_thread), (void **)&r->threads, &n, &at);
+	if (e != PM_OK)
+		return e;
 	for (uint32_t i = 0; i < n; i++, at += PM_MD_THREAD_SIZE) {
 		pm_thread *t = &r->threads[r->thread_count++];
 		read_thread(m, pm_mdr_span(m, at, PM_MD_THREAD_SIZE), t);
