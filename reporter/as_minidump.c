@@ -94,7 +94,9 @@ pm_as_minidump(const pm_report *r, pm_out *o)
 	pm_md_misc_info(&w);
 	pm_md_thread_names(&w);
 	pm_md_proc_streams(&w);
+	/* RVAs are 32-bit: a file past 4 GiB cannot be read back (the caps keep it far below). */
+	bool too_big = o->total > UINT32_MAX;
 	if (!patch_front(&w))
 		return PM_E_IO;
-	return o->failed || o->total > UINT32_MAX ? PM_E_IO : PM_OK;
+	return o->failed || too_big ? PM_E_IO : PM_OK;
 }

@@ -3,6 +3,7 @@
  * copied byte for byte (a bounded number of bytes).  The environment is
  * never copied: it holds tokens and passwords more often than clues.
  */
+#include <errno.h>
 #include <unistd.h>
 
 #include "as_minidump.h"
@@ -21,11 +22,17 @@ copy_file(pm_md_writer *w, uint32_t type, const char *path)
 		return;
 	pm_md_stream_begin(w, type);
 	uint64_t copied = 0;
-	while (copied < file_cap) {
+	/* Bounded: each pass copies bytes or ends, except for EINTR, which a
+	 * handler that blocks nothing but our own signals rarely sees twice. */
+	for (int interrupted = 0; copied < file_cap && interrupted < 8;) {
 		size_t want = w->chunk_cap;
 		if (want > file_cap - copied)
 			want = (size_t)(file_cap - copied);
 		ssize_t n = read(fd, w->chunk, want);
+		if (n < 0 && errno == EINTR) {
+			interrupted++;
+			continue;
+		}
 		if (n <= 0)
 			break;
 		pm_out_put(w->o, w->chunk, (size_t)n);
