@@ -390,6 +390,8 @@ typedef struct pm_config {
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
 	bool no_minidump;         /* no <id>.dmp beside each report (also POSTMORTEM_MINIDUMP=0) */
+	bool minidump_environ;    /* put the environment in the minidump (also POSTMORTEM_MINIDUMP_ENVIRON=1);
+	                             off by default: it often holds tokens and passwords */
 } pm_config;
 
 /*

@@ -58,8 +58,7 @@ add_crashed(pm_md_writer *w, const pm_thread *t)
 	if (x->has_address)
 		add_around(w, x->address);
 	for (uint32_t i = 0; t->regs && i < t->regs->count && i < PM_MAX_REGS; i++)
-		if (w->range_cap - w->range_count > 0)
-			add_around(w, t->regs->reg[i].value);
+		add_around(w, t->regs->reg[i].value);
 }
 
 /* Insertion sort by start, then fold overlapping and touching ranges. */
@@ -108,6 +107,21 @@ pm_md_memory_plan(pm_md_writer *w)
 	}
 }
 
+/* The initial environment's strings sit at the top of the main thread's
+ * stack, inside the 32 KiB a shallow crash keeps: blank them unless the
+ * environment was asked for. */
+static void
+blank_environ(char *buf, uint64_t at, size_t n)
+{
+	const pm_facts *f = &pm_g.facts;
+	if (pm_g.minidump_environ || f->environ_end <= f->environ_start)
+		return;
+	uint64_t lo = at > f->environ_start ? at : f->environ_start;
+	uint64_t hi = at + n < f->environ_end ? at + n : f->environ_end;
+	for (uint64_t a = lo; a < hi; a++)
+		buf[a - at] = 0;
+}
+
 void
 pm_md_memory_bytes(pm_md_writer *w)
 {
@@ -122,6 +136,7 @@ pm_md_memory_bytes(pm_md_writer *w)
 			if (!pm_as_mem_read(w->chunk, at, n))
 				for (size_t k = 0; k < n; k++)
 					w->chunk[k] = 0;
+			blank_environ(w->chunk, at, n);
 			pm_out_put(w->o, w->chunk, n);
 			at += n;
 		}

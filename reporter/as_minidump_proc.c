@@ -1,7 +1,7 @@
 /*
  * as_minidump_proc.c — AS-SAFE: Breakpad's Linux streams, each a file
- * copied byte for byte (a bounded number of bytes).  The environment is
- * never copied: it holds tokens and passwords more often than clues.
+ * copied byte for byte (a bounded number of bytes).  The environment only
+ * when asked for: it holds tokens and passwords more often than clues.
  */
 #include <errno.h>
 #include <unistd.h>
@@ -47,6 +47,8 @@ pm_md_proc_streams(pm_md_writer *w)
 {
 	copy_file(w, PM_MD_LINUX_PROC_STATUS, "/proc/self/status");
 	copy_file(w, PM_MD_LINUX_CMD_LINE, "/proc/self/cmdline");
+	if (pm_g.minidump_environ)
+		copy_file(w, PM_MD_LINUX_ENVIRON, "/proc/self/environ");
 	copy_file(w, PM_MD_LINUX_AUXV, "/proc/self/auxv");
 	copy_file(w, PM_MD_LINUX_MAPS, "/proc/self/maps");
 	/* Debian and most distributions now ship only os-release; the stream's

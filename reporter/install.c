@@ -163,6 +163,8 @@ configure(const pm_config *cfg)
 	pm_g.on_crash_ctx = cfg ? cfg->on_crash_ctx : NULL;
 	const char *md = getenv("POSTMORTEM_MINIDUMP");
 	pm_g.minidump = !(cfg && cfg->no_minidump) && !(md && strcmp(md, "0") == 0);
+	const char *env = getenv("POSTMORTEM_MINIDUMP_ENVIRON");
+	pm_g.minidump_environ = (cfg && cfg->minidump_environ) || (env && strcmp(env, "1") == 0);
 	if (pm_g.max_threads > (1u << 20) || pm_g.max_frames > (1u << 16))
 		return false;
 	if (!pm_config_reports_dir(cfg, pm_g.reports_dir, sizeof pm_g.reports_dir))

@@ -54,6 +54,7 @@ typedef struct pm_facts {
 	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
 	uint32_t kernel_version[3]; /* major, minor, patch of the release */
 	uint8_t cpu_count;         /* online CPUs, 255 at most */
+	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
 } pm_facts;
 
 typedef struct pm_state {
@@ -72,6 +73,7 @@ typedef struct pm_state {
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
 	bool minidump;            /* write <id>.dmp beside each report */
+	bool minidump_environ;    /* with /proc/self/environ in it */
 
 	/* preallocated storage, one anonymous mapping */
 	void *region;

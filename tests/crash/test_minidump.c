@@ -232,3 +232,29 @@ Test(minidump, reader_agrees_with_the_json_twin)
 	free(dmp);
 	crash_run_free(&run);
 }
+
+/* Whether the minidump of a run with a secret in its environment holds it. */
+static bool
+secret_in_minidump(const char *const *extra)
+{
+	const char *env[4] = { "PM_TEST_SECRET=hunter2-6f1c", NULL, NULL, NULL };
+	for (int i = 0; extra && extra[i] && i < 2; i++)
+		env[1 + i] = extra[i];
+	crash_run run;
+	crash_run_program(&run, locals_program(), NULL, env);
+	char *dmp = crash_dmp_path(&run);
+	size_t len;
+	char *data = pm_test_slurp(dmp, &len);
+	bool found = memmem(data, len, "hunter2-6f1c", 12) != NULL;
+	free(data);
+	free(dmp);
+	crash_run_free(&run);
+	return found;
+}
+
+Test(minidump, environment_only_when_asked)
+{
+	cr_expect_not(secret_in_minidump(NULL), "the environment is in the minidump by default");
+	const char *on[] = { "POSTMORTEM_MINIDUMP_ENVIRON=1", NULL };
+	cr_expect(secret_in_minidump(on), "POSTMORTEM_MINIDUMP_ENVIRON=1 did not add the environment");
+}
