@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "http_server.h"
+#include "store_util.h"
 #include "upload_util.h"
 #include "util.h"
 
@@ -73,6 +74,25 @@ sends_the_minidump(bool gzip)
 
 Test(minidump_delivery, upload_sends_it_gzipped) { sends_the_minidump(true); }
 Test(minidump_delivery, upload_sends_it_plain) { sends_the_minidump(false); }
+
+/* A torn minidump (the handler died writing it) is junk once its writer is surely gone. */
+Test(minidump_delivery, stale_torn_minidump_is_removed)
+{
+	char *dir = upload_make_reports(2, 0);
+	char stale[128], fresh[128];
+	snprintf(stale, sizeof stale, ".%s.dmp.tmp", upload_id(0));
+	snprintf(fresh, sizeof fresh, ".%s.dmp.tmp", upload_id(1));
+	su_write(su_path(dir, "pending", stale), "MDMP", 4);
+	su_age(su_path(dir, "pending", stale), 120);
+	su_write(su_path(dir, "pending", fresh), "MDMP", 4);
+	pm_store *s = upload_store(dir);
+	cr_expect_eq(pm_store_count(s, PM_STATE_PENDING), 2, "a torn minidump changed its report's state");
+	cr_expect_null(pm_store_minidump_path(s, upload_id(0)));
+	pm_store_close(s);
+	cr_expect(!su_exists(su_path(dir, "pending", stale)), "a stale torn minidump was kept");
+	cr_expect(su_exists(su_path(dir, "pending", fresh)), "a torn minidump still being written was removed");
+	upload_remove(dir);
+}
 
 Test(minidump_delivery, store_counts_moves_and_deletes_it)
 {
