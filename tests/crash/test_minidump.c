@@ -52,14 +52,17 @@ Test(minidump, lldb_reads_frames_and_locals)
 	crash_run_program(&run, exe, NULL, NULL);
 	char *dmp = crash_dmp_path(&run), *cmd, *out;
 	cr_assert(access(dmp, R_OK) == 0, "no minidump beside %s", run.crash_path);
-	cr_assert(asprintf(&cmd, "lldb -b -c '%s' '%s' -o 'frame variable answer product' -o 'frame select 1' "
-	                         "-o 'frame variable depth' -o 'thread backtrace all'", dmp, exe) > 0);
+	cr_assert(asprintf(&cmd, "lldb -b -c '%s' '%s' -o 'frame variable answer product' -o 'x/s $r12' "
+	                         "-o 'frame select 1' -o 'frame variable depth' -o 'thread backtrace all'",
+	                   dmp, exe) > 0);
 	int st = pm_test_run(cmd, &out);
 	cr_assert_eq(st, 0, "lldb failed:\n%s", out);
 	/* The crashing function's locals and its caller's argument, from the saved stack. */
 	cr_expect(strstr(out, "answer = 4242") != NULL, "lldb did not read `answer`:\n%s", out);
 	cr_expect(strstr(out, "product = 7000021") != NULL, "lldb did not read `product`:\n%s", out);
 	cr_expect(strstr(out, "depth = 0") != NULL, "lldb did not read the caller's `depth`:\n%s", out);
+	/* The heap string a register points at, from the regions kept around pointers. */
+	cr_expect(strstr(out, "\"minidump-heap-marker\"") != NULL, "lldb did not read the string at r12:\n%s", out);
 	/* The crashed thread's frames: the same addresses, in the same order, as the .crash. */
 	const pm_thread *t = crashed_thread(&run.json);
 	char *bt = lldb_selected_thread(strstr(out, "(lldb) thread backtrace all"));

@@ -1,7 +1,10 @@
-/* Crashes with known locals and arguments on its stack, beside two parked
- * named threads: a debugger opening the minidump must read them back. */
+/* Crashes with known locals and arguments on its stack, and a register
+ * pointing at a heap string, beside two parked named threads: a debugger
+ * opening the minidump must read them back. */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "postmortem.h"
@@ -25,6 +28,9 @@ crash_with_locals(int depth)
 {
 	volatile int answer = 4242;
 	volatile long product = (long)depth * 1000003;
+	char *marker = strdup("minidump-heap-marker");
+	/* Only the memory around the crashed thread's pointers keeps the heap. */
+	__asm__ volatile("mov %0, %%r12" : : "r"(marker) : "r12");
 	*null_pointer = answer + (int)product;
 	return answer;
 }
