@@ -48,17 +48,18 @@ put_utf8(char *out, uint32_t c)
 }
 
 const char *
-pm_mdr_string(const pm_mdr *m, uint64_t rva)
+pm_mdr_string(pm_mdr *m, uint64_t rva)
 {
 	const uint8_t *p = pm_mdr_span(m, rva, 4);
 	if (!p)
 		return NULL;
 	uint32_t bytes = pm_md_get32(p);
-	if (bytes > PM_MDR_MAX_STRING || (bytes & 1))
+	if (bytes > PM_MDR_MAX_STRING || (bytes & 1) || bytes > PM_MDR_MAX_STRINGS - m->string_bytes)
 		return NULL;
 	const uint8_t *u = pm_mdr_span(m, rva + 4, bytes);
 	if (!u)
 		return NULL;
+	m->string_bytes += bytes;
 	size_t units = bytes / 2, n = 0;
 	char *s = pm_arena_alloc(&m->r->arena, units * 3 + 1, 1);
 	if (!s)

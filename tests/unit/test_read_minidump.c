@@ -6,6 +6,7 @@
  * bounds (run it under ASan too; fuzz/ does the rest).
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats/minidump.h"
@@ -199,4 +200,37 @@ Test(read_minidump, not_a_minidump)
 	cr_expect_eq(read_md((const uint8_t *)"MDMX0000000000000000000000000000", 32, &r, &err), PM_E_FORMAT);
 	cr_expect(strstr(err.message, "MDMP") != NULL, "%s", err.message);
 	pm_report_free(&r);
+}
+
+/* Every module names one 64 KiB string: decoding stops at the file's budget
+ * instead of costing 64 KiB per module. */
+Test(read_minidump, shared_long_string_costs_once)
+{
+	enum { MODULES = 8192, UNITS = 32 * 1024 };
+	size_t list = 4 + (size_t)MODULES * PM_MD_MODULE_SIZE, len = 44 + list + 4 + 2 * UNITS;
+	uint8_t *b = calloc(1, len);
+	pm_md_put32(b, PM_MD_SIGNATURE);
+	pm_md_put32(b + 4, PM_MD_VERSION);
+	pm_md_put32(b + 8, 1);
+	pm_md_put32(b + 12, PM_MD_HEADER_SIZE);
+	pm_md_put32(b + 32, PM_MD_MODULE_LIST);
+	pm_md_put32(b + 36, (uint32_t)list);
+	pm_md_put32(b + 40, 44);
+	pm_md_put32(b + 44, MODULES);
+	uint32_t str = (uint32_t)(44 + list);
+	for (size_t i = 0; i < MODULES; i++)
+		pm_md_put32(b + 48 + i * PM_MD_MODULE_SIZE + PM_MD_MODULE_NAME, str);
+	pm_md_put32(b + str, 2 * UNITS);
+	for (size_t i = 0; i < UNITS; i++)
+		pm_md_put16(b + str + 4 + 2 * i, 'a');
+	pm_report r;
+	pm_read_error err;
+	cr_assert_eq(read_md(b, len, &r, &err), PM_OK, "%s", err.message);
+	cr_assert_eq(r.image_count, MODULES);
+	uint32_t named = 0;
+	for (uint32_t i = 0; i < r.image_count; i++)
+		named += r.images[i].path != NULL;
+	cr_expect_eq(named, 16u * 1024 * 1024 / (2 * UNITS), "%u modules got their 64 KiB name", named);
+	pm_report_free(&r);
+	free(b);
 }
