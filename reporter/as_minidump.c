@@ -49,6 +49,12 @@ pm_md_thread_context(pm_md_writer *w, const pm_thread *t)
 	return true;
 }
 
+uint64_t
+pm_md_context_sp(const pm_md_writer *w)
+{
+	return pm_md_get64((const uint8_t *)w->chunk + w->ctx->sp_offset);
+}
+
 static void
 put_header(pm_md_writer *w, uint32_t stream_count)
 {

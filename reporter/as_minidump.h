@@ -61,6 +61,8 @@ uint32_t pm_md_rva(const pm_md_writer *w);
 void pm_md_put_location(uint8_t *p, uint32_t size, uint32_t rva);
 /* A thread's registers as context bytes in w->chunk; false when it has none we encode. */
 bool pm_md_thread_context(pm_md_writer *w, const pm_thread *t);
+/* The stack pointer of the context pm_md_thread_context last built. */
+uint64_t pm_md_context_sp(const pm_md_writer *w);
 
 /* as_minidump_memory.c: which ranges, their bytes, the MemoryList. */
 void pm_md_memory_plan(pm_md_writer *w);

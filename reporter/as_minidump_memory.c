@@ -93,8 +93,7 @@ pm_md_memory_plan(pm_md_writer *w)
 	for (uint32_t i = 0; i < w->r->thread_count; i++) {
 		const pm_thread *t = &w->r->threads[i];
 		uint64_t s, e;
-		if (pm_md_thread_context(w, t) &&
-		    stack_range(pm_md_get64((const uint8_t *)w->chunk + w->ctx->sp_offset), &s, &e))
+		if (pm_md_thread_context(w, t) && stack_range(pm_md_context_sp(w), &s, &e))
 			add(w, s, e);
 	}
 	if (crashed >= 0)

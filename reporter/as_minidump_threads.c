@@ -33,11 +33,10 @@ pm_md_thread_list(pm_md_writer *w)
 		const pm_thread *t = &w->r->threads[i];
 		if (!pm_md_thread_context(w, t))
 			continue;
-		uint64_t sp = pm_md_get64((const uint8_t *)w->chunk + w->ctx->sp_offset);
 		for (size_t j = 0; j < sizeof b; j++)
 			b[j] = 0;
 		pm_md_put32(b, (uint32_t)t->id);
-		pm_md_stack_descriptor(w, sp, b + PM_MD_THREAD_STACK);
+		pm_md_stack_descriptor(w, pm_md_context_sp(w), b + PM_MD_THREAD_STACK);
 		pm_md_put_location(b + PM_MD_THREAD_CONTEXT, w->ctx->size, context_rva + k++ * w->ctx->size);
 		pm_out_put(w->o, (const char *)b, sizeof b);
 	}
