@@ -25,15 +25,27 @@ body(const pm_mdr *m, const uint8_t *dir, uint32_t need)
 	return size < need ? NULL : pm_mdr_span(m, pm_md_get32(dir + 8), size);
 }
 
-/* A list stream's entries and the zeroed model array (elem bytes each) they go into. */
+/* One list entry into element i of the model's array. */
+typedef void entry_fn(pm_mdr *m, const uint8_t *entry, uint32_t i);
+
+/* A list stream into a zeroed model array (elem bytes an element), its count
+ * in *count, each entry through fn. */
 static pm_err
-list_into(pm_mdr *m, const uint8_t *dir, uint32_t entry_size, uint32_t max, const char *stream, size_t elem,
-          size_t align, void **arr, uint32_t *n, uint64_t *at)
+read_list(pm_mdr *m, const uint8_t *dir, const char *stream, uint32_t entry_size, uint32_t max, size_t elem,
+          size_t align, void **arr, uint32_t *count, entry_fn *fn)
 {
-	if (!pm_mdr_list(m, dir, entry_size, max, n, at))
+	uint32_t n;
+	uint64_t at;
+	if (!pm_mdr_list(m, dir, entry_size, max, &n, &at))
 		return bad(m, stream);
-	*arr = pm_arena_alloc(&m->r->arena, (size_t)*n * elem, align);
-	return *n && !*arr ? PM_E_NOMEM : PM_OK;
+	*arr = pm_arena_alloc(&m->r->arena, (size_t)n * elem, align);
+	if (n && !*arr)
+		return PM_E_NOMEM;
+	for (uint32_t i = 0; i < n; i++, at += entry_size) {
+		*count = i + 1;
+		fn(m, pm_mdr_span(m, at, entry_size), i);
+	}
+	return PM_OK;
 }
 
 pm_err
@@ -95,28 +107,28 @@ read_cv(pm_mdr *m, const uint8_t *mod, pm_image *im)
 	}
 }
 
+static void
+read_module(pm_mdr *m, const uint8_t *mod, uint32_t i)
+{
+	pm_image *im = &m->r->images[i];
+	im->start = pm_md_get64(mod);
+	im->size = pm_md_get32(mod + 8);
+	im->path = pm_mdr_string(m, pm_md_get32(mod + PM_MD_MODULE_NAME));
+	im->name = im->path ? base_name(im->path) : NULL;
+	im->arch = m->ctx && m->ctx->arch == PM_ARCH_X86_64 ? "x86_64" : NULL;
+	im->is_app = i == 0; /* Breakpad and postmortem list the executable first */
+	read_cv(m, mod, im);
+}
+
 pm_err
 pm_mdr_modules(pm_mdr *m, const uint8_t *dir)
 {
-	uint32_t n;
-	uint64_t at;
 	pm_report *r = m->r;
-	pm_err e = list_into(m, dir, PM_MD_MODULE_SIZE, PM_MDR_MAX_MODULES, "ModuleList", sizeof *r->images,
-	                     _Alignof(pm_image), (void **)&r->images, &n, &at);
+	pm_err e = read_list(m, dir, "ModuleList", PM_MD_MODULE_SIZE, PM_MDR_MAX_MODULES, sizeof *r->images,
+	                     _Alignof(pm_image), (void **)&r->images, &r->image_count, read_module);
 	if (e != PM_OK)
 		return e;
-	for (uint32_t i = 0; i < n; i++, at += PM_MD_MODULE_SIZE) {
-		const uint8_t *mod = pm_mdr_span(m, at, PM_MD_MODULE_SIZE);
-		pm_image *im = &r->images[r->image_count++];
-		im->start = pm_md_get64(mod);
-		im->size = pm_md_get32(mod + 8);
-		im->path = pm_mdr_string(m, pm_md_get32(mod + PM_MD_MODULE_NAME));
-		im->name = im->path ? base_name(im->path) : NULL;
-		im->arch = m->ctx && m->ctx->arch == PM_ARCH_X86_64 ? "x86_64" : NULL;
-		im->is_app = i == 0; /* Breakpad and postmortem list the executable first */
-		read_cv(m, mod, im);
-	}
-	if (n > 0 && r->images[0].path) {
+	if (r->image_count > 0 && r->images[0].path) {
 		r->header.process_path = r->images[0].path;
 		r->header.process_name = r->images[0].name;
 		r->header.identifier = r->images[0].name;
@@ -168,11 +180,14 @@ pm_mdr_exception(pm_mdr *m, const uint8_t *dir)
 }
 
 static void
-read_thread(pm_mdr *m, const uint8_t *t, pm_thread *out)
+read_thread(pm_mdr *m, const uint8_t *t, uint32_t i)
 {
 	pm_report *r = m->r;
+	pm_thread *out = &r->threads[i];
 	out->id = pm_md_get32(t);
 	out->crashed = m->has_exception && out->id == m->crashed_tid;
+	if (out->crashed)
+		r->exception.triggered_thread = (int32_t)i;
 	uint32_t size = pm_md_get32(t + PM_MD_THREAD_CONTEXT);
 	const uint8_t *ctx = pm_mdr_span(m, pm_md_get32(t + PM_MD_THREAD_CONTEXT + 4), size);
 	if (!m->ctx || !ctx || size < m->ctx->size) {
@@ -194,20 +209,9 @@ read_thread(pm_mdr *m, const uint8_t *t, pm_thread *out)
 pm_err
 pm_mdr_threads(pm_mdr *m, const uint8_t *dir)
 {
-	uint32_t n;
-	uint64_t at;
 	pm_report *r = m->r;
-	pm_err e = list_into(m, dir, PM_MD_THREAD_SIZE, PM_MDR_MAX_THREADS, "ThreadList", sizeof *r->threads,
-	                     _Alignof(pm_thread), (void **)&r->threads, &n, &at);
-	if (e != PM_OK)
-		return e;
-	for (uint32_t i = 0; i < n; i++, at += PM_MD_THREAD_SIZE) {
-		pm_thread *t = &r->threads[r->thread_count++];
-		read_thread(m, pm_mdr_span(m, at, PM_MD_THREAD_SIZE), t);
-		if (t->crashed)
-			r->exception.triggered_thread = (int32_t)i;
-	}
-	return PM_OK;
+	return read_list(m, dir, "ThreadList", PM_MD_THREAD_SIZE, PM_MDR_MAX_THREADS, sizeof *r->threads,
+	                 _Alignof(pm_thread), (void **)&r->threads, &r->thread_count, read_thread);
 }
 
 pm_err
