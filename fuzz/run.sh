@@ -26,8 +26,9 @@ cp "$root"/fuzz/regressions/* "$work/apple/" 2>/dev/null || true
 # Minidumps: the ones postmortem writes when sample programs crash (one thread, several).
 mkdir -p "$work/minidump"
 for sample in null_deref many_threads abort; do
-	(POSTMORTEM_DIR="$work/md-$sample" "$root/$main_build/sample_crashes/crash_$sample" >/dev/null 2>&1) \
-		2>/dev/null || true
+	# The subshell reports the crash to its own stderr, not the log's.
+	(POSTMORTEM_DIR="$work/md-$sample" "$root/$main_build/sample_crashes/crash_$sample" >/dev/null 2>&1; true) \
+		2>/dev/null
 	cp "$work/md-$sample"/pending/*.dmp "$work/minidump/" 2>/dev/null || true
 done
 
