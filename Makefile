@@ -20,13 +20,18 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PACKAGES = build-essential meson ninja-build pkg-config clang libclang-rt-14-dev llvm-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
-           libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3
+           libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 lldb
+# The minidump tests install Breakpad's tools with npm; Debian's npm is needed only when
+# none is present (NodeSource's nodejs ships its own and conflicts with Debian's).
+NPM_PACKAGES = nodejs npm
 
 .PHONY: deps build demo test fuzz fuzz-long clean
 
 deps:
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(PACKAGES)
+	command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -qq --no-install-recommends $(NPM_PACKAGES)
 
 $(BUILD)/build.ninja:
 	meson setup $(BUILD) -Dwerror=true -Dlibunwind=enabled

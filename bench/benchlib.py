@@ -54,3 +54,14 @@ def table(header, rows):
         print('  '.join(c.rjust(w) for c, w in zip(r, widths)))
         if k == 0:
             print('  '.join('-' * w for w in widths))
+
+
+def size_table(header, sizes, threads):
+    """Print the byte counts in sizes[n] (a tuple per thread count n), then what each
+    thread past the first adds to each of them."""
+    base = sizes[threads[0]]
+    rows = []
+    for n in threads:
+        per = ['%.0f' % ((v - b) / (n - 1)) for v, b in zip(sizes[n], base)] if n > 1 else ['-'] * len(base)
+        rows.append([n] + list(sizes[n]) + per)
+    table(header, rows)

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import Crash, clean_env, summary, table
+from benchlib import Crash, clean_env, size_table, summary, table
 
 THREADS = (1, 17, 257)
 TMPFS = '/dev/shm'
@@ -99,13 +99,7 @@ def main():
            'ratio min', 'ratio median', '>=100x'], timing)
     print()
     print('(c) report size in bytes; "per thread" is what each thread past the first adds')
-    base = sizes[THREADS[0]]
-    rows = []
-    for n in THREADS:
-        c, j = sizes[n]
-        per = ['%.0f' % ((c - base[0]) / (n - 1)), '%.0f' % ((j - base[1]) / (n - 1))] if n > 1 else ['-', '-']
-        rows.append([n, c, j] + per)
-    table(['threads', '.crash', '.json', '.crash/thread', '.json/thread'], rows)
+    size_table(['threads', '.crash', '.json', '.crash/thread', '.json/thread'], sizes, THREADS)
 
 
 if __name__ == '__main__':

@@ -209,6 +209,13 @@ pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char 
 	return c || j ? PM_OK : PM_E_NOTFOUND;
 }
 
+const char *
+pm_store_minidump_path(pm_store *s, const char *id)
+{
+	pm_sentry *e = pm_store_find(s, id);
+	return e ? path_of(s, s->path_buf[2], pm_store_state_dir(e->pub.state), id, PM_SK_DMP) : NULL;
+}
+
 /* One file's outcome folded into its report's: one file found is found, a real error wins. */
 static pm_err
 fold(pm_err report, pm_err file)
@@ -221,7 +228,7 @@ fold(pm_err report, pm_err file)
 pm_err
 pm_store_remove(pm_store *s, pm_sdir d, const char *id)
 {
-	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_REASON };
+	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_REASON, PM_SK_DMP, PM_SK_DMP_TMP };
 	pm_err e = PM_E_NOTFOUND;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		char name[PM_ID_MAX + 16];
@@ -253,9 +260,10 @@ pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
 	 * replaces the other. */
 	if (holds_report(s->dir[to], id))
 		return PM_E_INVAL;
-	/* Temporaries first, so a renamed file of the same report wins. */
-	static const pm_skind src[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_CRASH, PM_SK_JSON };
-	static const pm_skind dst[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_CRASH, PM_SK_JSON };
+	/* Temporaries first, so a renamed file of the same report wins.  A torn
+	 * minidump has no header yet: it is never moved, only removed. */
+	static const pm_skind src[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
+	static const pm_skind dst[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
 	pm_err e = PM_E_NOTFOUND;
 	for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
 		char a[PM_ID_MAX + 16], b[PM_ID_MAX + 16];

@@ -31,6 +31,8 @@ typedef enum pm_skind {
 	PM_SK_CRASH_TMP,  /* .<id>.crash.tmp: the crash handler is (or was) writing it */
 	PM_SK_JSON_TMP,   /* .<id>.json.tmp */
 	PM_SK_REASON,     /* <id>.reason: why it was quarantined */
+	PM_SK_DMP,        /* <id>.dmp: the minidump, written after both report files */
+	PM_SK_DMP_TMP,    /* .<id>.dmp.tmp: useless until renamed (its header is written last) */
 	PM_SK_COUNT,
 	PM_SK_STORE_TMP = PM_SK_COUNT, /* .<name>.store.tmp: the store's own write in progress */
 	PM_SK_OTHER,      /* not ours: left alone */
@@ -82,7 +84,7 @@ struct pm_store {
 	pm_sentry *v;                 /* sorted by state; a snapshot until close */
 	size_t n, cap;
 	size_t start[PM_STATE_SENT + 2]; /* state s is v[start[s] .. start[s + 1]) */
-	char path_buf[2][PATH_MAX];   /* pm_store_paths */
+	char path_buf[3][PATH_MAX];   /* pm_store_paths, pm_store_minidump_path */
 };
 
 /* A crash as crash-loop detection sees it. */
@@ -119,7 +121,9 @@ pm_err pm_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, co
 pm_err pm_store_move(int from, const char *from_name, int to, const char *to_name);
 /* Remove a file (or an empty directory planted under a report's name). */
 pm_err pm_store_unlink(int dfd, const char *name);
-/* Bytes of a report's text and JSON twin below dfd. */
+/* True for the hidden temporaries the crash handler writes through. */
+bool pm_store_kind_is_tmp(pm_skind kind);
+/* Bytes of a report's text, JSON twin and minidump below dfd. */
 uint64_t pm_store_report_bytes(int dfd, const char *id);
 
 /* ---- store_read.c: reports from files ---------------------------------------------- */

@@ -21,7 +21,8 @@
 
 const char *const pm_sdir_names[PM_SDIR_COUNT] = { "pending", "quarantine", "sent" };
 
-static const char *const kind_ext[PM_SK_COUNT] = { ".crash", ".json", ".crash.tmp", ".json.tmp", ".reason" };
+static const char *const kind_ext[PM_SK_COUNT] = { ".crash", ".json", ".crash.tmp", ".json.tmp", ".reason",
+                                                   ".dmp", ".dmp.tmp" };
 static const char store_tmp_ext[] = ".store.tmp";
 
 bool
@@ -83,10 +84,11 @@ pm_store_parse_name(const char *name, char id[PM_ID_MAX])
 	if (hidden && ends_with(name, n, store_tmp_ext, &stem))
 		return PM_SK_STORE_TMP;
 	/* Longest extensions first: ".crash.tmp" also ends in ".tmp". */
-	static const pm_skind order[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_REASON, PM_SK_CRASH, PM_SK_JSON };
+	static const pm_skind order[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_DMP_TMP, PM_SK_REASON,
+	                                  PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		pm_skind k = order[i];
-		bool tmp = k == PM_SK_CRASH_TMP || k == PM_SK_JSON_TMP;
+		bool tmp = pm_store_kind_is_tmp(k);
 		if (tmp != hidden || !ends_with(name, n, kind_ext[k], &stem))
 			continue;
 		size_t from = tmp ? 1 : 0;
@@ -99,11 +101,16 @@ pm_store_parse_name(const char *name, char id[PM_ID_MAX])
 	return PM_SK_OTHER;
 }
 
+bool
+pm_store_kind_is_tmp(pm_skind kind)
+{
+	return kind == PM_SK_CRASH_TMP || kind == PM_SK_JSON_TMP || kind == PM_SK_DMP_TMP;
+}
+
 void
 pm_store_file_name(char *out, size_t cap, const char *id, pm_skind kind)
 {
-	bool tmp = kind == PM_SK_CRASH_TMP || kind == PM_SK_JSON_TMP;
-	snprintf(out, cap, "%s%s%s", tmp ? "." : "", id, kind_ext[kind]);
+	snprintf(out, cap, "%s%s%s", pm_store_kind_is_tmp(kind) ? "." : "", id, kind_ext[kind]);
 }
 
 static pm_err
@@ -225,9 +232,9 @@ pm_store_unlink(int dfd, const char *name)
 uint64_t
 pm_store_report_bytes(int dfd, const char *id)
 {
-	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON };
+	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
 	uint64_t total = 0;
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		char name[PM_ID_MAX + 16];
 		struct stat st;
 		pm_store_file_name(name, sizeof name, id, kinds[i]);

@@ -38,8 +38,8 @@ has_report_file(const pm_sgroup *g)
 static void
 drop_stale_tmps(pm_store *s, const pm_sgroup *g)
 {
-	static const pm_skind tmps[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP };
-	for (size_t i = 0; i < 2; i++) {
+	static const pm_skind tmps[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_DMP_TMP };
+	for (size_t i = 0; i < sizeof tmps / sizeof tmps[0]; i++) {
 		const pm_sfile *f = g->f[tmps[i]];
 		if (!f || s->now - f->mtime <= PM_STALE_SECONDS)
 			continue;

@@ -104,7 +104,7 @@ void upload_session_close(upload_session *u);
 void upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply);
 
 /*
- * The form for one report: parts "report" and "crash" (gzipped unless
+ * The form for one report: parts "report", "crash" and the minidump (gzipped unless
  * opt->no_gzip) and fields app_name, app_version, id, state.  On failure
  * *why says what went wrong.
  */

@@ -1,13 +1,16 @@
 /*
  * upload_form.c — the multipart form that carries one report.
  *
- * Parts "report" (the JSON twin) and "crash" (the text), each gzipped into
+ * Parts "report" (the JSON twin), "crash" (the text) and, when the report
+ * has one, "upload_file_minidump" (the name Breakpad's and Crashpad's
+ * uploaders give the minidump, which crash servers look for), each gzipped into
  * application/gzip with a ".gz" file name unless no_gzip: per-part gzip keeps
  * the request a plain multipart form that any server's form parser reads,
  * which a request-wide Content-Encoding would not.  The files on disk are
  * sent byte for byte, except when symbolicating, where both parts are
  * written from the symbolicated model instead, and for a report kept as text
- * alone, whose twin is written from the text.
+ * alone, whose twin is written from the text.  The minidump is always sent
+ * as written: servers unwind and symbolicate it themselves.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -126,6 +129,21 @@ read_files(pm_store *s, const char *id, blob *json, blob *text)
 	return e;
 }
 
+/* The minidump part, when the report has one. */
+static pm_err
+add_minidump(curl_mime *m, const pm_upload_options *opt, pm_store *s, const char *id)
+{
+	pm_sentry *en = pm_store_find(s, id);
+	blob b = { 0 };
+	/* Gone since the listing (read_kind leaves it out): send the rest. */
+	pm_err e = en ? read_kind(s->dir[pm_store_state_dir(en->pub.state)], id, PM_SK_DMP, &b) : PM_OK;
+	if (e != PM_OK || !b.p) {
+		free(b.p);
+		return e;
+	}
+	return add_file(m, opt, "upload_file_minidump", id, ".dmp", "application/octet-stream", &b);
+}
+
 static pm_err
 write_files(const pm_report *r, blob *json, blob *text)
 {
@@ -200,6 +218,8 @@ upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
 		e = PM_E_NOMEM;
 	if (e == PM_OK) {
 		e = add_files(m, opt, en->id, &json, &text);
+		if (e == PM_OK)
+			e = add_minidump(m, opt, s, en->id);
 	} else {
 		free(json.p);
 		free(text.p);

@@ -89,6 +89,8 @@ pm_detect_format(const char *data, size_t len)
 {
 	if (!data || len == 0)
 		return PM_FORMAT_UNKNOWN;
+	if (has_prefix(data, len, "MDMP"))
+		return PM_FORMAT_MINIDUMP;
 	if (is_json_twin(data, len))
 		return PM_FORMAT_JSON;
 	pm_format f = ips_kind(data, len);
@@ -109,6 +111,7 @@ pm_format_name(pm_format f)
 	case PM_FORMAT_IPS: return "ips";
 	case PM_FORMAT_IPS_TEXT: return "ips-text";
 	case PM_FORMAT_TRANSLATED: return "translated";
+	case PM_FORMAT_MINIDUMP: return "minidump";
 	}
 	return "unknown";
 }
@@ -134,6 +137,9 @@ pm_read_report(const char *data, size_t len, pm_report *r, pm_read_error *err)
 	case PM_FORMAT_IPS_TEXT:
 	case PM_FORMAT_TRANSLATED:
 		e = pm_read_ips(data, len, r, err);
+		break;
+	case PM_FORMAT_MINIDUMP:
+		e = pm_read_minidump(data, len, r, err);
 		break;
 	default:
 		return pm_read_fail(err, 1, "not a crash report: no Apple header line, .ips metadata "

@@ -1,7 +1,8 @@
 /*
  * fuzz_reader.c — libFuzzer target for one reader on arbitrary bytes,
  * compiled once per reader with -DFUZZ_READ=pm_read_text, pm_read_ips,
- * pm_read_json or pm_read_report (the detector and every reader).
+ * pm_read_json, pm_read_minidump or pm_read_report (the detector and every
+ * reader).
  */
 #include <stdio.h>
 #include <stdlib.h>

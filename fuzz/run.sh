@@ -11,7 +11,8 @@
 #
 # Seeds: the shared Apple samples (in place) and their JSON twins made with
 # `postmortem convert`, the sample reports in sample_crashes/reports, the
-# committed fuzz/corpus/<target>/, and every input in fuzz/regressions/.
+# committed fuzz/corpus/<target>/ (minidumps postmortem wrote among them), and
+# every input in fuzz/regressions/.
 # Exit 1 when a target fails; the failing input is copied into
 # fuzz/regressions/ (the unit tests replay it), to be committed with its fix.
 set -eu
@@ -29,7 +30,7 @@ postmortem="$root/$main_build/tools/postmortem"
 work=$(mktemp -d /tmp/pm-fuzz-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/reports" "$work/json" "$work/store" "$work/answer"
+mkdir -p "$work/reports" "$work/json" "$work/store" "$work/answer" "$work/minidump"
 cp "$shared"/samples/apple/*.txt "$shared"/samples/apple/*.ips "$shared"/samples/apple/*.crash \
 	"$root"/sample_crashes/reports/*.crash "$work/reports/"
 cp "$shared"/docs/examples/* "$work/reports/" 2>/dev/null || true
@@ -43,6 +44,7 @@ if [ "$mode" = long ]; then
 	done
 	cp "$work"/captured/pending/*.crash "$work/reports/" 2>/dev/null || true
 	cp "$work"/captured/pending/*.json "$work/json/" 2>/dev/null || true
+	cp "$work"/captured/pending/*.dmp "$work/minidump/" 2>/dev/null || true
 fi
 
 for f in "$work"/reports/*; do
@@ -66,6 +68,8 @@ done
 cp "$root"/fuzz/regressions/fuzz_store* "$work/store/" 2>/dev/null || true
 cp "$here"/corpus/upload_answer/* "$work/answer/"
 cp "$root"/fuzz/regressions/fuzz_upload_answer* "$work/answer/" 2>/dev/null || true
+cp "$here"/corpus/minidump/* "$work/minidump/"
+cp "$root"/fuzz/regressions/fuzz_read_minidump* "$work/minidump/" 2>/dev/null || true
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -102,4 +106,5 @@ run fuzz_read_json "$work/json" ""
 run fuzz_read_any "$work/reports" ""
 run fuzz_store "$work/store" "$here/store.dict"
 run fuzz_upload_answer "$work/answer" ""
+run fuzz_read_minidump "$work/minidump" ""
 echo "fuzz: no failures"

@@ -328,6 +328,7 @@ typedef enum pm_format {
 	PM_FORMAT_IPS,         /* Apple .ips: metadata line + JSON body (bug_type 309) */
 	PM_FORMAT_IPS_TEXT,    /* metadata line + classic text body */
 	PM_FORMAT_TRANSLATED,  /* Console's "Translated Report (Full Report Below)" */
+	PM_FORMAT_MINIDUMP,    /* Breakpad/Crashpad minidump (MDMP), as postmortem writes beside a report */
 } pm_format;
 
 /* Where and why reading failed. */
@@ -355,6 +356,9 @@ pm_err pm_read_report_file(const char *path, pm_report *r, pm_read_error *err);
 pm_err pm_read_json(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err);
 pm_err pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err);
+/* A minidump: registers and frame 0 of each thread (its stack memory is left for a
+ * debugger to unwind), modules with build ids, the signal. */
+pm_err pm_read_minidump(const char *data, size_t len, pm_report *r, pm_read_error *err);
 
 /* ------------------------------------------------------------------------ */
 /* Capture: install a crash handler in this process                          */
@@ -385,6 +389,9 @@ typedef struct pm_config {
 	uint32_t freeze_timeout_ms; /* how long to wait for threads to stop; 0: 500 */
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
+	bool no_minidump;         /* no <id>.dmp beside each report (also POSTMORTEM_MINIDUMP=0) */
+	bool minidump_environ;    /* put the environment in the minidump (also POSTMORTEM_MINIDUMP_ENVIRON=1);
+	                             off by default: it often holds tokens and passwords */
 } pm_config;
 
 /*
@@ -494,7 +501,7 @@ typedef struct pm_store_entry {
 	int64_t time;            /* crash time, seconds since the epoch (0 unknown) */
 	char app[128];           /* process name */
 	char exception[96];      /* "EXC_BAD_ACCESS (SIGSEGV)" */
-	uint64_t bytes;          /* size of both files */
+	uint64_t bytes;          /* size of its files (text, JSON twin, minidump) */
 	bool crash_loop;         /* part of a detected crash loop: deliver first */
 	const char *reason;      /* quarantine reason, why a partial report is text only, or NULL */
 } pm_store_entry;
@@ -522,6 +529,8 @@ const pm_store_entry *pm_store_get(const pm_store *s, pm_report_state state, siz
 pm_err pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err);
 /* Paths of a report's files (text, JSON); NULL where a file is absent.  Valid until the next call. */
 pm_err pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char **json_path);
+/* Path of a report's minidump (<id>.dmp), NULL when it has none.  Valid until the next call. */
+const char *pm_store_minidump_path(pm_store *s, const char *id);
 /* A report was delivered: delete it, or move it to sent/ (keep_sent). */
 pm_err pm_store_mark_sent(pm_store *s, const char *id);
 /* Move a report to quarantine/ with the reason in <id>.reason. */

@@ -62,6 +62,9 @@ void pm_arch_tls_remember(void);
 uint64_t pm_arch_tls_repair(void);
 void pm_arch_tls_put_back(uint64_t saved);
 
+/* A minidump SystemInfo's processor_level and processor_revision (2 bytes each, little
+ * endian) and its 24-byte CPU_INFORMATION, from the CPU itself. */
+void pm_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info);
 /* Report strings: "X86-64 (Native)", "x86_64". */
 extern const char pm_arch_code_type[];
 extern const char pm_arch_name[];

@@ -6,10 +6,13 @@
 #include "arch.h"
 
 #include <asm/prctl.h>
+#include <cpuid.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+
+#include "formats/minidump.h"
 
 const char pm_arch_code_type[] = "X86-64 (Native)";
 const char pm_arch_sigreturn_name[] = "__restore_rt";
@@ -157,5 +160,29 @@ pm_arch_is_sigreturn(const uint8_t *code, size_t n)
 {
 	static const uint8_t restore_rt[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 	return n >= sizeof restore_rt && memcmp(code, restore_rt, sizeof restore_rt) == 0;
+}
+/* cpuid is an instruction, not a call: the same answer anywhere. */
+void
+pm_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info)
+{
+	unsigned a = 0, b = 0, c = 0, d = 0;
+	if (!__get_cpuid(0, &a, &b, &c, &d))
+		return;
+	pm_md_put32(info, b); /* the vendor string: ebx, edx, ecx */
+	pm_md_put32(info + 4, d);
+	pm_md_put32(info + 8, c);
+	if (!__get_cpuid(1, &a, &b, &c, &d))
+		return;
+	pm_md_put32(info + 12, a);
+	pm_md_put32(info + 16, d);
+	unsigned family = (a >> 8) & 0xf, model = (a >> 4) & 0xf;
+	if (family == 0xf)
+		family += (a >> 20) & 0xff;
+	if (family == 6 || family >= 0xf)
+		model += ((a >> 16) & 0xf) << 4;
+	pm_md_put16(level, (uint16_t)family);
+	pm_md_put16(revision, (uint16_t)(model << 8 | (a & 0xf)));
+	if (__get_cpuid(0x80000001, &a, &b, &c, &d))
+		pm_md_put32(info + 20, b);
 }
 #endif

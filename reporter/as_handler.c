@@ -146,6 +146,7 @@ report(pid_t tid, const struct timespec *now)
 	pm_as_fill_exception(&pm_g.report, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
 	pm_as_capture_symbols();
 	pm_g.written = pm_as_write_report(&pm_g.report);
+	pm_as_write_minidump(&pm_g.report);
 	return pm_g.written;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "as_fds.h"
+#include "as_minidump.h"
 #include "as_util.h"
 #include "formats/out.h"
 
@@ -54,6 +55,19 @@ write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *fina
 		return true;
 	unlinkat(dir, tmp, 0);
 	return false;
+}
+
+bool
+pm_as_write_minidump(const pm_report *r)
+{
+	if (!pm_g.minidump)
+		return false;
+	int saved = errno;
+	int dir = pm_as_pending_fd();
+	bool ok = write_one(dir, r, pm_as_minidump, ".dmp", pm_g.minidump_path, sizeof pm_g.minidump_path);
+	fsync(dir);
+	errno = saved;
+	return ok;
 }
 
 bool

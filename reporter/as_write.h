@@ -13,5 +13,11 @@
  * a torn report.  Fills pm_g.crash_path / json_path.  True if both landed.
  */
 bool pm_as_write_report(pm_report *r);
+/*
+ * Then <pending>/<incident>.dmp, the same way, when minidumps are on.  Kept
+ * apart so a fault while writing it (the minidump reads the most memory)
+ * comes after the report is known to be on disk.  True if it landed.
+ */
+bool pm_as_write_minidump(const pm_report *r);
 
 #endif

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -30,6 +31,7 @@
 #include "as_freeze.h"
 #include "as_handler.h"
 #include "as_mem.h"
+#include "as_minidump.h"
 #include "as_sample.h"
 #include "as_symbols.h"
 #include "install.h"
@@ -122,13 +124,15 @@ lay_out(carver *c)
 	pm_g.frame_tmp = carve(c, pm_g.max_frames * sizeof(pm_frame), 16);
 	pm_g.tids = carve(c, pm_g.max_threads * sizeof(pid_t), 16);
 	pm_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
-	return pm_g.mem_cache != NULL;
+	pm_g.md_ranges = carve(c, pm_g.md_range_cap * sizeof(pm_md_range), 16);
+	return pm_g.md_ranges != NULL;
 }
 
 static bool
 map_region(void)
 {
 	pm_g.arena_size = arena_bytes();
+	pm_g.md_range_cap = (size_t)pm_g.max_threads + PM_MD_EXTRA_RANGES;
 	carver measure = { .cap = SIZE_MAX };
 	lay_out(&measure);
 	pm_g.region_size = measure.used;
@@ -164,6 +168,10 @@ configure(const pm_config *cfg)
 	pm_g.freeze_timeout_ms = cfg && cfg->freeze_timeout_ms ? cfg->freeze_timeout_ms : DEFAULT_FREEZE_MS;
 	pm_g.on_crash = cfg ? cfg->on_crash : NULL;
 	pm_g.on_crash_ctx = cfg ? cfg->on_crash_ctx : NULL;
+	const char *md = getenv("POSTMORTEM_MINIDUMP");
+	pm_g.minidump = !(cfg && cfg->no_minidump) && !(md && strcmp(md, "0") == 0);
+	const char *env = getenv("POSTMORTEM_MINIDUMP_ENVIRON");
+	pm_g.minidump_environ = (cfg && cfg->minidump_environ) || (env && strcmp(env, "1") == 0);
 	if (pm_g.max_threads > (1u << 20) || pm_g.max_frames > (1u << 16))
 		return false;
 	if (!pm_config_reports_dir(cfg, pm_g.reports_dir, sizeof pm_g.reports_dir))

@@ -53,6 +53,29 @@ pretty_name(char *out, size_t cap)
 
 /* Launch time without reading /proc/stat: the process's start in ticks since
  * boot, placed on the wall clock through CLOCK_BOOTTIME. */
+/* Where the kernel put the environment's strings: fields 50 and 51 of
+ * /proc/self/stat (after the last ')', which ends the command name). */
+static void
+environ_range(uint64_t *start, uint64_t *end)
+{
+	char buf[2048];
+	*start = *end = 0;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	unsigned long long v[2];
+	/* The n-th space after ')' precedes field n + 2. */
+	for (int spaces = 0; p && spaces < 48; spaces++)
+		p = strchr(p + 1, ' ');
+	if (p && sscanf(p, " %llu %llu", &v[0], &v[1]) == 2 && v[0] < v[1]) {
+		*start = v[0];
+		*end = v[1];
+	}
+}
+
 static pm_time
 launch_time(int16_t tz_min)
 {
@@ -122,6 +145,12 @@ pm_facts_gather(pm_facts *f, const pm_config *cfg)
 	pretty_name(pretty, sizeof pretty);
 	snprintf(f->os_version, sizeof f->os_version, "%s%s(%s %s)", pretty, pretty[0] ? " " : "",
 	         f->os_name, u.release);
+
+	snprintf(f->kernel, sizeof f->kernel, "%s %s %s %s", f->os_name, u.release, u.version, u.machine);
+	sscanf(u.release, "%u.%u.%u", &f->kernel_version[0], &f->kernel_version[1], &f->kernel_version[2]);
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	f->cpu_count = (uint8_t)(cpus > 255 ? 255 : cpus > 0 ? cpus : 0);
+	environ_range(&f->environ_start, &f->environ_end);
 
 	first_line("/sys/class/dmi/id/product_name", f->hardware_model, sizeof f->hardware_model);
 	if (!f->hardware_model[0])

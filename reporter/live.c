@@ -219,6 +219,7 @@ copy_paths(pm_live_files *files)
 {
 	pm_as_strlcpy(files->crash_path, pm_g.crash_path, sizeof files->crash_path);
 	pm_as_strlcpy(files->json_path, pm_g.json_path, sizeof files->json_path);
+	pm_as_strlcpy(files->minidump_path, pm_g.minidump_path, sizeof files->minidump_path);
 	files->generation = pm_g.capture_generation;
 }
 
@@ -244,6 +245,7 @@ pm_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *fi
 	fill(&pm_g.report, ctx);
 	pm_as_capture_symbols();
 	bool ok = pm_as_write_report(&pm_g.report);
+	pm_as_write_minidump(&pm_g.report);
 	copy_paths(files);
 	unclaim();
 	pthread_mutex_unlock(&live_lock);

@@ -14,12 +14,13 @@ typedef void pm_live_fill_fn(pm_report *r, void *ctx);
 typedef struct pm_live_files {
 	char crash_path[4096];
 	char json_path[4096];
+	char minidump_path[4096]; /* "" when minidumps are off */
 	unsigned generation;     /* pm_g.capture_generation of the capture */
 } pm_live_files;
 
 /*
  * Stop every other thread, capture them all into a report of `kind`, let
- * `fill` describe it, write both files, and let the threads go on.
+ * `fill` describe it, write both files (and the minidump), and let the threads go on.
  * 0, or -1 with errno (EINVAL: not installed; EBUSY: a crash or another
  * capture is in progress; EIO: the files could not be written).
  */

@@ -53,6 +53,10 @@ typedef struct pm_facts {
 	char hardware_model[256];
 	pm_time launch_time;
 	int16_t tz_min;
+	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
+	uint32_t kernel_version[3]; /* major, minor, patch of the release */
+	uint8_t cpu_count;         /* online CPUs, 255 at most */
+	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
 } pm_facts;
 
 typedef struct pm_state {
@@ -74,6 +78,8 @@ typedef struct pm_state {
 	uint32_t max_threads, max_frames, freeze_timeout_ms;
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
+	bool minidump;            /* write <id>.dmp beside each report */
+	bool minidump_environ;    /* with /proc/self/environ in it */
 
 	/* preallocated storage, one anonymous mapping */
 	void *region;
@@ -93,6 +99,8 @@ typedef struct pm_state {
 	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
 	pm_mem_cache *mem_cache;  /* pages read during one capture */
 	pm_mem mem;               /* the reader a capture uses (through mem_cache) */
+	struct pm_md_range *md_ranges; /* the minidump's memory ranges */
+	size_t md_range_cap;
 
 	pm_sample sample;
 	unsigned capture_generation; /* counts captures: a live report is stale once it moves */
@@ -109,6 +117,7 @@ typedef struct pm_state {
 	pm_as_images images;
 	char crash_path[PATH_MAX];
 	char json_path[PATH_MAX];
+	char minidump_path[PATH_MAX];
 } pm_state;
 
 extern pm_state pm_g;

@@ -125,6 +125,8 @@ end_hang(hang *h)
 	if (wd.cfg.on_recovery == PM_WATCHDOG_RETRACT) {
 		unlink(h->files.crash_path);
 		unlink(h->files.json_path);
+		if (h->files.minidump_path[0])
+			unlink(h->files.minidump_path);
 	} else {
 		report_hang(h);
 	}

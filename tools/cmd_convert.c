@@ -14,7 +14,7 @@ help(void)
 {
 	printf("usage: postmortem %s\n\n"
 	       "Read a crash report in any supported format (detected from its content:\n"
-	       "postmortem JSON twin, Apple .crash text, Apple .ips) and write it as\n"
+	       "postmortem JSON twin, Apple .crash text, Apple .ips, minidump) and write it as\n"
 	       "Apple-style .crash text or as a postmortem JSON twin.\n\n"
 	       "  -o, --output OUT   write to OUT instead of standard output\n"
 	       "  -t, --to FORMAT    crash or json (default: crash, or json when IN is .crash text)\n"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "crash/crash_util.h"
 #include "util.h"
@@ -64,6 +65,10 @@ expect_clean_crash(const char *sample)
 	                 text);
 	cr_expect(WIFSIGNALED(run.status), "%s did not die of a signal", sample);
 	cr_expect(run.json.complete, "%s: the report was not completed", sample);
+	/* The minidump is written in the same handler: the interposer watched it too. */
+	char *dmp = crash_dmp_path(&run);
+	cr_expect(access(dmp, R_OK) == 0, "%s: no minidump was written", sample);
+	free(dmp);
 	crash_run_free(&run);
 	free(text);
 	free(env[0]);

@@ -151,6 +151,16 @@ crash_run_free(crash_run *run)
 	free(run->json_path);
 }
 
+char *
+crash_dmp_path(const crash_run *run)
+{
+	char *p = strdup(run->crash_path);
+	char *dot = strrchr(p, '.');
+	cr_assert(dot && strcmp(dot, ".crash") == 0);
+	strcpy(dot, ".dmp");
+	return p;
+}
+
 int
 crash_frame_index(const pm_report *r, const pm_thread *t, const char *symbol)
 {

@@ -29,6 +29,8 @@ void crash_run_program_noreport(crash_run *run, const char *path, const char *co
                                 const char *const *env);
 void crash_run_free(crash_run *run);
 
+/* <pending>/<id>.dmp, the minidump beside the run's .crash (malloc'd; it may not exist). */
+char *crash_dmp_path(const crash_run *run);
 /* Path of a sample program. */
 const char *crash_sample_path(const char *name);
 /* Index of the first frame of thread t whose symbol is `symbol`, or -1. */

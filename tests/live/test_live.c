@@ -173,6 +173,19 @@ Test(live, snapshot_lists_every_thread_and_the_process_goes_on, .timeout = 30)
 	pm_report_free(&r);
 	free(json);
 
+	/* Its minidump: both of our threads, no exception (nothing crashed). */
+	char *dmp = only_file(dir, ".dmp");
+	pm_report_init(&r);
+	cr_assert_eq(pm_read_report_file(dmp, &r, &err), PM_OK, "%s", err.message);
+	cr_expect_eq(r.kind, PM_KIND_SNAPSHOT);
+	cr_expect_eq(pm_report_crashed_thread(&r), -1);
+	int ours = 0;
+	for (uint32_t i = 0; i < r.thread_count; i++)
+		ours += r.threads[i].id == (uint64_t)getpid() || r.threads[i].id == (uint64_t)atomic_load(&parked_tid);
+	cr_expect_eq(ours, 2, "the snapshot's minidump lacks our threads");
+	pm_report_free(&r);
+	free(dmp);
+
 	/* A second snapshot works too: the first let everything go. */
 	cr_expect_eq(pm_snapshot_write(NULL), 0);
 	pm_uninstall();

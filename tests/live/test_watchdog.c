@@ -52,6 +52,9 @@ Test(watchdog, hang_is_reported_and_kept_after_recovery, .timeout = 60)
 	cr_expect(d != NULL && sscanf(d, "blocked for %lf s", &secs) == 1, "%s",
 	          run.json.exception.term_description);
 	cr_expect(secs >= 0.25 && secs < 60, "blocked for %f s", secs);
+	char *dmp = crash_dmp_path(&run);
+	cr_expect(access(dmp, R_OK) == 0, "the hang report has no minidump");
+	free(dmp);
 	crash_run_free(&run);
 }
 
@@ -62,6 +65,12 @@ Test(watchdog, hang_report_is_retracted_on_recovery, .timeout = 60)
 	crash_run_program_noreport(&run, crash_sample_path("hang"), args, NULL);
 	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0);
 	cr_expect_eq(run.reports, 0, "a retracted hang must leave no report");
+	char *cmd, *left;
+	cr_assert(asprintf(&cmd, "ls -A '%s/pending'", run.dir) > 0);
+	pm_test_run(cmd, &left);
+	cr_expect_str_empty(left, "a retracted hang left files: %s", left);
+	free(left);
+	free(cmd);
 	crash_run_free(&run);
 }
 

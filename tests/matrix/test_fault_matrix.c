@@ -294,25 +294,33 @@ enum { MATRIX(AS_INDEX) ROWS };
 
 /* ---- running one row ----------------------------------------------------- */
 
-/* .crash and .json files in pending/, and anything else (temporary files). */
+static bool
+is_file_of_kind(const char *name, const char *ext)
+{
+	size_t n = strlen(name), k = strlen(ext);
+	return name[0] != '.' && n > k && strcmp(name + n - k, ext) == 0;
+}
+
+/* .crash, .json and .dmp files in pending/, and anything else (temporary files). */
 static void
-count_files(const char *dir, int *crash, int *json, int *other)
+count_files(const char *dir, int *crash, int *json, int *dmp, int *other)
 {
 	char pending[4096];
 	snprintf(pending, sizeof pending, "%s/pending", dir);
-	*crash = *json = *other = 0;
+	*crash = *json = *dmp = *other = 0;
 	DIR *d = opendir(pending);
 	if (!d)
 		return;
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
-		size_t n = strlen(e->d_name);
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if (e->d_name[0] != '.' && n > 6 && strcmp(e->d_name + n - 6, ".crash") == 0)
+		if (is_file_of_kind(e->d_name, ".crash"))
 			(*crash)++;
-		else if (e->d_name[0] != '.' && n > 5 && strcmp(e->d_name + n - 5, ".json") == 0)
+		else if (is_file_of_kind(e->d_name, ".json"))
 			(*json)++;
+		else if (is_file_of_kind(e->d_name, ".dmp"))
+			(*dmp)++;
 		else
 			(*other)++;
 	}
@@ -333,10 +341,12 @@ check_died(const scenario *s, int status)
 static void
 check_nothing_lost(const scenario *s, const crash_run *run)
 {
-	int crash, json, other;
-	count_files(run->dir, &crash, &json, &other);
+	int crash, json, dmp, other;
+	count_files(run->dir, &crash, &json, &dmp, &other);
 	cr_expect_eq(crash, s->reports, "%s: %d .crash files, %d expected", s->name, crash, s->reports);
 	cr_expect_eq(json, crash, "%s: %d .crash but %d .json", s->name, crash, json);
+	/* The minidump comes after both report files and never instead of them. */
+	cr_expect(dmp <= crash, "%s: %d .dmp for %d reports", s->name, dmp, crash);
 	cr_expect_eq(other, 0, "%s: %d other files (temporary files left behind?)", s->name, other);
 	if (s->reports == 0)
 		return;

@@ -1,0 +1,86 @@
+/*
+ * minidump_context.c — AS-SAFE: the model's registers in a minidump CPU
+ * context and back, one table per architecture (offsets from the
+ * MINIDUMP's CONTEXT_AMD64).
+ */
+#include <string.h>
+
+#include "minidump.h"
+
+typedef struct reg_slot {
+	char name[PM_REG_NAME_MAX];
+	uint16_t offset;
+	uint8_t width;
+} reg_slot;
+
+/* In the report's (Apple's) order; cr2 has no place in a CONTEXT. */
+static const reg_slot amd64_regs[] = {
+	{ "rax", 120, 8 }, { "rbx", 144, 8 }, { "rcx", 128, 8 }, { "rdx", 136, 8 },
+	{ "rdi", 176, 8 }, { "rsi", 168, 8 }, { "rbp", 160, 8 }, { "rsp", 152, 8 },
+	{ "r8", 184, 8 }, { "r9", 192, 8 }, { "r10", 200, 8 }, { "r11", 208, 8 },
+	{ "r12", 216, 8 }, { "r13", 224, 8 }, { "r14", 232, 8 }, { "r15", 240, 8 },
+	{ "rip", 248, 8 }, { "rfl", 68, 4 },
+};
+
+/* CONTEXT_AMD64 | CONTROL | INTEGER */
+static const pm_md_context_layout amd64 = {
+	.arch = PM_ARCH_X86_64, .cpu = PM_MD_CPU_AMD64, .size = PM_MD_CONTEXT_AMD64_SIZE,
+	.flags_offset = 48, .flags = 0x00100003, .sp_offset = 152, .pc_offset = 248,
+};
+
+const pm_md_context_layout *
+pm_md_context_for_arch(uint8_t arch)
+{
+	return arch == PM_ARCH_X86_64 ? &amd64 : NULL;
+}
+
+const pm_md_context_layout *
+pm_md_context_for_cpu(uint16_t cpu)
+{
+	return cpu == PM_MD_CPU_AMD64 ? &amd64 : NULL;
+}
+
+static void
+table_for(const pm_md_context_layout *l, const reg_slot **t, size_t *n)
+{
+	*t = NULL;
+	*n = 0;
+	if (l == &amd64) {
+		*t = amd64_regs;
+		*n = sizeof amd64_regs / sizeof amd64_regs[0];
+	}
+}
+
+void
+pm_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint8_t *out)
+{
+	const reg_slot *t;
+	size_t n;
+	table_for(l, &t, &n);
+	memset(out, 0, l->size);
+	pm_md_put32(out + l->flags_offset, l->flags);
+	for (uint32_t i = 0; i < regs->count && i < PM_MAX_REGS; i++)
+		for (size_t k = 0; k < n; k++) {
+			if (strncmp(regs->reg[i].name, t[k].name, PM_REG_NAME_MAX) != 0)
+				continue;
+			if (t[k].width == 8)
+				pm_md_put64(out + t[k].offset, regs->reg[i].value);
+			else
+				pm_md_put32(out + t[k].offset, (uint32_t)regs->reg[i].value);
+		}
+}
+
+void
+pm_md_regs_from_context(const pm_md_context_layout *l, const uint8_t *ctx, pm_regs *out)
+{
+	const reg_slot *t;
+	size_t n;
+	table_for(l, &t, &n);
+	memset(out, 0, sizeof *out);
+	out->arch = l->arch;
+	for (size_t k = 0; k < n && k < PM_MAX_REGS; k++) {
+		pm_reg *r = &out->reg[out->count++];
+		memcpy(r->name, t[k].name, sizeof r->name);
+		r->value = t[k].width == 8 ? pm_md_get64(ctx + t[k].offset) : pm_md_get32(ctx + t[k].offset);
+	}
+}
