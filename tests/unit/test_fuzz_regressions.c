@@ -3,7 +3,7 @@
  * on every test run: on every input a fuzzer ever failed on
  * (fuzz/regressions/<target>-*, through that target's check), and on every
  * report the fuzzers start from (the shared Apple samples and examples,
- * sample_crashes/reports), so CI's short fuzzing never meets a seed that
+ * sample_crashes/reports, the committed minidumps), so CI's short fuzzing never meets a seed that
  * fails.
  */
 #include <criterion/criterion.h>
@@ -27,6 +27,7 @@ READER_CHECK(check_text, pm_read_text)
 READER_CHECK(check_ips, pm_read_ips)
 READER_CHECK(check_json, pm_read_json)
 READER_CHECK(check_any, pm_read_report)
+READER_CHECK(check_minidump, pm_read_minidump)
 
 /* Each target's saved inputs start with its name. */
 static const struct {
@@ -37,6 +38,7 @@ static const struct {
 	{ "fuzz_read_ips-", check_ips },
 	{ "fuzz_read_json-", check_json },
 	{ "fuzz_read_any-", check_any },
+	{ "fuzz_read_minidump-", check_minidump },
 	{ "fuzz_store-", fuzz_check_store },
 	{ "fuzz_upload_answer-", fuzz_check_answer },
 };
@@ -89,5 +91,6 @@ Test(fuzz_regressions, every_fuzzer_seed_passes_the_fuzzers_checks)
 	int n = replay_dir(pm_test_shared("samples/apple"), check_any);
 	n += replay_dir(pm_test_shared("docs/examples"), check_any);
 	n += replay_dir(pm_test_source("sample_crashes/reports"), check_any);
+	n += replay_dir(pm_test_source("fuzz/corpus/minidump"), check_minidump);
 	cr_expect(n > 10, "only %d seeds found", n);
 }
