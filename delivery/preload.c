@@ -73,12 +73,13 @@ start_upload(void)
 	const char *allow = env("POSTMORTEM_UPLOAD_ALLOW_HTTP");
 	pm_upload_options opt = {
 		.url = env("POSTMORTEM_UPLOAD_URL"),
+		.dsn = env("POSTMORTEM_DSN"),
 		.headers = header ? &header : NULL,
 		.header_count = header ? 1 : 0,
 		.ca_file = env("POSTMORTEM_UPLOAD_CA_FILE"),
 		.allow_http = allow && strcmp(allow, "1") == 0,
 	};
-	if (!opt.url)
+	if (!opt.url && !opt.dsn)
 		return;
 	upload_start_fn *start = find_uploader();
 	if (!start)

@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "postmortem.h"
+#include "sentry.h"
 
 /* Longest quarantine reason we store: status line plus a body excerpt. */
 #define UPLOAD_REASON_MAX 512
@@ -89,6 +90,8 @@ typedef struct upload_reply {
 typedef struct upload_session {
 	CURL *curl;
 	struct curl_slist *headers;
+	const char *url;         /* opt->url, or the envelope endpoint of opt->dsn */
+	sentry_dsn dsn;
 	const upload_stop *stop;
 	const pm_upload_options *opt;
 	char status_line[128];
@@ -100,7 +103,14 @@ typedef struct upload_session {
 
 pm_err upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop);
 void upload_session_close(upload_session *u);
-void upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply);
+/* What one report is sent as: a multipart form, or (with a DSN) a Sentry envelope. */
+typedef struct upload_body {
+	curl_mime *form;
+	char *data;
+	size_t len;
+} upload_body;
+
+void upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply);
 
 /*
  * The form for one report: parts "report" and "crash" (gzipped unless
@@ -109,6 +119,9 @@ void upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply
  */
 pm_err upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
                          curl_mime **form, char *why, size_t why_cap);
+
+/* A report file into a malloc'd *data (regular files only, no symlink; at most PM_READ_MAX_BYTES). */
+pm_err upload_read_file(const char *path, char **data, size_t *len);
 
 /* A pass; *retry_after_ms (when not NULL) gets how long the server asked us to stay away, or 0. */
 pm_err upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res,

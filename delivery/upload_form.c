@@ -50,6 +50,20 @@ read_file(const char *path, blob *b)
 	return e;
 }
 
+pm_err
+upload_read_file(const char *path, char **data, size_t *len)
+{
+	blob b = { 0 };
+	pm_err e = read_file(path, &b);
+	if (e != PM_OK) {
+		free(b.p);
+		b = (blob){ 0 };
+	}
+	*data = b.p;
+	*len = b.len;
+	return e;
+}
+
 static bool
 blob_sink(void *ctx, const char *p, size_t n)
 {

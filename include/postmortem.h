@@ -543,6 +543,7 @@ bool pm_crash_loop_detected(void);
 
 typedef struct pm_upload_options {
 	const char *url;             /* https://… (or http://… to loopback, or with allow_http) */
+	const char *dsn;             /* instead of url: a Sentry DSN, each report one envelope (docs/sentry.md) */
 	const char *const *headers;  /* extra headers, e.g. "Authorization: Bearer …" */
 	size_t header_count;
 	const char *app_name, *app_version; /* form fields; NULL: from each report */
