@@ -4,11 +4,12 @@
  *
  * Settings come from the environment: POSTMORTEM_DIR, POSTMORTEM_APP_ID and
  * POSTMORTEM_APP_VERSION as pm_install reads them, and for delivery
- * POSTMORTEM_UPLOAD_URL with optional POSTMORTEM_UPLOAD_HEADER (one
- * "Name: value" header, e.g. an auth token), POSTMORTEM_UPLOAD_CA_FILE and
- * POSTMORTEM_UPLOAD_ALLOW_HTTP=1.  The program never notices us unless it
- * crashes: a failure is one line on stderr, never an exit, and never shows
- * the URL or the header (they may hold credentials).
+ * POSTMORTEM_UPLOAD_URL or POSTMORTEM_DSN (Sentry) with optional
+ * POSTMORTEM_UPLOAD_HEADER (one "Name: value" header, e.g. an auth token),
+ * POSTMORTEM_UPLOAD_CA_FILE and POSTMORTEM_UPLOAD_ALLOW_HTTP=1.  The program
+ * never notices us unless it crashes: a failure is one line on stderr, never
+ * an exit, and never shows the URL, the DSN or the header (they may hold
+ * credentials).
  */
 #include <dlfcn.h>
 #include <errno.h>
