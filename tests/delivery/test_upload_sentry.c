@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "crash/crash_util.h"
 #include "http_server.h"
@@ -444,5 +446,40 @@ Test(upload_sentry, a_bad_dsn_is_bad_usage)
 		free(out);
 	}
 	cr_expect(upload_exists(upload_path(dir, "pending", upload_id(0), ".json")));
+	upload_remove(dir);
+}
+
+/* The preload library (postmortem run) delivers in the background, pm_upload_start with a DSN. */
+Test(upload_sentry, the_preload_library_delivers_to_the_dsn_of_the_environment)
+{
+	static const http_reply script[] = { { .status = 200 }, { 0 } };
+	char *dir = upload_make_reports(1, 0);
+	http_server *srv = http_server_start(script);
+	char *preload, *pm_dir, *dsn;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("delivery/libpostmortem-preload.so")) > 0);
+	cr_assert(asprintf(&pm_dir, "POSTMORTEM_DIR=%s", dir) > 0);
+	cr_assert(asprintf(&dsn, "POSTMORTEM_DSN=http://" KEY "@127.0.0.1:%u/42", http_server_port(srv)) > 0);
+	char *const argv[] = { "sleep", "60", NULL };
+	char *const envp[] = { preload, pm_dir, dsn, NULL };
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	bool arrived = http_server_wait(srv, 1, 60000);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	cr_assert(arrived, "no envelope from the preloaded program");
+	const http_request *r = http_server_request(srv, 0);
+	cr_expect_str_eq(r->path, "/api/42/envelope/");
+	envelope e;
+	envelope_parse(r, &e);
+	cr_expect_str_eq(str_of(e.items[0].head, "type"), "event");
+	envelope_free(&e);
+	free(preload);
+	free(pm_dir);
+	free(dsn);
+	http_server_stop(srv);
 	upload_remove(dir);
 }
