@@ -15,6 +15,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "formats/grow.h"
 #include "sentry.h"
 #include "upload.h"
 
@@ -27,20 +28,12 @@ typedef struct buf {
 static void
 put(buf *b, const char *p, size_t n)
 {
-	if (b->failed)
+	void *v = b->p;
+	if (b->failed || !pm_grow(&v, &b->cap, b->len + n, 1)) {
+		b->failed = true;
 		return;
-	if (b->cap - b->len < n) {
-		size_t cap = b->cap ? b->cap : 1 << 16;
-		while (cap - b->len < n)
-			cap *= 2;
-		char *grown = realloc(b->p, cap);
-		if (!grown) {
-			b->failed = true;
-			return;
-		}
-		b->p = grown;
-		b->cap = cap;
 	}
+	b->p = v;
 	memcpy(b->p + b->len, p, n);
 	b->len += n;
 }

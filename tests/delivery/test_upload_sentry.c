@@ -77,18 +77,6 @@ str_of(const cJSON *o, const char *key)
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* Run `postmortem upload --dir dir ARGS`; the exit status, output in *out. */
-static int
-run_upload(const char *dir, const char *args, char **out)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "%s upload --dir %s %s", pm_test_build("tools/postmortem"), dir, args) > 0);
-	int status = pm_test_run(cmd, out);
-	free(cmd);
-	cr_assert(WIFEXITED(status), "postmortem upload did not exit normally");
-	return WEXITSTATUS(status);
-}
-
 static char *
 dsn_args(const http_server *srv)
 {
@@ -300,7 +288,7 @@ Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 		static const http_reply script[] = { { .status = 200, .body = "{\"id\":\"x\"}" }, { 0 } };
 		http_server *srv = http_server_start(script);
 		char *args = dsn_args(srv), *out;
-		cr_assert_eq(run_upload(reps[i].dir, args, &out), 0, "%s: %s", reps[i].kind, out);
+		cr_assert_eq(upload_cli(reps[i].dir, args, &out), 0, "%s: %s", reps[i].kind, out);
 		cr_expect(strstr(out, "sent 1, kept 0, quarantined 0"), "%s", out);
 		free(out);
 		cr_assert_eq(http_server_count(srv), 1);
@@ -313,7 +301,7 @@ Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 		validate = grown;
 		/* Accepted means gone from pending: a second pass sends nothing. */
 		cr_expect_not(upload_exists(upload_path(reps[i].dir, "pending", reps[i].id, ".json")));
-		cr_assert_eq(run_upload(reps[i].dir, args, &out), 0, "%s", out);
+		cr_assert_eq(upload_cli(reps[i].dir, args, &out), 0, "%s", out);
 		cr_expect(strstr(out, "sent 0, kept 0, quarantined 0"), "%s", out);
 		cr_expect_eq(http_server_count(srv), 1, "an accepted report was sent again");
 		free(out);
@@ -336,22 +324,9 @@ upload_one(const http_reply *script, char **dir, http_server **srv, char **out)
 	*dir = upload_make_reports(1, 0);
 	*srv = http_server_start(script);
 	char *args = dsn_args(*srv);
-	int rc = run_upload(*dir, args, out);
+	int rc = upload_cli(*dir, args, out);
 	free(args);
 	return rc;
-}
-
-Test(upload_sentry, retry_after_is_waited_for_within_the_pass)
-{
-	static const http_reply script[] = { { .status = 429, .headers = "Retry-After: 1\r\n" }, { .status = 200 }, { 0 } };
-	char *dir, *out;
-	http_server *srv;
-	cr_expect_eq(upload_one(script, &dir, &srv, &out), 0, "%s", out);
-	cr_expect(strstr(out, "sent 1, kept 0"), "%s", out);
-	cr_expect_eq(http_server_count(srv), 2);
-	free(out);
-	http_server_stop(srv);
-	upload_remove(dir);
 }
 
 Test(upload_sentry, a_rate_limit_on_events_ends_the_pass_and_keeps_the_report)
@@ -375,20 +350,24 @@ Test(upload_sentry, a_rate_limit_on_events_ends_the_pass_and_keeps_the_report)
 	upload_remove(dir);
 }
 
-Test(upload_sentry, a_rate_limit_on_other_categories_leaves_events_alone)
+/* Retry-After (one second) is waited for within the pass, also beside a rate limit on other categories. */
+Test(upload_sentry, short_waits_are_honoured_within_the_pass)
 {
-	static const http_reply script[] = {
-		{ .status = 429, .headers = "Retry-After: 1\r\nX-Sentry-Rate-Limits: 3600:transaction:organization\r\n" },
-		{ .status = 200 },
-		{ 0 },
+	static const char *const headers[] = {
+		"Retry-After: 1\r\n",
+		"Retry-After: 1\r\nX-Sentry-Rate-Limits: 3600:transaction:organization\r\n",
 	};
-	char *dir, *out;
-	http_server *srv;
-	cr_expect_eq(upload_one(script, &dir, &srv, &out), 0, "%s", out);
-	cr_expect_eq(http_server_count(srv), 2);
-	free(out);
-	http_server_stop(srv);
-	upload_remove(dir);
+	for (size_t i = 0; i < sizeof headers / sizeof headers[0]; i++) {
+		const http_reply script[] = { { .status = 429, .headers = headers[i] }, { .status = 200 }, { 0 } };
+		char *dir, *out;
+		http_server *srv;
+		cr_expect_eq(upload_one(script, &dir, &srv, &out), 0, "%s", out);
+		cr_expect(strstr(out, "sent 1, kept 0"), "%s", out);
+		cr_expect_eq(http_server_count(srv), 2, "%s", headers[i]);
+		free(out);
+		http_server_stop(srv);
+		upload_remove(dir);
+	}
 }
 
 Test(upload_sentry, a_4xx_quarantines_with_the_servers_reason)
@@ -420,7 +399,7 @@ Test(upload_sentry, a_refused_connection_keeps_everything)
 	char *args = dsn_args(srv), *out;
 	http_server_stop(srv);
 	char *dir = upload_make_reports(2, 0);
-	cr_expect_eq(run_upload(dir, args, &out), 1, "%s", out);
+	cr_expect_eq(upload_cli(dir, args, &out), 1, "%s", out);
 	cr_expect(strstr(out, "sent 0, kept 2, quarantined 0"), "%s", out);
 	for (size_t i = 0; i < 2; i++)
 		cr_expect(upload_exists(upload_path(dir, "pending", upload_id(i), ".json")));
@@ -441,7 +420,7 @@ Test(upload_sentry, a_bad_dsn_is_bad_usage)
 	char *dir = upload_make_reports(1, 0);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *out;
-		cr_expect_eq(run_upload(dir, cases[i], &out), 2, "'%s': %s", cases[i], out);
+		cr_expect_eq(upload_cli(dir, cases[i], &out), 2, "'%s': %s", cases[i], out);
 		cr_expect_null(strstr(out, KEY), "the key is never logged: %s", out);
 		free(out);
 	}

@@ -31,33 +31,32 @@ debug_id_hex(const pm_image *im, uint8_t os, bool *had)
 	return hex;
 }
 
-Test(debug_id, elf_build_ids_of_every_length)
+Test(debug_id, build_ids_of_every_length_and_mach_o_uuids)
 {
-	pm_image im = { 0 };
-	bool had;
-	/* sha1 (20 bytes): the first 16, first three fields byte-swapped; the rest is dropped. */
-	set_id(&im, "93ac61ec5a8eb1396f9fbd350e3169a558528a40");
-	cr_expect_str_eq(debug_id_hex(&im, PM_OS_LINUX, &had), "ec61ac938e5a39b16f9fbd350e3169a5");
-	cr_expect(had);
-	/* md5/uuid (16 bytes): all of it, swapped. */
-	set_id(&im, "00112233445566778899aabbccddeeff");
-	cr_expect_str_eq(debug_id_hex(&im, PM_OS_LINUX, &had), "33221100554477668899aabbccddeeff");
-	/* shorter (8 bytes): zero-padded to 16, then swapped. */
-	set_id(&im, "0102030405060708");
-	cr_expect_str_eq(debug_id_hex(&im, PM_OS_LINUX, &had), "04030201060508070000000000000000");
-	/* none: no debug id at all (the first page of .text is not hashed). */
-	im.build_id_len = 0;
-	cr_expect_str_eq(debug_id_hex(&im, PM_OS_LINUX, &had), "00000000000000000000000000000000");
-	cr_expect_not(had);
-}
-
-Test(debug_id, mach_o_uuids_are_debug_ids_as_they_are)
-{
-	pm_image im = { 0 };
-	bool had;
-	set_id(&im, "2d903291397d3d14bfca52c7fb8c5e00");
-	cr_expect_str_eq(debug_id_hex(&im, PM_OS_DARWIN, &had), "2d903291397d3d14bfca52c7fb8c5e00");
-	cr_expect(had);
+	static const struct {
+		const char *build_id;
+		uint8_t os;
+		const char *debug_id; /* 32 hex digits */
+		bool had;
+	} cases[] = {
+		/* sha1 (20 bytes): the first 16, first three fields byte-swapped; the rest is dropped. */
+		{ "93ac61ec5a8eb1396f9fbd350e3169a558528a40", PM_OS_LINUX, "ec61ac938e5a39b16f9fbd350e3169a5", true },
+		/* md5/uuid (16 bytes): all of it, swapped. */
+		{ "00112233445566778899aabbccddeeff", PM_OS_LINUX, "33221100554477668899aabbccddeeff", true },
+		/* shorter (8 bytes): zero-padded to 16, then swapped. */
+		{ "0102030405060708", PM_OS_LINUX, "04030201060508070000000000000000", true },
+		/* none: no debug id at all (the first page of .text is not hashed). */
+		{ "", PM_OS_LINUX, "00000000000000000000000000000000", false },
+		/* a Mach-O UUID is the debug id as it is */
+		{ "2d903291397d3d14bfca52c7fb8c5e00", PM_OS_DARWIN, "2d903291397d3d14bfca52c7fb8c5e00", true },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		pm_image im = { 0 };
+		bool had;
+		set_id(&im, cases[i].build_id);
+		cr_expect_str_eq(debug_id_hex(&im, cases[i].os, &had), cases[i].debug_id, "build id '%s'", cases[i].build_id);
+		cr_expect_eq(had, cases[i].had, "build id '%s'", cases[i].build_id);
+	}
 }
 
 /* A Linux .crash as postmortem writes it, one image line to fill in. */
@@ -93,32 +92,33 @@ render(const pm_report *r, pm_err (*write)(const pm_report *, pm_out *))
 	return buf;
 }
 
+/*
+ * The .crash carries the debug id; read back, it gives the build id's first 16 bytes
+ * (all of a 16-byte one).  A .crash written before debug ids keeps its full build id.
+ */
 Test(debug_id, crash_text_carries_the_debug_id_and_reads_back_the_build_id)
 {
-	pm_report r;
-	/* A 16-byte build id survives the .crash whole. */
-	read_linux_text("0x1000 - 0x1fff +a x86_64  <33221100554477668899aabbccddeeff> /bin/a", &r);
-	cr_expect_eq(r.images[0].build_id_len, 16);
-	cr_expect_eq(r.images[0].build_id[0], 0x00);
-	cr_expect_eq(r.images[0].build_id[3], 0x33);
-	cr_expect_eq(r.images[0].build_id[15], 0xff);
-	cr_expect(strstr(render(&r, pm_write_text), "<33221100554477668899aabbccddeeff> /bin/a\n"));
-	char *twin = render(&r, pm_write_json);
-	cr_expect(strstr(twin, "\"code_id\": \"00112233445566778899aabbccddeeff\""), "%s", twin);
-	cr_expect(strstr(twin, "\"debug_id\": \"33221100-5544-7766-8899-aabbccddeeff\""), "%s", twin);
-	pm_report_free(&r);
-}
-
-Test(debug_id, crash_text_written_before_debug_ids_keeps_its_full_build_id)
-{
-	pm_report r;
-	read_linux_text("0x1000 - 0x1fff +a x86_64  <93ac61ec5a8eb1396f9fbd350e3169a558528a40> /bin/a", &r);
-	cr_expect_eq(r.images[0].build_id_len, 20);
-	cr_expect_eq(r.images[0].build_id[0], 0x93);
-	cr_expect_eq(r.images[0].build_id[19], 0x40);
-	/* Written again, the line holds the debug id. */
-	cr_expect(strstr(render(&r, pm_write_text), "<ec61ac938e5a39b16f9fbd350e3169a5> /bin/a\n"));
-	pm_report_free(&r);
+	static const struct {
+		const char *id_in_text, *build_id, *id_written;
+	} cases[] = {
+		{ "33221100554477668899aabbccddeeff", "00112233445566778899aabbccddeeff", "33221100554477668899aabbccddeeff" },
+		{ "93ac61ec5a8eb1396f9fbd350e3169a558528a40", "93ac61ec5a8eb1396f9fbd350e3169a558528a40",
+		  "ec61ac938e5a39b16f9fbd350e3169a5" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char line[160], hex[2 * PM_BUILD_ID_MAX + 1] = "", want[160];
+		snprintf(line, sizeof line, "0x1000 - 0x1fff +a x86_64  <%s> /bin/a", cases[i].id_in_text);
+		pm_report r;
+		read_linux_text(line, &r);
+		for (unsigned k = 0; k < r.images[0].build_id_len; k++)
+			snprintf(hex + 2 * k, 3, "%02x", r.images[0].build_id[k]);
+		cr_expect_str_eq(hex, cases[i].build_id);
+		snprintf(want, sizeof want, "<%s> /bin/a\n", cases[i].id_written);
+		cr_expect(strstr(render(&r, pm_write_text), want), "no %s", want);
+		snprintf(want, sizeof want, "\"code_id\": \"%s\"", cases[i].build_id);
+		cr_expect(strstr(render(&r, pm_write_json), want), "no %s", want);
+		pm_report_free(&r);
+	}
 }
 
 Test(debug_id, pseudo_files_get_a_slash_in_the_text_only)
