@@ -462,3 +462,29 @@ Test(upload_sentry, the_preload_library_delivers_to_the_dsn_of_the_environment)
 	http_server_stop(srv);
 	upload_remove(dir);
 }
+
+/* A minidump written beside a report (issue 17) travels as the event's own attachment. */
+Test(upload_sentry, a_minidump_beside_the_report_is_the_events_minidump)
+{
+	static const http_reply script[] = { { .status = 200 }, { 0 } };
+	char *dir = upload_make_reports(1, 0);
+	FILE *f = fopen(upload_path(dir, "pending", upload_id(0), ".dmp"), "w");
+	cr_assert(f);
+	fputs("MDMP stand-in", f);
+	fclose(f);
+	http_server *srv = http_server_start(script);
+	char *args = dsn_args(srv), *out;
+	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_assert_eq(http_server_count(srv), 1);
+	envelope e;
+	envelope_parse(http_server_request(srv, 0), &e);
+	cr_assert_eq(e.count, 4);
+	cr_expect_str_eq(str_of(e.items[3].head, "attachment_type"), "event.minidump");
+	cr_expect_str_eq(str_of(e.items[3].head, "filename"), "report-0000.dmp");
+	cr_expect(e.items[3].len == 13 && memcmp(e.items[3].data, "MDMP stand-in", 13) == 0);
+	envelope_free(&e);
+	free(out);
+	free(args);
+	http_server_stop(srv);
+	upload_remove(dir);
+}
