@@ -129,9 +129,10 @@ read_exception(pm_jr *c, const cJSON *root)
 	e->note = pm_jr_str(c, o, "note");
 	e->vm_region_info = pm_jr_str(c, o, "vm_region_info");
 	read_termination(c, o, e);
-	/* Threads are read first, so an index past them can be dropped here. */
+	/* A thread number as the report printed it: kept even when the report does
+	 * not list that thread (fragments do), as the text reader keeps it. */
 	int64_t t;
-	if (pm_jr_i64(c, o, "triggered_thread", &t) && t >= 0 && (uint64_t)t < c->r->thread_count)
+	if (pm_jr_i64(c, o, "triggered_thread", &t) && t >= 0 && t <= INT32_MAX)
 		e->triggered_thread = (int32_t)t;
 	e->asi = pm_jr_list(c, o, "asi", PM_JR_MAX_LINES, sizeof *e->asi,
 	                    pm_jr_string_elem, &e->asi_count, NULL);
