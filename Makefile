@@ -2,14 +2,20 @@
 # machine: they install what is missing with apt-get, build, and run.
 #
 #   make demo   crash a sample program under postmortem and print its report
-#   make test   build with warnings as errors and run every test
+#   make test   build with warnings as errors and run every test (and every
+#               fuzzer for a fixed number of runs from a fixed seed)
+#
+#   make fuzz-long   minutes per fuzzer from random seeds: run it before
+#                    resolving a change to a reader, a writer or the store
 #
 # Re-running is cheap: packages already installed are skipped, meson rebuilds
 # only what changed.
 
 BUILD ?= build
 FUZZ_BUILD ?= build-fuzz
-FUZZ_SECONDS ?= 20
+FUZZ_RUNS ?= 4000
+FUZZ_SEED ?= 1
+FUZZ_SECONDS ?= 300
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PACKAGES = build-essential meson ninja-build pkg-config clang libclang-rt-14-dev llvm-14 \
@@ -17,7 +23,7 @@ PACKAGES = build-essential meson ninja-build pkg-config clang libclang-rt-14-dev
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema npm
 
-.PHONY: deps build demo test fuzz clean
+.PHONY: deps build demo test fuzz fuzz-long clean
 
 deps:
 	$(SUDO) apt-get update -qq
@@ -36,13 +42,18 @@ test: deps build
 	meson test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory fuzz
 
-# Every reader's libFuzzer target, a bounded time each, on the shared samples.
+# Every libFuzzer target (fuzz/run.sh): deterministic in `make test`, a
+# timed campaign from random seeds in `make fuzz-long`.
 $(FUZZ_BUILD)/build.ninja:
 	CC=clang meson setup $(FUZZ_BUILD) -Dfuzz=true -Dtests=false
 
 fuzz: $(FUZZ_BUILD)/build.ninja build
 	ninja -C $(FUZZ_BUILD)
-	sh fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS) $(BUILD)
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=$(FUZZ_SEED) sh fuzz/run.sh $(FUZZ_BUILD) $(BUILD) ci
+
+fuzz-long: $(FUZZ_BUILD)/build.ninja build
+	ninja -C $(FUZZ_BUILD)
+	FUZZ_SECONDS=$(FUZZ_SECONDS) sh fuzz/run.sh $(FUZZ_BUILD) $(BUILD) long
 
 clean:
 	rm -rf $(BUILD) $(FUZZ_BUILD)

@@ -17,6 +17,7 @@
 
 #include "formats/grow.h"
 #include "sentry.h"
+#include "store.h"
 #include "upload.h"
 
 typedef struct buf {
@@ -55,20 +56,27 @@ put_item(buf *b, const char *type, const char *extra, const char *data, size_t l
 	put_str(b, "\n");
 }
 
-/* File names are report ids: [A-Za-z0-9._-] (store_scan.c), nothing to escape. */
-static void
-put_file(buf *b, const char *path, const char *name, const char *content_type, const char *attachment_type)
+/*
+ * The file <id><ext> of the report through the store's directory descriptor
+ * (a regular file, never a symlink); a missing one is left out.  Report ids
+ * are [A-Za-z0-9._-] (store_scan.c): nothing in a file name to escape.
+ */
+static pm_err
+put_file(buf *b, int dfd, const char *id, const char *ext, const char *content_type, const char *attachment_type)
 {
-	char *data;
+	char name[PM_ID_MAX + 16], *data;
 	size_t len;
-	if (!path || upload_read_file(path, &data, &len) != PM_OK)
-		return;
+	snprintf(name, sizeof name, "%s%s", id, ext);
+	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &data, &len, NULL);
+	if (e != PM_OK)
+		return e == PM_E_NOTFOUND ? PM_OK : e;
 	char extra[300];
 	snprintf(extra, sizeof extra, ",\"filename\":\"%s\",\"content_type\":\"%s\"%s%s%s", name, content_type,
 	         attachment_type ? ",\"attachment_type\":\"" : "", attachment_type ? attachment_type : "",
 	         attachment_type ? "\"" : "");
 	put_item(b, "attachment", extra, data, len);
 	free(data);
+	return PM_OK;
 }
 
 /* The incident id when it is a UUID (so Sentry's event id is the report's), else random. */
@@ -136,31 +144,27 @@ sentry_envelope_build(pm_store *s, const pm_store_entry *en, bool symbolicate, c
 		/* A report we cannot read is one no server could take either. */
 		return e == PM_E_NOMEM || e == PM_E_IO ? e : PM_E_LIMIT;
 	}
-	const char *crash_path = NULL, *json_path = NULL;
+	const pm_sentry *se = pm_store_find(s, en->id);
 	buf b = { 0 };
-	if (event && pm_store_paths(s, en->id, &crash_path, &json_path) == PM_OK) {
+	if (event && se) {
+		int dfd = s->dir[pm_store_state_dir(se->pub.state)];
 		put_header(&b, event_id);
 		put_item(&b, "event", ",\"content_type\":\"application/json\"", event, strlen(event));
-		char name[96], dmp[4096];
-		snprintf(name, sizeof name, "%s.crash", en->id);
-		put_file(&b, crash_path, name, "text/plain", NULL);
-		snprintf(name, sizeof name, "%s.json", en->id);
-		put_file(&b, json_path, name, "application/json", NULL);
+		e = put_file(&b, dfd, en->id, ".crash", "text/plain", NULL);
+		if (e == PM_OK)
+			e = put_file(&b, dfd, en->id, ".json", "application/json", NULL);
 		/* A minidump beside the report (issue 17) is the event's own. */
-		const char *any = json_path ? json_path : crash_path;
-		const char *dot = any ? strrchr(any, '.') : NULL;
-		if (dot && snprintf(dmp, sizeof dmp, "%.*s.dmp", (int)(dot - any), any) < (int)sizeof dmp) {
-			snprintf(name, sizeof name, "%s.dmp", en->id);
-			put_file(&b, dmp, name, "application/octet-stream", "event.minidump");
-		}
+		if (e == PM_OK)
+			e = put_file(&b, dfd, en->id, ".dmp", "application/octet-stream", "event.minidump");
 	} else {
 		b.failed = true;
 	}
 	free(event);
-	if (b.failed) {
+	if (b.failed || e != PM_OK) {
 		free(b.p);
-		snprintf(why, why_cap, "%s", pm_strerror(PM_E_NOMEM));
-		return PM_E_NOMEM;
+		e = e != PM_OK ? e : PM_E_NOMEM;
+		snprintf(why, why_cap, "%s", e == PM_E_LIMIT ? "a report file is too large to upload" : pm_strerror(e));
+		return e;
 	}
 	*data = b.p;
 	*len = b.len;

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "reporter/install.h"
+
 enum {
 	DEFAULT_MAX_PENDING = 100,
 	DEFAULT_MAX_BYTES = 50 * 1024 * 1024,
@@ -46,13 +48,20 @@ open_dirs(pm_store *s, const pm_store_options *opt)
 {
 	if (!pm_store_resolve_dir(opt ? opt->dir : NULL, s->root_path, sizeof s->root_path))
 		return PM_E_INVAL;
-	s->root = open(s->root_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->root < 0)
-		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
+	char why[256];
+	s->root = pm_private_dir_open(AT_FDCWD, s->root_path, true, why, sizeof why);
+	if (s->root < 0) {
+		if (errno == ENOENT)
+			return PM_E_NOTFOUND;
+		pm_store_log("refusing the reports directory %s: %s", s->root_path, why);
+		return PM_E_IO;
+	}
 	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++) {
-		s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d]);
-		if (s->dir[d] < 0)
+		s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d], why, sizeof why);
+		if (s->dir[d] < 0) {
+			pm_store_log("refusing %s/%s: %s", s->root_path, pm_sdir_names[d], why);
 			return PM_E_IO;
+		}
 	}
 	return PM_OK;
 }

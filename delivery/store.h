@@ -98,8 +98,9 @@ extern const char *const pm_sdir_names[PM_SDIR_COUNT];
 
 /* The directory pm_store_open uses for `dir` (NULL: as documented in postmortem.h). */
 bool pm_store_resolve_dir(const char *dir, char *out, size_t cap);
-/* Open (creating it 0700 when missing) a directory below root, refusing symlinks. */
-int pm_store_open_subdir(int root, const char *name);
+/* Open (creating it 0700 when missing) a directory below root, refusing
+ * symlinks and directories not ours; -1 with a reason in why. */
+int pm_store_open_subdir(int root, const char *name, char *why, size_t cap);
 /* A report id: 1..63 bytes of [A-Za-z0-9._-], not starting with '.'. */
 bool pm_store_valid_id(const char *id);
 /* Classify a directory entry name; fills id for the report kinds. */

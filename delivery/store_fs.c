@@ -40,18 +40,13 @@ pm_store_resolve_dir(const char *dir, char *out, size_t cap)
 }
 
 int
-pm_store_open_subdir(int root, const char *name)
+pm_store_open_subdir(int root, const char *name, char *why, size_t cap)
 {
-	if (mkdirat(root, name, 0700) != 0 && errno != EEXIST)
+	if (mkdirat(root, name, 0700) != 0 && errno != EEXIST) {
+		snprintf(why, cap, "%s", strerror(errno));
 		return -1;
-	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	/* A directory of ours that others can read would expose the reports. */
-	struct stat st;
-	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && (st.st_mode & 077))
-		fchmod(fd, st.st_mode & 0700);
-	return fd;
+	}
+	return pm_private_dir_open(root, name, false, why, cap);
 }
 
 bool

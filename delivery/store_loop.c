@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "reporter/install.h"
+
 enum {
 	/* Reports whose headers pm_crash_loop_detected reads, per crash it needs. */
 	PEEK_PER_CRASH = 8,
@@ -178,7 +180,8 @@ pm_crash_loop_detected(void)
 	size_t n = strnlen(base, sizeof app - 1);
 	memcpy(app, base, n);
 	app[n] = '\0';
-	int root = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char why[256];
+	int root = pm_private_dir_open(AT_FDCWD, path, true, why, sizeof why);
 	if (root < 0)
 		return false;
 	/* Quarantined reports are no crashes to count: their directory stays closed. */

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -95,7 +96,12 @@ keep_written_time(int dfd, const pm_sgroup *g)
 	}
 }
 
-/* Rewrite the report as whole files holding what was salvaged from `from`. */
+/*
+ * Rewrite the report as whole files holding what was salvaged from `from`.
+ * When the twin cannot be written (a full disk), a text that reads is kept
+ * alone and listed all the same: it loads through the text reader, and the
+ * next open tries the twin again.
+ */
 static void
 keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 {
@@ -104,10 +110,12 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 	m->complete = false;
 	char name[PM_ID_MAX + 16];
 	pm_store_file_name(name, sizeof name, g->id, PM_SK_JSON);
-	if (pm_store_write_file(dfd, name, fill_json, m) != PM_OK)
-		return; /* the next open tries again */
-	pm_store_file_name(name, sizeof name, g->id, PM_SK_CRASH);
+	bool twin_ok = pm_store_write_file(dfd, name, fill_json, m) == PM_OK;
+	int why = errno;
 	bool text_ok = src->rc[0] == PM_OK;
+	if (!twin_ok && !text_ok)
+		return; /* nothing whole to list: the next open tries again */
+	pm_store_file_name(name, sizeof name, g->id, PM_SK_CRASH);
 	if (text_ok && src->kind[0] == PM_SK_CRASH_TMP)
 		pm_store_move(dfd, src->name[0], dfd, name);
 	else if (!text_ok)
@@ -118,6 +126,13 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 	pm_sentry *e = pm_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
 	if (e)
 		pm_store_summarize(e, m);
+	if (twin_ok)
+		return;
+	char reason[160];
+	snprintf(reason, sizeof reason, "text only: its JSON twin could not be written (%s)", strerror(why));
+	if (e)
+		pm_store_set_reason(e, reason);
+	pm_store_log("report %s kept as %s", g->id, reason);
 }
 
 void

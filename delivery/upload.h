@@ -52,7 +52,8 @@ pm_err upload_options_resolve(const pm_upload_options *in, pm_upload_options *ou
 
 /*
  * PM_OK when url is http(s) and plain HTTP goes only to loopback (localhost,
- * 127.0.0.0/8, ::1) unless allow_http.  PM_E_INVAL otherwise.
+ * 127.0.0.0/8 in four decimal parts, [::1]; as written, no shorthand) unless
+ * allow_http.  PM_E_INVAL otherwise.
  */
 pm_err upload_url_check(const char *url, bool allow_http);
 /* True when url's host is loopback: no proxy from the environment could reach it. */
@@ -119,9 +120,6 @@ void upload_session_send(upload_session *u, const upload_body *body, upload_repl
  */
 pm_err upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
                          curl_mime **form, char *why, size_t why_cap);
-
-/* A report file into a malloc'd *data (regular files only, no symlink; at most PM_READ_MAX_BYTES). */
-pm_err upload_read_file(const char *path, char **data, size_t *len);
 
 /* A pass; *retry_after_ms (when not NULL) gets how long the server asked us to stay away, or 0. */
 pm_err upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res,

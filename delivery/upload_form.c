@@ -6,63 +6,20 @@
  * the request a plain multipart form that any server's form parser reads,
  * which a request-wide Content-Encoding would not.  The files on disk are
  * sent byte for byte, except when symbolicating, where both parts are
- * written from the symbolicated model instead.
+ * written from the symbolicated model instead, and for a report kept as text
+ * alone, whose twin is written from the text.
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "store.h"
 #include "upload.h"
 
 typedef struct blob {
 	char *p;
 	size_t len, cap;
 } blob;
-
-/* Regular files only, and no symlink: a link could point out of the reports directory. */
-static pm_err
-read_file(const char *path, blob *b)
-{
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
-	struct stat st;
-	pm_err e = PM_OK;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
-		e = PM_E_IO;
-	else if ((uint64_t)st.st_size > PM_READ_MAX_BYTES)
-		e = PM_E_LIMIT;
-	else if (!(b->p = malloc((size_t)st.st_size + 1)))
-		e = PM_E_NOMEM;
-	while (e == PM_OK && b->len < (size_t)st.st_size) {
-		ssize_t got = read(fd, b->p + b->len, (size_t)st.st_size - b->len);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;   /* shrank while we read: send what is there */
-		b->len += (size_t)got;
-	}
-	close(fd);
-	return e;
-}
-
-pm_err
-upload_read_file(const char *path, char **data, size_t *len)
-{
-	blob b = { 0 };
-	pm_err e = read_file(path, &b);
-	if (e != PM_OK) {
-		free(b.p);
-		b = (blob){ 0 };
-	}
-	*data = b.p;
-	*len = b.len;
-	return e;
-}
 
 static bool
 blob_sink(void *ctx, const char *p, size_t n)
@@ -143,15 +100,27 @@ add_files(curl_mime *m, const pm_upload_options *opt, const char *id, blob *json
 	return e;
 }
 
+/* One file of the report through the store's directory descriptor: a
+ * regular file, never a symlink; a missing one is left out. */
+static pm_err
+read_kind(int dfd, const char *id, pm_skind kind, blob *b)
+{
+	char name[PM_ID_MAX + 16];
+	pm_store_file_name(name, sizeof name, id, kind);
+	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &b->p, &b->len, NULL);
+	return e == PM_E_NOTFOUND ? PM_OK : e;
+}
+
 static pm_err
 read_files(pm_store *s, const char *id, blob *json, blob *text)
 {
-	const char *crash_path = NULL, *json_path = NULL;
-	pm_err e = pm_store_paths(s, id, &crash_path, &json_path);
-	if (e == PM_OK && json_path)
-		e = read_file(json_path, json);
-	if (e == PM_OK && crash_path)
-		e = read_file(crash_path, text);
+	pm_sentry *en = pm_store_find(s, id);
+	if (!en)
+		return PM_E_NOTFOUND;
+	int dfd = s->dir[pm_store_state_dir(en->pub.state)];
+	pm_err e = read_kind(dfd, id, PM_SK_JSON, json);
+	if (e == PM_OK)
+		e = read_kind(dfd, id, PM_SK_CRASH, text);
 	if (e == PM_OK && !json->p && !text->p)
 		e = PM_E_NOTFOUND;
 	return e;
@@ -162,6 +131,19 @@ write_files(const pm_report *r, blob *json, blob *text)
 {
 	pm_err e = write_model(r, pm_write_json, json);
 	return e == PM_OK ? write_model(r, pm_write_text, text) : e;
+}
+
+/* A report kept as text alone (its twin could not be written) still goes out
+ * with a twin: our own reader rebuilds the model from the text. */
+static pm_err
+rebuild_twin(pm_store *s, const char *id, blob *json)
+{
+	pm_report r;
+	pm_err e = pm_store_load(s, id, &r, NULL);
+	if (e == PM_OK)
+		e = write_model(&r, pm_write_json, json);
+	pm_report_free(&r);
+	return e;
 }
 
 /* The model, when something asks for it: symbolication, or names the caller left to the report. */
@@ -211,6 +193,8 @@ upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
 	blob json = { 0 }, text = { 0 };
 	pm_err e = loaded && opt->symbolicate ? write_files(&r, &json, &text)
 	                                      : read_files(s, en->id, &json, &text);
+	if (e == PM_OK && !json.p)
+		e = rebuild_twin(s, en->id, &json);
 	curl_mime *m = curl_mime_init(u->curl);
 	if (e == PM_OK && !m)
 		e = PM_E_NOMEM;

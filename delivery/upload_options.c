@@ -37,6 +37,7 @@ upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
 	*out = *in;
 	default_u32(&out->connect_timeout_ms, 10000);
 	default_u32(&out->timeout_ms, 60000);
+	default_u32(&out->pass_timeout_ms, out->timeout_ms > UINT32_MAX / 2 ? UINT32_MAX : 2 * out->timeout_ms);
 	default_u32(&out->max_attempts, 5);
 	default_u32(&out->backoff_ms, 1000);
 	default_u32(&out->backoff_max_ms, 60000);

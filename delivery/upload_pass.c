@@ -7,12 +7,16 @@
  * leaving the rest pending, when no connection can be made at all, on TLS or
  * configuration errors, when the server's Retry-After is beyond
  * backoff_max_ms, when two reports in a row used all their attempts (the
- * server is unwell; one bad report must not hold up the others), and when
- * pm_upload_stop asks.
+ * server is unwell; one bad report must not hold up the others), when its
+ * deadline (pass_timeout_ms) comes, and when pm_upload_stop asks.  No
+ * request or wait outlasts the deadline: a server that accepts connections
+ * and never answers costs at most pass_timeout_ms, not timeout_ms for every
+ * attempt of every report.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "upload.h"
 
@@ -34,6 +38,8 @@ typedef struct pass {
 	pm_upload_result *res;
 	uint32_t retry_after_ms;
 	unsigned exhausted_in_a_row;
+	struct timespec deadline;   /* CLOCK_MONOTONIC */
+	bool out_of_time;
 	char where[256];   /* the URL as logs show it */
 } pass;
 
@@ -47,10 +53,27 @@ summary(const upload_reply *reply, char *buf, size_t cap)
 	return buf;
 }
 
+/* Milliseconds before the pass's deadline, 0 once it has passed. */
+static uint32_t
+ms_left(const pass *p)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t ms = ((int64_t)p->deadline.tv_sec - now.tv_sec) * 1000 + (p->deadline.tv_nsec - now.tv_nsec) / 1000000;
+	return ms <= 0 ? 0 : ms >= UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
+}
+
 static verdict
 attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_reply *reply)
 {
 	for (uint32_t attempt = 1;; attempt++) {
+		uint32_t left = ms_left(p);
+		if (left == 0) {
+			p->out_of_time = true;
+			return V_END;
+		}
+		curl_easy_setopt(p->session.curl, CURLOPT_TIMEOUT_MS,
+		                 (long)(left < p->opt->timeout_ms ? left : p->opt->timeout_ms));
 		upload_session_send(&p->session, body, reply);
 		switch (reply->outcome) {
 		case UPLOAD_SENT: return V_SENT;
@@ -68,6 +91,10 @@ attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_r
 			return V_END;
 		}
 		uint32_t wait = asked >= 0 ? (uint32_t)asked : upload_backoff(p->opt, attempt);
+		if (wait >= ms_left(p)) {
+			p->out_of_time = true;
+			return V_END;
+		}
 		char buf[32];
 		upload_log("%s: %s (attempt %u of %u); next try in %u ms", en->id,
 		           summary(reply, buf, sizeof buf), attempt, p->opt->max_attempts, wait);
@@ -84,6 +111,9 @@ log_end(const pass *p, const upload_reply *reply, size_t left)
 	const char *why = summary(reply, buf, sizeof buf);
 	if (upload_stopping(p->stop))
 		upload_log("stopping: %zu report(s) stay pending", left);
+	else if (p->out_of_time)
+		upload_log("%s: %s; the pass's deadline (%u ms) came: %zu report(s) stay pending until a later pass",
+		           p->where, why, p->opt->pass_timeout_ms, left);
 	else if (p->retry_after_ms > 0)
 		upload_log("%s: %s; asked to wait %u s: %zu report(s) stay pending until a later pass",
 		           p->where, why, p->retry_after_ms / 1000, left);
@@ -116,7 +146,7 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 		p->res->kept++;
 		return true;
 	}
-	upload_reply reply;
+	upload_reply reply = { .outcome = UPLOAD_STOP, .retry_after_ms = -1, .reason = "no attempt made" };
 	verdict v = attempt_all(p, en, &body, &reply);
 	curl_mime_free(body.form);
 	free(body.data);
@@ -205,7 +235,8 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 	pm_store_entry *list = snapshot(s, &count);
 	if (!list)
 		return PM_E_NOMEM;
-	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res };
+	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res,
+	           .deadline = upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
 	if (count > 0 && (e = upload_session_open(&p.session, &opt, stop)) == PM_OK) {
 		upload_url_display(p.session.url, p.where, sizeof p.where);
 		for (size_t i = 0; i < count; i++) {

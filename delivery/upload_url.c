@@ -14,6 +14,13 @@
 
 #include "upload.h"
 
+/*
+ * Loopback is exactly: localhost (with or without the final dot), an IPv4
+ * address in four plain decimal parts starting 127 (inet_pton's form), or an
+ * IPv6 loopback address in brackets.  Shorthands such as 127.1, 0x7f.1 or
+ * 2130706433 are not: curl rewrites them to 127.0.0.1, so the host we judge
+ * is compared with the host as written (written_host) and must be the same.
+ */
 static bool
 is_loopback(const char *host)
 {
@@ -32,6 +39,29 @@ is_loopback(const char *host)
 	memcpy(inner, host + 1, n - 2);
 	inner[n - 2] = '\0';
 	return inet_pton(AF_INET6, inner, &v6) == 1 && IN6_IS_ADDR_LOOPBACK(&v6);
+}
+
+/* Whether url's authority, as written, names exactly `host` (curl's reading of it). */
+static bool
+written_host(const char *url, const char *host)
+{
+	const char *at = strstr(url, "://");
+	if (!at)
+		return false;
+	at += 3;
+	size_t auth = strcspn(at, "/?#");
+	for (size_t i = auth; i > 0; i--) {
+		if (at[i - 1] == '@') {
+			auth -= i;
+			at += i;
+			break;
+		}
+	}
+	const char *end = at[0] == '[' ? memchr(at, ']', auth) : NULL;
+	size_t n = end ? (size_t)(end - at) + 1 : strcspn(at, ":");
+	if (n > auth)
+		n = auth;
+	return strlen(host) == n && strncasecmp(at, host, n) == 0;
 }
 
 static CURLU *
@@ -61,7 +91,7 @@ bool
 upload_url_loopback(const char *url)
 {
 	char *scheme, *host;
-	bool loopback = scheme_host(url, &scheme, &host) && is_loopback(host);
+	bool loopback = scheme_host(url, &scheme, &host) && is_loopback(host) && written_host(url, host);
 	curl_free(scheme);
 	curl_free(host);
 	return loopback;
@@ -82,8 +112,11 @@ upload_url_check(const char *url, bool allow_http)
 		e = PM_OK;
 	else if (strcasecmp(scheme, "http") != 0)
 		upload_log("unsupported scheme '%s' (use https)", scheme);
-	else if (allow_http || is_loopback(host))
+	else if (allow_http || (is_loopback(host) && written_host(url, host)))
 		e = PM_OK;
+	else if (is_loopback(host))
+		upload_log("refusing plain HTTP to %s written another way: write loopback as localhost, "
+		           "127.x.x.x in four decimal parts or [::1] (or allow HTTP explicitly)", host);
 	else
 		upload_log("refusing plain HTTP to %s: reports would cross the network unencrypted "
 		           "(use https, or allow HTTP explicitly)", host);

@@ -200,7 +200,8 @@ pm_read_report_file(const char *path, pm_report *r, pm_read_error *err)
 		pm_read_fail(err, 0, "no file name");
 		return PM_E_INVAL;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer that never comes. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
 		return open_error(errno, err);
 	struct stat st;
@@ -210,7 +211,12 @@ pm_read_report_file(const char *path, pm_report *r, pm_read_error *err)
 	} else if (S_ISDIR(st.st_mode)) {
 		pm_read_fail(err, 0, "is a directory, not a report file");
 		e = PM_E_IO;
-	} else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > PM_READ_MAX_BYTES) {
+	} else if (!S_ISREG(st.st_mode)) {
+		/* A FIFO or a device may never end (or never start). */
+		pm_read_fail(err, 0, "not a regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO" :
+		             S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a socket");
+		e = PM_E_IO;
+	} else if ((uint64_t)st.st_size > PM_READ_MAX_BYTES) {
 		pm_read_fail(err, 0, "file is larger than the %u-byte limit", PM_READ_MAX_BYTES);
 		e = PM_E_LIMIT;
 	}

@@ -1,36 +1,88 @@
 #!/bin/sh
-# fuzz/run.sh BUILD SECONDS — run every reader's fuzzer for a bounded time on a
-# seed corpus made from the shared Apple samples (and their JSON twins made
-# with `postmortem convert`).  Exit 1 with the crashing input's path if a
-# fuzzer finds anything; copy that input into fuzz/regressions/ so the unit
-# tests replay it for good.
+# fuzz/run.sh FUZZ_BUILD MAIN_BUILD MODE — run every libFuzzer target.
+#
+#   MODE ci        a fixed number of runs from a fixed seed (FUZZ_RUNS, FUZZ_SEED):
+#                  the same commit always gives the same result, so CI never turns
+#                  red at random.
+#   MODE long      FUZZ_SECONDS of wall time per target from a random seed, on a
+#                  larger corpus that also holds reports captured from every sample
+#                  crash program: the campaign to run before resolving any change
+#                  to a reader, a writer or the store (`make fuzz-long`).
+#
+# Seeds: the shared Apple samples (in place) and their JSON twins made with
+# `postmortem convert`, the sample reports in sample_crashes/reports, the
+# committed fuzz/corpus/<target>/, and every input in fuzz/regressions/.
+# Exit 1 when a target fails; the failing input is copied into
+# fuzz/regressions/ (the unit tests replay it), to be committed with its fix.
 set -eu
 build=$1
-seconds=${2:-20}
-main_build=${3:-build}
+main_build=$2
+mode=${3:-ci}
+runs=${FUZZ_RUNS:-4000}
+seed=${FUZZ_SEED:-1}
+seconds=${FUZZ_SECONDS:-300}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 shared=${PM_SHARED:-$root/../shared}
 [ -d "$shared/samples/apple" ] || shared=/work/shared
+postmortem="$root/$main_build/tools/postmortem"
 work=$(mktemp -d /tmp/pm-fuzz-XXXXXX)
 trap 'rm -rf "$work"' EXIT
 
-mkdir -p "$work/apple" "$work/json"
-cp "$shared"/samples/apple/*.txt "$shared"/samples/apple/*.ips "$shared"/samples/apple/*.crash "$work/apple/"
-cp "$shared"/docs/examples/* "$work/apple/" 2>/dev/null || true
-for f in "$work"/apple/*; do
-	"$root/$main_build/tools/postmortem" convert --to json -o "$work/json/$(basename "$f").json" "$f" \
-		2>/dev/null || true
+mkdir -p "$work/reports" "$work/json" "$work/store" "$work/answer"
+cp "$shared"/samples/apple/*.txt "$shared"/samples/apple/*.ips "$shared"/samples/apple/*.crash \
+	"$root"/sample_crashes/reports/*.crash "$work/reports/"
+cp "$shared"/docs/examples/* "$work/reports/" 2>/dev/null || true
+cp "$root"/sample_crashes/reports/*.json "$work/json/"
+
+# The long campaign also starts from what the crash handler really writes.
+if [ "$mode" = long ]; then
+	for prog in "$root/$main_build"/sample_crashes/crash_*; do
+		[ -x "$prog" ] || continue
+		POSTMORTEM_DIR="$work/captured" timeout 20 "$prog" >/dev/null 2>&1 || true
+	done
+	cp "$work"/captured/pending/*.crash "$work/reports/" 2>/dev/null || true
+	cp "$work"/captured/pending/*.json "$work/json/" 2>/dev/null || true
+fi
+
+for f in "$work"/reports/*; do
+	"$postmortem" convert --to json -o "$work/json/$(basename "$f").json" "$f" 2>/dev/null || true
 done
-cp "$root"/fuzz/regressions/* "$work/apple/" 2>/dev/null || true
+cp "$root"/fuzz/regressions/fuzz_read_* "$work/reports/" 2>/dev/null || true
+cp "$root"/fuzz/regressions/fuzz_read_* "$work/json/" 2>/dev/null || true
+
+# A store seed is a directory in fuzz_store.c's layout: a pending report whole,
+# another torn in its JSON twin, and a quarantined one with its reason.
+chunk() { printf '%s%s\n' "$1" "$2"; cat "$3"; printf '\000\000'; }
+for r in "$root"/sample_crashes/reports/*.json; do
+	id=$(basename "$r" .json)
+	crash="${r%.json}.crash"
+	half="$work/half.json"
+	head -c "$(($(wc -c < "$r") / 2))" "$r" > "$half"
+	{ chunk '0' "$id.crash" "$crash"; chunk '0' "$id.json" "$r"; } > "$work/store/$id-whole"
+	{ chunk '0' "$id.crash" "$crash"; chunk '0' ".$id.json.tmp" "$half"; } > "$work/store/$id-torn"
+	{ chunk '2' "$id.json" "$r"; printf '2%s.reason\nrejected by the server' "$id"; } > "$work/store/$id-quarantined"
+done
+cp "$root"/fuzz/regressions/fuzz_store* "$work/store/" 2>/dev/null || true
+cp "$here"/corpus/upload_answer/* "$work/answer/"
+cp "$root"/fuzz/regressions/fuzz_upload_answer* "$work/answer/" 2>/dev/null || true
 
 run() {
 	name=$1 corpus=$2 dict=$3
 	mkdir -p "$work/out-$name" "$work/art-$name"
-	set -- "$build/fuzz/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+	set -- "$build/fuzz/$name" -timeout=30 -rss_limit_mb=2048 \
 		-artifact_prefix="$work/art-$name/" -print_final_stats=0
+	if [ "$mode" = long ]; then
+		set -- "$@" -max_total_time="$seconds"
+		echo "== $name for ${seconds}s"
+	else
+		# Same inputs in the same order every time: no corpus reloads on a
+		# timer, and no address randomization (the comparison tables that
+		# guide mutations are keyed by code address).
+		set -- setarch "$(uname -m)" -R "$@" -runs="$runs" -seed="$seed" -reload=0
+		echo "== $name: $runs runs from seed $seed"
+	fi
 	[ -n "$dict" ] && set -- "$@" -dict="$dict"
-	echo "== $name for ${seconds}s"
 	if ! "$@" "$work/out-$name" "$corpus" > "$work/$name.log" 2>&1; then
 		tail -40 "$work/$name.log"
 		mkdir -p "$root/fuzz/regressions"
@@ -44,8 +96,10 @@ run() {
 	grep -E "^#[0-9]+.*(DONE|pulse)" "$work/$name.log" | tail -1 || true
 }
 
-run fuzz_read_text "$work/apple" "$here/text.dict"
-run fuzz_read_ips "$work/apple" "$here/ips.dict"
+run fuzz_read_text "$work/reports" "$here/text.dict"
+run fuzz_read_ips "$work/reports" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
-run fuzz_read_any "$work/apple" ""
+run fuzz_read_any "$work/reports" ""
+run fuzz_store "$work/store" "$here/store.dict"
+run fuzz_upload_answer "$work/answer" ""
 echo "fuzz: no failures"

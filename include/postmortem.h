@@ -395,7 +395,8 @@ typedef struct pm_config {
 /*
  * Install the crash handler: signal handlers on alternate stacks (for every
  * thread, present and future), preallocated report storage, static process
- * facts.  NULL installs with defaults.  0 on success, -1 with errno set.
+ * facts.  NULL installs with defaults.  0 on success, -1 with errno set
+ * (EPERM: the reports directory is another user's or writable by others).
  * NOT AS-safe; call early, before threads can crash.  Installing again
  * replaces the configuration.
  */
@@ -500,7 +501,7 @@ typedef struct pm_store_entry {
 	char exception[96];      /* "EXC_BAD_ACCESS (SIGSEGV)" */
 	uint64_t bytes;          /* size of both files */
 	bool crash_loop;         /* part of a detected crash loop: deliver first */
-	const char *reason;      /* quarantine reason, or NULL */
+	const char *reason;      /* quarantine reason, why a partial report is text only, or NULL */
 } pm_store_entry;
 
 typedef struct pm_store pm_store;
@@ -549,6 +550,7 @@ typedef struct pm_upload_options {
 	const char *app_name, *app_version; /* form fields; NULL: from each report */
 	uint32_t connect_timeout_ms; /* 0: 10 000 */
 	uint32_t timeout_ms;         /* whole request; 0: 60 000 */
+	uint32_t pass_timeout_ms;    /* a whole pass, retries and waits included; 0: twice timeout_ms */
 	uint32_t max_attempts;       /* per report per pass; 0: 5 */
 	uint32_t backoff_ms;         /* first retry delay, doubled each time, with jitter; 0: 1 000 */
 	uint32_t backoff_max_ms;     /* 0: 60 000 */

@@ -3,7 +3,8 @@
  *
  * Everything the handler will need is prepared here, so that at crash time
  * nothing is allocated, opened for configuration or looked up:
- *   1. the reports directory (created 0700) and the process facts;
+ *   1. the reports directory (created 0700; refused unless ours alone) and
+ *      the process facts;
  *   2. one anonymous mapping holding the report arena, the thread slots,
  *      the image and map tables and the I/O buffers (MAP_NORESERVE: pages
  *      cost nothing until a crash touches them);
@@ -231,7 +232,7 @@ pm_install(const pm_config *cfg)
 	memset(&pm_g, 0, sizeof pm_g);
 	if (!configure(cfg))
 		return fail(EINVAL);
-	if (pm_mkdirs(pm_g.pending_dir) != 0)
+	if (pm_reports_dir_prepare(pm_g.reports_dir) != 0)
 		return fail(errno);
 	pm_facts_gather(&pm_g.facts, cfg);
 	if (!map_region())

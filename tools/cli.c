@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -14,10 +16,13 @@ void
 cli_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fprintf(stderr, "postmortem %s: ", cmd);
+	char line[4096];
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
+	/* Messages quote file names and report contents. */
+	fprintf(stderr, "postmortem %s: ", cmd);
+	cli_print_masked(stderr, line);
 	fputc('\n', stderr);
 }
 
@@ -45,24 +50,75 @@ cli_usage_error(const char *cmd, const char *usage)
 	return PM_EXIT_USAGE;
 }
 
+/* A device or FIFO is written in place: it is not ours to replace or remove. */
+static int
+write_in_place(const char *cmd, const pm_report *r, bool json, const char *out)
+{
+	int fd = open(out, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	bool ok = fd >= 0 && cli_render(r, json, fd);
+	int why = errno;
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		why = errno;
+	}
+	if (ok)
+		return PM_EXIT_OK;
+	cli_error(cmd, "cannot write %s: %s", out, strerror(why));
+	return PM_EXIT_IO;
+}
+
+/*
+ * A file is written whole or not at all: into a temporary beside it, renamed
+ * over it only when every byte is there.  A failed write removes only that
+ * temporary, never what was at OUT.  Through a symlink the target is
+ * replaced and the link kept.
+ */
+static int
+write_replacing(const char *cmd, const pm_report *r, bool json, const char *out, const struct stat *old)
+{
+	char *target = old ? realpath(out, NULL) : strdup(out), *tmp = NULL;
+	const char *slash = target ? strrchr(target, '/') : NULL;
+	int dir_len = slash ? (int)(slash - target) + 1 : 0;
+	int fd = -1;
+	if (target && asprintf(&tmp, "%.*s.%s.XXXXXX", dir_len, target, target + dir_len) > 0)
+		fd = mkstemp(tmp);
+	else
+		tmp = NULL;
+	mode_t mask = umask(0);
+	umask(mask);
+	bool ok = fd >= 0 && fchmod(fd, old ? old->st_mode & 0777 : 0666 & ~mask) == 0 &&
+	          cli_render(r, json, fd) && fsync(fd) == 0;
+	int why = errno;
+	if (fd >= 0 && close(fd) != 0 && ok) {
+		ok = false;
+		why = errno;
+	}
+	if (ok && rename(tmp, target) != 0) {
+		ok = false;
+		why = errno;
+	}
+	if (!ok && fd >= 0)
+		unlink(tmp);
+	free(tmp);
+	free(target);
+	if (ok)
+		return PM_EXIT_OK;
+	cli_error(cmd, "cannot write %s: %s", out, strerror(why));
+	return PM_EXIT_IO;
+}
+
 int
 cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out)
 {
-	int fd = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : STDOUT_FILENO;
-	if (fd < 0) {
-		cli_error(cmd, "cannot write %s: %s", out, strerror(errno));
+	if (!out) {
+		if (cli_render(r, json, STDOUT_FILENO))
+			return PM_EXIT_OK;
+		cli_error(cmd, "cannot write standard output: %s", strerror(errno));
 		return PM_EXIT_IO;
 	}
-	char buf[1 << 16];
-	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	pm_err e = json ? pm_write_json(r, &o) : pm_write_text(r, &o);
-	if (out && close(fd) != 0 && e == PM_OK)
-		e = PM_E_IO;
-	if (e == PM_OK)
-		return PM_EXIT_OK;
-	cli_error(cmd, "cannot write %s: %s", out ? out : "standard output", strerror(errno));
-	if (out)
-		unlink(out); /* never leave half a report behind */
-	return PM_EXIT_IO;
+	struct stat st;
+	bool exists = stat(out, &st) == 0;
+	if (exists && !S_ISREG(st.st_mode))
+		return write_in_place(cmd, r, json, out);
+	return write_replacing(cmd, r, json, out, exists ? &st : NULL);
 }

@@ -52,7 +52,7 @@ cmd_explain(int argc, char **argv)
 		cli_error("explain", "out of memory");
 		return PM_EXIT_FAIL;
 	}
-	int ok = fputs(text, stdout) >= 0 && fflush(stdout) == 0;
+	int ok = cli_print_masked(stdout, text) >= 0 && fflush(stdout) == 0;
 	free(text);
 	if (!ok) {
 		cli_error("explain", "cannot write the diagnosis");

@@ -152,11 +152,11 @@ report_crash(const char *dir, pid_t pid, int64_t started)
 			if (pm_store_load(s, e->id, &r, NULL) == PM_OK && r.header.pid == pid) {
 				const char *crash = NULL, *json = NULL;
 				pm_store_paths(s, e->id, &crash, &json);
-				fprintf(stderr, "postmortem run: report %s%s\n", crash ? crash : json ? json : e->id,
-				        states[k] == PM_STATE_PARTIAL ? " (partial)" : "");
+				cli_error("run", "report %s%s", crash ? crash : json ? json : e->id,
+				          states[k] == PM_STATE_PARTIAL ? " (partial)" : "");
 				char *text = pm_explain(&r, false);
 				if (text)
-					fputs(text, stderr);
+					cli_print_masked(stderr, text);
 				free(text);
 				found = true;
 			}
@@ -199,7 +199,7 @@ run(const char *dir, char **argv)
 		return WEXITSTATUS(status);
 	int sig = WTERMSIG(status);
 	char name[32];
-	fprintf(stderr, "postmortem run: %s was killed by %s\n", argv[0], signal_name(sig, name, sizeof name));
+	cli_error("run", "%s was killed by %s", argv[0], signal_name(sig, name, sizeof name));
 	if (!report_crash(dir, pid, started))
 		fprintf(stderr, "postmortem run: no report was written (SIGKILL and SIGSTOP cannot be caught;\n"
 		                "a statically linked or set-user-ID program ignores LD_PRELOAD)\n");

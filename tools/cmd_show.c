@@ -40,14 +40,18 @@ copy_out(const char *path)
 	char buf[1 << 16];
 	ssize_t n;
 	int rc = PM_EXIT_OK;
+	bool tty = isatty(STDOUT_FILENO), after_c2 = false;
 	while (rc == PM_EXIT_OK && (n = read(fd, buf, sizeof buf)) != 0) {
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			cli_error("show", "cannot read %s: %s", path, strerror(errno));
 			rc = PM_EXIT_FAIL;
-		} else if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n) {
-			rc = PM_EXIT_IO;
+		} else {
+			if (tty)
+				cli_mask(buf, (size_t)n, &after_c2);
+			if (fwrite(buf, 1, (size_t)n, stdout) != (size_t)n)
+				rc = PM_EXIT_IO;
 		}
 	}
 	close(fd);

@@ -36,8 +36,8 @@ print_notes(const pm_report *r)
 {
 	for (uint32_t i = 0; i < r->image_count; i++)
 		if (r->images[i].note)
-			fprintf(stderr, "postmortem symbolicate: %s: %s\n",
-			        r->images[i].name ? r->images[i].name : "???", r->images[i].note);
+			cli_error("symbolicate", "%s: %s", r->images[i].name ? r->images[i].name : "???",
+			          r->images[i].note);
 }
 
 static int

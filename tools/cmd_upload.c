@@ -12,8 +12,8 @@
 
 static const char usage_line[] =
 	"upload [--dir D] (--url URL | --dsn DSN) [--header 'K: V']... [--allow-http] [--insecure]\n"
-	"                         [--ca-file F]"
-	"                         [--timeout-ms N] [--attempts N] [--no-gzip] [--symbolicate]";
+	"                         [--ca-file F] [--timeout-ms N] [--deadline-ms N] [--attempts N] [--no-gzip]\n"
+	"                         [--symbolicate]";
 
 static void
 help(void)
@@ -34,6 +34,8 @@ help(void)
 	       "      --insecure       do not verify the server's TLS certificate\n"
 	       "      --ca-file F      trust the CA certificates in F instead of the system's\n"
 	       "      --timeout-ms N   limit for one request (default 60000)\n"
+	       "      --deadline-ms N  limit for the whole pass, retries included (default\n"
+	       "                       twice --timeout-ms); what is left stays pending\n"
 	       "      --attempts N     tries per report before it is kept for later (default 5)\n"
 	       "      --no-gzip        send the files uncompressed\n"
 	       "      --symbolicate    symbolicate with local debug information first\n"
@@ -88,7 +90,7 @@ upload(const char *dir, const pm_upload_options *opt)
 int
 cmd_upload(int argc, char **argv)
 {
-	enum { OPT_ALLOW_HTTP = 256, OPT_DSN, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_ATTEMPTS,
+	enum { OPT_ALLOW_HTTP = 256, OPT_DSN, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_DEADLINE, OPT_ATTEMPTS,
 	       OPT_NO_GZIP, OPT_SYMBOLICATE };
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
@@ -99,6 +101,7 @@ cmd_upload(int argc, char **argv)
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
 		{ "ca-file", required_argument, NULL, OPT_CA_FILE },
 		{ "timeout-ms", required_argument, NULL, OPT_TIMEOUT },
+		{ "deadline-ms", required_argument, NULL, OPT_DEADLINE },
 		{ "attempts", required_argument, NULL, OPT_ATTEMPTS },
 		{ "no-gzip", no_argument, NULL, OPT_NO_GZIP },
 		{ "symbolicate", no_argument, NULL, OPT_SYMBOLICATE },
@@ -126,10 +129,13 @@ cmd_upload(int argc, char **argv)
 		case OPT_NO_GZIP: opt.no_gzip = true; break;
 		case OPT_SYMBOLICATE: opt.symbolicate = true; break;
 		case OPT_TIMEOUT:
+		case OPT_DEADLINE:
 		case OPT_ATTEMPTS:
-			if (!parse_u32(optarg, c == OPT_TIMEOUT ? &opt.timeout_ms : &opt.max_attempts)) {
+			if (!parse_u32(optarg, c == OPT_TIMEOUT ? &opt.timeout_ms
+			                       : c == OPT_DEADLINE ? &opt.pass_timeout_ms : &opt.max_attempts)) {
 				cli_error("upload", "%s must be a positive number, not '%s'",
-				          c == OPT_TIMEOUT ? "--timeout-ms" : "--attempts", optarg);
+				          c == OPT_TIMEOUT ? "--timeout-ms" : c == OPT_DEADLINE ? "--deadline-ms" : "--attempts",
+				          optarg);
 				rc = PM_EXIT_USAGE;
 			}
 			break;

@@ -30,9 +30,17 @@ int cmd_upload(int argc, char **argv);
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Load a report from a file, printing a clear error (with the line) on failure. */
 int cli_load(const char *cmd, const char *path, pm_report *r);
-/* Write r as .crash text or JSON to `out` (NULL: standard output); on failure
- * remove the partial file, say why and return PM_EXIT_IO. */
+/* Write r as .crash text or JSON to `out` (NULL: standard output): a file is
+ * replaced only once the whole report is written beside it, a device is
+ * written in place; on failure say why and return PM_EXIT_IO, with OUT as it was. */
 int cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out);
+/* Show control characters other than newline and tab (and UTF-8's C1
+ * controls) as '?', in place; *after_c2 carries across chunks (start false). */
+void cli_mask(char *p, size_t n, bool *after_c2);
+/* fputs of a masked copy of text. */
+int cli_print_masked(FILE *f, const char *text);
+/* Write r as .crash text or JSON to fd, masked when fd is a terminal; false when a write failed. */
+bool cli_render(const pm_report *r, bool json, int fd);
 /* Standard "unknown option"/"missing argument" handling for getopt_long loops. */
 int cli_usage_error(const char *cmd, const char *usage);
 /* Open the store of --dir D (NULL: the default directory), printing why not. */

@@ -100,6 +100,7 @@ Test(upload_rules, options_get_defaults_and_headers_are_checked)
 	cr_assert_eq(upload_options_resolve(&in, &out), PM_OK);
 	cr_expect_eq(out.connect_timeout_ms, 10000);
 	cr_expect_eq(out.timeout_ms, 60000);
+	cr_expect_eq(out.pass_timeout_ms, 120000, "a pass lasts at most twice a request");
 	cr_expect_eq(out.max_attempts, 5);
 	cr_expect_eq(out.backoff_ms, 1000);
 	cr_expect_eq(out.backoff_max_ms, 60000);

@@ -466,7 +466,7 @@ Test(json, odd_but_valid_twins_write_back_losslessly)
 	}
 }
 
-Test(json, out_of_range_indices_are_dropped)
+Test(json, out_of_range_image_indices_are_dropped)
 {
 	pm_report r;
 	expect_read_ok("\"images\": [{\"name\": \"a\"}], "
@@ -477,6 +477,19 @@ Test(json, out_of_range_indices_are_dropped)
 	cr_expect_eq(r.threads[0].frames[1].image, -1);
 	cr_expect_eq(r.threads[0].frames[2].image, -1);
 	cr_expect_eq(r.last_exception_backtrace[0].image, -1);
+	/* A thread number, not an index: a fragment may not list that thread. */
+	cr_expect_eq(r.exception.triggered_thread, 1);
+	cr_expect_eq(pm_report_crashed_thread(&r), -1);
+	pm_report_free(&r);
+}
+
+Test(json, a_negative_or_huge_triggered_thread_is_dropped)
+{
+	pm_report r;
+	expect_read_ok("\"exception\": {\"triggered_thread\": -2}", &r);
+	cr_expect_eq(r.exception.triggered_thread, -1);
+	pm_report_free(&r);
+	expect_read_ok("\"exception\": {\"triggered_thread\": 4294967296}", &r);
 	cr_expect_eq(r.exception.triggered_thread, -1);
 	pm_report_free(&r);
 }

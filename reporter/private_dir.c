@@ -1,0 +1,88 @@
+/*
+ * private_dir.c — opening the reports directory only when it is ours alone.
+ * NOT AS-safe.
+ *
+ * Reports hold memory contents, paths and user names.  A directory another
+ * user owns or may write to lets that user read or delete reports, or plant
+ * one that `list` shows and `upload` sends; the default /tmp/postmortem-<uid>
+ * can be created by anyone first.  So the reports directory must belong to
+ * us and be writable by nobody else.  Below it, only we can create or
+ * replace anything: its subdirectories need only be ours, and lose any
+ * group or other bits.
+ */
+#include "install.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int
+refuse(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+	errno = EPERM;
+	return -1;
+}
+
+int
+pm_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
+{
+	struct stat st;
+	uid_t me = geteuid();
+	/* Whoever made a symlink in its place chooses where reports go: only ours or root's are followed. */
+	if (top && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) && st.st_uid != me &&
+	    st.st_uid != 0) {
+		snprintf(why, cap, "a symbolic link owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid,
+		         (unsigned)me);
+		return refuse(-1);
+	}
+	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (top ? 0 : O_NOFOLLOW));
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		int e = errno;
+		snprintf(why, cap, "%s", e == ELOOP ? "a symbolic link" : strerror(e));
+		if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	if (st.st_uid != me) {
+		snprintf(why, cap, "owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid, (unsigned)me);
+		return refuse(fd);
+	}
+	if (top && (st.st_mode & 022)) {
+		snprintf(why, cap, "writable by other users (mode %04o)", (unsigned)(st.st_mode & 07777));
+		return refuse(fd);
+	}
+	if (!top && (st.st_mode & 077))
+		fchmod(fd, st.st_mode & 0700);
+	return fd;
+}
+
+int
+pm_reports_dir_prepare(const char *dir)
+{
+	char why[256];
+	int root = -1, pending = -1;
+	if (pm_mkdirs(dir) == 0)
+		root = pm_private_dir_open(AT_FDCWD, dir, true, why, sizeof why);
+	else
+		snprintf(why, sizeof why, "%s", strerror(errno));
+	if (root >= 0 && mkdirat(root, "pending", 0700) != 0 && errno != EEXIST)
+		snprintf(why, sizeof why, "cannot create pending/: %s", strerror(errno));
+	else if (root >= 0)
+		pending = pm_private_dir_open(root, "pending", false, why, sizeof why);
+	int e = errno;
+	if (root >= 0)
+		close(root);
+	if (pending >= 0) {
+		close(pending);
+		return 0;
+	}
+	fprintf(stderr, "postmortem: cannot keep reports in %s: %s\n", dir, why);
+	errno = e;
+	return -1;
+}
