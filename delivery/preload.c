@@ -4,11 +4,12 @@
  *
  * Settings come from the environment: POSTMORTEM_DIR, POSTMORTEM_APP_ID and
  * POSTMORTEM_APP_VERSION as pm_install reads them, and for delivery
- * POSTMORTEM_UPLOAD_URL with optional POSTMORTEM_UPLOAD_HEADER (one
- * "Name: value" header, e.g. an auth token), POSTMORTEM_UPLOAD_CA_FILE and
- * POSTMORTEM_UPLOAD_ALLOW_HTTP=1.  The program never notices us unless it
- * crashes: a failure is one line on stderr, never an exit, and never shows
- * the URL or the header (they may hold credentials).
+ * POSTMORTEM_UPLOAD_URL or POSTMORTEM_DSN (Sentry) with optional
+ * POSTMORTEM_UPLOAD_HEADER (one "Name: value" header, e.g. an auth token),
+ * POSTMORTEM_UPLOAD_CA_FILE and POSTMORTEM_UPLOAD_ALLOW_HTTP=1.  The program
+ * never notices us unless it crashes: a failure is one line on stderr, never
+ * an exit, and never shows the URL, the DSN or the header (they may hold
+ * credentials).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -73,12 +74,13 @@ start_upload(void)
 	const char *allow = env("POSTMORTEM_UPLOAD_ALLOW_HTTP");
 	pm_upload_options opt = {
 		.url = env("POSTMORTEM_UPLOAD_URL"),
+		.dsn = env("POSTMORTEM_DSN"),
 		.headers = header ? &header : NULL,
 		.header_count = header ? 1 : 0,
 		.ca_file = env("POSTMORTEM_UPLOAD_CA_FILE"),
 		.allow_http = allow && strcmp(allow, "1") == 0,
 	};
-	if (!opt.url)
+	if (!opt.url && !opt.dsn)
 		return;
 	upload_start_fn *start = find_uploader();
 	if (!start)

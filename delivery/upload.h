@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "postmortem.h"
+#include "sentry.h"
 
 /* Longest quarantine reason we store: status line plus a body excerpt. */
 #define UPLOAD_REASON_MAX 512
@@ -90,6 +91,8 @@ typedef struct upload_reply {
 typedef struct upload_session {
 	CURL *curl;
 	struct curl_slist *headers;
+	const char *url;         /* opt->url, or the envelope endpoint of opt->dsn */
+	sentry_dsn dsn;
 	const upload_stop *stop;
 	const pm_upload_options *opt;
 	char status_line[128];
@@ -101,7 +104,14 @@ typedef struct upload_session {
 
 pm_err upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop);
 void upload_session_close(upload_session *u);
-void upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply);
+/* What one report is sent as: a multipart form, or (with a DSN) a Sentry envelope. */
+typedef struct upload_body {
+	curl_mime *form;
+	char *data;
+	size_t len;
+} upload_body;
+
+void upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply);
 
 /*
  * The form for one report: parts "report", "crash" and the minidump (gzipped unless

@@ -6,6 +6,7 @@
  */
 #include <string.h>
 
+#include "sentry.h"
 #include "upload.h"
 
 static void
@@ -49,5 +50,13 @@ upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
 			return PM_E_INVAL;
 		}
 	}
-	return upload_url_check(in->url, in->allow_http);
+	if (!in->dsn)
+		return upload_url_check(in->url, in->allow_http);
+	sentry_dsn dsn;
+	if (in->url) {
+		upload_log("give a URL or a DSN, not both");
+		return PM_E_INVAL;
+	}
+	pm_err e = sentry_dsn_parse(in->dsn, &dsn);
+	return e == PM_OK ? upload_url_check(dsn.envelope_url, in->allow_http) : e;
 }

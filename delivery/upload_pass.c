@@ -64,7 +64,7 @@ ms_left(const pass *p)
 }
 
 static verdict
-attempt_all(pass *p, const pm_store_entry *en, curl_mime *form, upload_reply *reply)
+attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_reply *reply)
 {
 	for (uint32_t attempt = 1;; attempt++) {
 		uint32_t left = ms_left(p);
@@ -74,7 +74,7 @@ attempt_all(pass *p, const pm_store_entry *en, curl_mime *form, upload_reply *re
 		}
 		curl_easy_setopt(p->session.curl, CURLOPT_TIMEOUT_MS,
 		                 (long)(left < p->opt->timeout_ms ? left : p->opt->timeout_ms));
-		upload_session_send(&p->session, form, reply);
+		upload_session_send(&p->session, body, reply);
 		switch (reply->outcome) {
 		case UPLOAD_SENT: return V_SENT;
 		case UPLOAD_REJECTED: return V_REJECTED;
@@ -130,9 +130,11 @@ log_end(const pass *p, const upload_reply *reply, size_t left)
 static bool
 deliver(pass *p, const pm_store_entry *en, size_t left)
 {
-	curl_mime *form = NULL;
-	char why[128];
-	pm_err e = upload_form_build(&p->session, p->store, en, &form, why, sizeof why);
+	upload_body body = { 0 };
+	char why[256];
+	pm_err e = p->opt->dsn ? sentry_envelope_build(p->store, en, p->opt->symbolicate, &body.data, &body.len, why,
+	                                               sizeof why)
+	                       : upload_form_build(&p->session, p->store, en, &body.form, why, sizeof why);
 	/* No server would take it: a later pass could not do better. */
 	if (e == PM_E_LIMIT && pm_store_quarantine(p->store, en->id, why) == PM_OK) {
 		upload_log("%s: quarantined: %s", en->id, why);
@@ -145,8 +147,9 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 		return true;
 	}
 	upload_reply reply = { .outcome = UPLOAD_STOP, .retry_after_ms = -1, .reason = "no attempt made" };
-	verdict v = attempt_all(p, en, form, &reply);
-	curl_mime_free(form);
+	verdict v = attempt_all(p, en, &body, &reply);
+	curl_mime_free(body.form);
+	free(body.data);
 	char buf[32];
 	switch (v) {
 	case V_SENT:
@@ -235,7 +238,7 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res,
 	           .deadline = upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
 	if (count > 0 && (e = upload_session_open(&p.session, &opt, stop)) == PM_OK) {
-		upload_url_display(opt.url, p.where, sizeof p.where);
+		upload_url_display(p.session.url, p.where, sizeof p.where);
 		for (size_t i = 0; i < count; i++) {
 			if (upload_stopping(stop)) {
 				upload_log("stopping: %zu report(s) stay pending", count - i);

@@ -93,4 +93,6 @@ upload_scrub(char *text, const pm_upload_options *opt)
 	}
 	if (opt->url)
 		mask_url(text, opt->url);
+	if (opt->dsn)
+		mask_url(text, opt->dsn);
 }

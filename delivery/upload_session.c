@@ -81,6 +81,16 @@ upload_session_open(upload_session *u, const pm_upload_options *opt, const uploa
 	/* Without "Expect:" curl would wait for a 100 Continue on large bodies:
 	 * a round trip, or a whole second when the server ignores it. */
 	bool ok = (u->headers = curl_slist_append(NULL, "Expect:")) != NULL;
+	u->url = opt->url;
+	if (ok && opt->dsn) {
+		if (sentry_dsn_parse(opt->dsn, &u->dsn) != PM_OK) {
+			upload_session_close(u);
+			return PM_E_INVAL;
+		}
+		u->url = u->dsn.envelope_url;
+		ok = (u->headers = curl_slist_append(u->headers, u->dsn.auth)) != NULL &&
+		     (u->headers = curl_slist_append(u->headers, "Content-Type: application/x-sentry-envelope")) != NULL;
+	}
 	for (size_t i = 0; ok && i < opt->header_count; i++) {
 		struct curl_slist *h = curl_slist_append(u->headers, opt->headers[i]);
 		if ((ok = h != NULL))
@@ -91,9 +101,9 @@ upload_session_open(upload_session *u, const pm_upload_options *opt, const uploa
 		return PM_E_NOMEM;
 	}
 	CURL *c = u->curl;
-	ok = curl_easy_setopt(c, CURLOPT_URL, opt->url) == CURLE_OK
+	ok = curl_easy_setopt(c, CURLOPT_URL, u->url) == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
-	     && (!upload_url_loopback(opt->url) || curl_easy_setopt(c, CURLOPT_NOPROXY, "*") == CURLE_OK)
+	     && (!upload_url_loopback(u->url) || curl_easy_setopt(c, CURLOPT_NOPROXY, "*") == CURLE_OK)
 	     && curl_easy_setopt(c, CURLOPT_HTTPHEADER, u->headers) == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_USERAGENT, "postmortem") == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK
@@ -207,16 +217,20 @@ describe(upload_session *u, upload_reply *reply)
 	}
 }
 
+/* Sentry's X-Sentry-Rate-Limits, when it limits events, says more than Retry-After. */
 static void
 read_retry_after(upload_session *u, upload_reply *reply)
 {
 	struct curl_header *h;
+	if (u->opt->dsn && curl_easy_header(u->curl, "X-Sentry-Rate-Limits", 0, CURLH_HEADER, -1, &h) == CURLHE_OK &&
+	    (reply->retry_after_ms = sentry_rate_limit_ms(h->value)) >= 0)
+		return;
 	if (curl_easy_header(u->curl, "Retry-After", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
 		reply->retry_after_ms = upload_retry_after_ms(h->value, (int64_t)time(NULL));
 }
 
 void
-upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply)
+upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply)
 {
 	memset(reply, 0, sizeof *reply);
 	reply->retry_after_ms = -1;
@@ -224,7 +238,10 @@ upload_session_send(upload_session *u, curl_mime *form, upload_reply *reply)
 	u->excerpt_len = 0;
 	u->excerpt_cut = false;
 	u->error[0] = '\0';
-	CURLcode rc = curl_easy_setopt(u->curl, CURLOPT_MIMEPOST, form);
+	CURLcode rc = body->form ? curl_easy_setopt(u->curl, CURLOPT_MIMEPOST, body->form)
+	                         : curl_easy_setopt(u->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len);
+	if (rc == CURLE_OK && !body->form)
+		rc = curl_easy_setopt(u->curl, CURLOPT_POSTFIELDS, body->data);
 	if (rc == CURLE_OK)
 		rc = curl_easy_perform(u->curl);
 	if (rc != CURLE_OK) {

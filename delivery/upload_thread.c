@@ -67,7 +67,7 @@ str_size(const char *s)
 static bool
 copy_options(uploader *u, const pm_upload_options *in)
 {
-	size_t total = str_size(in->url) + str_size(in->app_name) + str_size(in->app_version)
+	size_t total = str_size(in->url) + str_size(in->dsn) + str_size(in->app_name) + str_size(in->app_version)
 	               + str_size(in->ca_file);
 	for (size_t i = 0; i < in->header_count; i++)
 		total += str_size(in->headers[i]);
@@ -78,6 +78,7 @@ copy_options(uploader *u, const pm_upload_options *in)
 	char *at = u->strings;
 	u->opt = *in;
 	u->opt.url = copy_str(&at, in->url);
+	u->opt.dsn = copy_str(&at, in->dsn);
 	u->opt.app_name = copy_str(&at, in->app_name);
 	u->opt.app_version = copy_str(&at, in->app_version);
 	u->opt.ca_file = copy_str(&at, in->ca_file);

@@ -16,6 +16,7 @@ typedef struct pm_jw {
 	unsigned depth;  /* containers open */
 	bool empty;      /* the innermost one has no member yet */
 	bool one_line;   /* the innermost one is written on a single line */
+	uint8_t os;      /* the report's pm_os: how images' debug ids read */
 } pm_jw;
 
 /* RFC 8259 string of s[0..n), quotes included. */

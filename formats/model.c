@@ -46,13 +46,6 @@ pm_report_image_for(const pm_report *r, uint64_t addr)
 	return -1;
 }
 
-void
-pm_image_uuid(const pm_image *img, uint8_t out[16])
-{
-	memset(out, 0, 16);
-	memcpy(out, img->build_id, img->build_id_len < 16 ? img->build_id_len : 16);
-}
-
 const char *
 pm_strerror(pm_err e)
 {

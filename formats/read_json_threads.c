@@ -108,11 +108,15 @@ hex_digit(char ch)
 	return -1;
 }
 
-/* Hex of any even length; bytes past PM_BUILD_ID_MAX are dropped like other capacities. */
+/*
+ * Hex of any even length; bytes past PM_BUILD_ID_MAX are dropped like other capacities.
+ * Twins written before debug ids existed call it build_id (docs/identifiers.md).
+ */
 static void
 read_build_id(pm_jr *c, const cJSON *o, pm_image *im)
 {
-	const char *s = pm_jr_text(c, o, "build_id");
+	const char *key = pm_jr_get(c, o, "code_id") ? "code_id" : "build_id";
+	const char *s = pm_jr_text(c, o, key);
 	if (!s)
 		return;
 	size_t n = strlen(s);
@@ -120,7 +124,7 @@ read_build_id(pm_jr *c, const cJSON *o, pm_image *im)
 	for (size_t i = 0; hex && i < n; i++)
 		hex = hex_digit(s[i]) >= 0;
 	if (!hex) {
-		pm_jr_fail(c, "build_id", "expected an even number of hex digits");
+		pm_jr_fail(c, key, "expected an even number of hex digits");
 		return;
 	}
 	uint8_t len = 0;

@@ -8,6 +8,7 @@
  * recognised by its spelling and whatever precedes it is the name.
  */
 #include "read_text.h"
+#include "debug_id.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,14 @@ is_arch(tx_span s)
 	return false;
 }
 
-/* Hex digits of a UUID (dashes allowed) or ELF build id; an all-zero id means none. */
+/*
+ * Hex digits of a UUID (dashes allowed) or ELF build id; an all-zero id means none.
+ * A Linux report's 16-byte id is the debug id postmortem writes: its first 16
+ * build id bytes, swapped back (docs/identifiers.md).  Longer ones are full build
+ * ids from reports written before debug ids.
+ */
 static void
-read_build_id(pm_image *im, tx_span s)
+read_build_id(pm_image *im, tx_span s, uint8_t os)
 {
 	uint8_t id[PM_BUILD_ID_MAX];
 	size_t digits = 0;
@@ -48,8 +54,19 @@ read_build_id(pm_image *im, tx_span s)
 	}
 	if (digits % 2 || !nonzero)
 		return;
+	if (os == PM_OS_LINUX && digits == 32)
+		pm_guid_swap(id);
 	memcpy(im->build_id, id, digits / 2);
 	im->build_id_len = (uint8_t)(digits / 2);
+}
+
+/* Undo write_image_path: "/[vdso]" is the pseudo-file "[vdso]", "/???" unknown. */
+static const char *
+read_path(pm_arena *a, tx_span path)
+{
+	if (pm_tx_starts(path, "/[") || pm_tx_eq(path, "/???"))
+		path = pm_tx_tail(path, 1);
+	return pm_tx_copy_known(a, path);
 }
 
 /* "name [arch] [(version|arch)]" */
@@ -78,7 +95,7 @@ read_name(pm_arena *a, pm_image *im, tx_span mid)
 }
 
 static void
-describe(pm_arena *a, pm_image *im, tx_span s)
+describe(pm_arena *a, pm_image *im, tx_span s, uint8_t os)
 {
 	im->is_app = pm_tx_skip(&s, "+");
 	tx_span mid, path;
@@ -86,7 +103,7 @@ describe(pm_arena *a, pm_image *im, tx_span s)
 	if (lt < s.n) {
 		tx_span rest = pm_tx_tail(s, lt + 1);
 		size_t gt = pm_tx_find_char(rest, '>');
-		read_build_id(im, pm_tx_head(rest, gt));
+		read_build_id(im, pm_tx_head(rest, gt), os);
 		mid = pm_tx_trim(pm_tx_head(s, lt));
 		path = pm_tx_trim(pm_tx_tail(rest, gt + 1));
 	} else {
@@ -96,7 +113,7 @@ describe(pm_arena *a, pm_image *im, tx_span s)
 		path = pm_tx_trim(pm_tx_tail(s, slash));
 	}
 	read_name(a, im, mid);
-	im->path = pm_tx_copy_known(a, path);
+	im->path = read_path(a, path);
 }
 
 static pm_image *
@@ -133,7 +150,7 @@ pm_tx_image_line(tx_parser *p, tx_span t)
 	im->start = start;
 	/* The range is inclusive; the size-0 placeholder "0x0 - 0xffffffffffffffff" wraps to 0. */
 	im->size = end - start + 1;
-	describe(&p->r->arena, im, pm_tx_ltrim(s));
+	describe(&p->r->arena, im, pm_tx_ltrim(s), p->r->os);
 	return true;
 }
 

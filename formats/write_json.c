@@ -11,6 +11,7 @@
  */
 #include "json_twin.h"
 
+#include "debug_id.h"
 #include "json_out.h"
 #include "out.h"
 
@@ -286,27 +287,23 @@ put_hex_bytes(pm_out *o, const uint8_t *b, size_t n)
 		pm_out_hex(o, b[i], 2);
 }
 
+/* code_id: the build id as it is; debug_id: the name Sentry and Breakpad give it. */
 static void
-write_build_id(pm_jw *w, const pm_image *im)
+write_ids(pm_jw *w, const pm_image *im)
 {
-	static const uint8_t group[] = { 4, 2, 2, 2, 6 };
 	size_t n = im->build_id_len < PM_BUILD_ID_MAX ? im->build_id_len : PM_BUILD_ID_MAX;
 	if (n == 0)
 		return;
-	pm_jw_key(w, "build_id");
+	pm_jw_key(w, "code_id");
 	pm_out_ch(w->o, '"');
 	put_hex_bytes(w->o, im->build_id, n);
 	pm_out_ch(w->o, '"');
 
-	uint8_t uuid[16];
-	pm_image_uuid(im, uuid);
-	pm_jw_key(w, "uuid");
+	uint8_t id[16];
+	pm_image_debug_id(im, w->os, id);
+	pm_jw_key(w, "debug_id");
 	pm_out_ch(w->o, '"');
-	for (size_t g = 0, at = 0; g < sizeof group; at += group[g++]) {
-		if (g > 0)
-			pm_out_ch(w->o, '-');
-		put_hex_bytes(w->o, uuid + at, group[g]);
-	}
+	pm_out_uuid(w->o, id, true);
 	pm_out_ch(w->o, '"');
 }
 
@@ -321,7 +318,7 @@ write_image(pm_jw *w, const void *elem)
 	pm_jw_str(w, "path", im->path);
 	pm_jw_str(w, "arch", im->arch);
 	pm_jw_str(w, "version", im->version);
-	write_build_id(w, im);
+	write_ids(w, im);
 	pm_jw_flag(w, "app", im->is_app);
 	if (im->source) {
 		pm_jw_key(w, "source");
@@ -335,7 +332,7 @@ write_image(pm_jw *w, const void *elem)
 pm_err
 pm_write_json(const pm_report *r, pm_out *o)
 {
-	pm_jw w = { .o = o, .empty = true };
+	pm_jw w = { .o = o, .empty = true, .os = r->os };
 	bool p = pm_jw_open(&w, '{', false);
 	pm_jw_str(&w, "schema", PM_JSON_SCHEMA);
 	pm_jw_u64(&w, "schema_version", PM_SCHEMA_VERSION);

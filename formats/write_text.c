@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "debug_id.h"
 #include "out.h"
 
 /* Header values start at column 21: the label with its colon fills 20, then a space. */
@@ -314,15 +315,26 @@ write_threads(const pm_report *r, pm_out *o)
 	}
 }
 
+/* Apple prints a UUID here, and every parser of the format insists on one: the debug id. */
 static void
-write_build_id(const pm_image *im, pm_out *o)
+write_debug_id(const pm_report *r, const pm_image *im, pm_out *o)
 {
+	uint8_t id[16];
+	pm_image_debug_id(im, r->os, id);
 	pm_out_ch(o, '<');
-	if (im->build_id_len == 0)
-		pm_out_rep(o, '0', 32);
-	for (unsigned i = 0; i < im->build_id_len; i++)
-		pm_out_hex(o, im->build_id[i], 2);
+	pm_out_uuid(o, id, false);
 	pm_out_ch(o, '>');
+}
+
+/* LLDB's crashlog wants a path that starts with a slash: a pseudo-file ([vdso]) or an
+ * unknown path gets one (docs/text-format.md; the reader removes it). */
+static void
+write_image_path(const pm_image *im, pm_out *o)
+{
+	const char *path = im->path ? im->path : "???";
+	if (path[0] != '/')
+		pm_out_ch(o, '/');
+	pm_out_str(o, path);
 }
 
 static void
@@ -347,9 +359,9 @@ write_images(const pm_report *r, pm_out *o)
 		} else {
 			pm_out_str(o, "  ");
 		}
-		write_build_id(im, o);
+		write_debug_id(r, im, o);
 		pm_out_ch(o, ' ');
-		pm_out_str(o, im->path ? im->path : "???");
+		write_image_path(im, o);
 		pm_out_ch(o, '\n');
 	}
 	pm_out_str(o, "\nEOF\n");

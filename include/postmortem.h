@@ -277,8 +277,13 @@ void pm_report_free(pm_report *r);
 int32_t pm_report_crashed_thread(const pm_report *r);
 /* Index of the image containing addr, or -1.  AS-safe. */
 int32_t pm_report_image_for(const pm_report *r, uint64_t addr);
-/* The 16-byte UUID of an image: its build id cut or zero-padded to 16 bytes.  AS-safe. */
-void pm_image_uuid(const pm_image *img, uint8_t out[16]);
+/*
+ * The debug id of an image in a report of OS `os` (docs/identifiers.md): Linux
+ * (ELF) build ids cut or zero-padded to 16 bytes, then read as a little-endian
+ * GUID, as Sentry and Breakpad do; other reports' 16-byte UUIDs as they are.
+ * False (and 16 zeros) when the image has no build id.  AS-safe.
+ */
+bool pm_image_debug_id(const pm_image *img, uint8_t os, uint8_t out[16]);
 /* True when two reports hold the same facts; on difference *where names the first. */
 bool pm_report_equal(const pm_report *a, const pm_report *b, const char **where);
 
@@ -548,6 +553,7 @@ bool pm_crash_loop_detected(void);
 
 typedef struct pm_upload_options {
 	const char *url;             /* https://… (or http://… to loopback, or with allow_http) */
+	const char *dsn;             /* instead of url: a Sentry DSN, each report one envelope (docs/sentry.md) */
 	const char *const *headers;  /* extra headers, e.g. "Authorization: Bearer …" */
 	size_t header_count;
 	const char *app_name, *app_version; /* form fields; NULL: from each report */

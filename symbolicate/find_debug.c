@@ -57,10 +57,15 @@ add(search *s, char **list, const char *fmt, ...)
 	*list = joined;
 }
 
+/*
+ * A .crash read alone carries the debug id, that is the first 16 build id bytes
+ * (docs/identifiers.md): a longer build id that starts with them is the same file.
+ */
 static bool
 same_build_id(const pm_image *img, const pm_sy_facts *f)
 {
-	return f->build_id_len == img->build_id_len && memcmp(f->build_id, img->build_id, f->build_id_len) == 0;
+	size_t n = img->build_id_len;
+	return (f->build_id_len == n || (n == 16 && f->build_id_len > n)) && memcmp(f->build_id, img->build_id, n) == 0;
 }
 
 /* Check one candidate; true when it settles the search.  Takes `path`. */
@@ -134,6 +139,8 @@ try_image_file(search *s)
 		return;
 	}
 	strcpy(s->debuglink, facts.debuglink);
+	/* The whole build id, for the build-id trees, when the report had only its start. */
+	pm_sy_hex(facts.build_id, facts.build_id_len, s->id_hex);
 }
 
 static void

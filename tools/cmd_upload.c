@@ -1,6 +1,6 @@
 /*
- * cmd_upload.c — `postmortem upload [--dir D] --url URL [options]`: one
- * delivery pass over the pending reports, in the foreground.
+ * cmd_upload.c — `postmortem upload [--dir D] --url URL | --dsn DSN [options]`:
+ * one delivery pass over the pending reports, in the foreground.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,20 +11,24 @@
 #include "commands.h"
 
 static const char usage_line[] =
-	"upload [--dir D] --url URL [--header 'K: V']... [--allow-http] [--insecure] [--ca-file F]\n"
-	"                         [--timeout-ms N] [--deadline-ms N] [--attempts N] [--no-gzip] [--symbolicate]";
+	"upload [--dir D] (--url URL | --dsn DSN) [--header 'K: V']... [--allow-http] [--insecure]\n"
+	"                         [--ca-file F] [--timeout-ms N] [--deadline-ms N] [--attempts N] [--no-gzip]\n"
+	"                         [--symbolicate]";
 
 static void
 help(void)
 {
 	printf("usage: postmortem %s\n\n"
 	       "Send the pending reports of a reports directory to URL, one multipart POST\n"
-	       "each (docs/upload.md).  A report leaves pending only after a 2xx answer;\n"
+	       "each (docs/upload.md), or to Sentry, one envelope each (docs/sentry.md).\n"
+	       "A report leaves pending only after a 2xx answer;\n"
 	       "408, 429, 5xx and broken transfers are retried with backoff; other 4xx\n"
 	       "move it to quarantine/ with the server's reason.\n\n"
 	       "  -d, --dir D          reports directory (default: $POSTMORTEM_DIR, else\n"
 	       "                       $XDG_STATE_HOME/postmortem, else ~/.local/state/postmortem)\n"
 	       "  -u, --url URL        where to POST: https://..., or http:// to this machine\n"
+	       "      --dsn DSN        a Sentry project's DSN instead of a URL (default:\n"
+	       "                       $POSTMORTEM_DSN when no --url is given)\n"
 	       "  -H, --header 'K: V'  extra request header (repeatable), e.g. an auth token\n"
 	       "      --allow-http     permit plain HTTP to other hosts (reports travel unencrypted)\n"
 	       "      --insecure       do not verify the server's TLS certificate\n"
@@ -71,7 +75,7 @@ upload(const char *dir, const pm_upload_options *opt)
 	e = pm_upload_pending(s, opt, &res);
 	pm_store_close(s);
 	if (e == PM_E_INVAL) {
-		cli_error("upload", "the URL or a header was refused (see above)");
+		cli_error("upload", "the URL, the DSN or a header was refused (see above)");
 		return PM_EXIT_USAGE;
 	}
 	if (e != PM_OK) {
@@ -86,11 +90,12 @@ upload(const char *dir, const pm_upload_options *opt)
 int
 cmd_upload(int argc, char **argv)
 {
-	enum { OPT_ALLOW_HTTP = 256, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_DEADLINE, OPT_ATTEMPTS,
+	enum { OPT_ALLOW_HTTP = 256, OPT_DSN, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_DEADLINE, OPT_ATTEMPTS,
 	       OPT_NO_GZIP, OPT_SYMBOLICATE };
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "url", required_argument, NULL, 'u' },
+		{ "dsn", required_argument, NULL, OPT_DSN },
 		{ "header", required_argument, NULL, 'H' },
 		{ "allow-http", no_argument, NULL, OPT_ALLOW_HTTP },
 		{ "insecure", no_argument, NULL, OPT_INSECURE },
@@ -116,6 +121,7 @@ cmd_upload(int argc, char **argv)
 		switch (c) {
 		case 'd': dir = optarg; break;
 		case 'u': opt.url = optarg; break;
+		case OPT_DSN: opt.dsn = optarg; break;
 		case 'H': headers[opt.header_count++] = optarg; break;
 		case OPT_ALLOW_HTTP: opt.allow_http = true; break;
 		case OPT_INSECURE: opt.insecure_tls = true; break;
@@ -137,9 +143,11 @@ cmd_upload(int argc, char **argv)
 		default: rc = cli_usage_error("upload", usage_line); break;
 		}
 	}
-	if (rc < 0 && (!opt.url || optind != argc)) {
-		if (!opt.url)
-			cli_error("upload", "--url is required");
+	if (!opt.url && !opt.dsn)
+		opt.dsn = getenv("POSTMORTEM_DSN");
+	if (rc < 0 && ((!opt.url && !opt.dsn) || optind != argc)) {
+		if (!opt.url && !opt.dsn)
+			cli_error("upload", "--url or --dsn is required");
 		rc = cli_usage_error("upload", usage_line);
 	}
 	if (rc < 0) {

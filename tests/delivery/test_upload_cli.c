@@ -13,25 +13,13 @@
 
 TestSuite(upload_cli, .timeout = 120);
 
-/* Run `postmortem upload --dir dir ARGS`; the exit status, output in *out. */
-static int
-run_upload(const char *dir, const char *args, char **out)
-{
-	char *cmd;
-	cr_assert(asprintf(&cmd, "%s upload --dir %s %s", pm_test_build("tools/postmortem"), dir, args) > 0);
-	int status = pm_test_run(cmd, out);
-	free(cmd);
-	cr_assert(WIFEXITED(status), "postmortem upload did not exit normally");
-	return WEXITSTATUS(status);
-}
-
 Test(upload_cli, delivers_and_exits_0)
 {
 	static const http_reply script[] = { { .status = 200 }, { .status = 200 }, { 0 } };
 	char *dir = upload_make_reports(2, 0), *out, args[512];
 	http_server *srv = http_server_start(script);
 	snprintf(args, sizeof args, "--url %s -H 'X-Project: demo' --no-gzip", http_server_url(srv));
-	cr_assert_eq(run_upload(dir, args, &out), 0, "%s", out);
+	cr_assert_eq(upload_cli(dir, args, &out), 0, "%s", out);
 	cr_expect(strstr(out, "sent 2, kept 0, quarantined 0") != NULL, "%s", out);
 	cr_assert_eq(http_server_count(srv), 2);
 	char v[64];
@@ -51,7 +39,7 @@ Test(upload_cli, kept_or_quarantined_exits_1)
 	char *dir = upload_make_reports(2, 0), *out, args[512];
 	http_server *srv = http_server_start(script);
 	snprintf(args, sizeof args, "--url %s --attempts 2", http_server_url(srv));
-	cr_assert_eq(run_upload(dir, args, &out), 1, "%s", out);
+	cr_assert_eq(upload_cli(dir, args, &out), 1, "%s", out);
 	cr_expect(strstr(out, "sent 0, kept 1, quarantined 1") != NULL, "%s", out);
 	cr_expect(strstr(out, "postmortem: upload: report-0000: rejected (HTTP 413)") != NULL, "%s", out);
 	free(out);
@@ -73,7 +61,7 @@ Test(upload_cli, bad_usage_exits_2)
 	char *dir = upload_make_reports(1, 0);
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char *out;
-		cr_expect_eq(run_upload(dir, cases[i], &out), 2, "'%s': %s", cases[i], out);
+		cr_expect_eq(upload_cli(dir, cases[i], &out), 2, "'%s': %s", cases[i], out);
 		free(out);
 	}
 	cr_assert(upload_exists(upload_path(dir, "pending", upload_id(0), ".json")));
@@ -83,7 +71,7 @@ Test(upload_cli, bad_usage_exits_2)
 Test(upload_cli, help_exits_0)
 {
 	char *out;
-	cr_assert_eq(run_upload("/nonexistent", "--help", &out), 0);
+	cr_assert_eq(upload_cli("/nonexistent", "--help", &out), 0);
 	cr_expect(strstr(out, "--allow-http") != NULL, "%s", out);
 	free(out);
 }

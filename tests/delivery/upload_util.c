@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fixture_report.h"
@@ -128,4 +129,15 @@ upload_options(const char *url)
 		.backoff_ms = 1,
 		.backoff_max_ms = 20,
 	};
+}
+
+int
+upload_cli(const char *dir, const char *args, char **out)
+{
+	char *cmd;
+	cr_assert(asprintf(&cmd, "%s upload --dir %s %s", pm_test_build("tools/postmortem"), dir, args) > 0);
+	int status = pm_test_run(cmd, out);
+	free(cmd);
+	cr_assert(WIFEXITED(status), "postmortem upload did not exit normally");
+	return WEXITSTATUS(status);
 }

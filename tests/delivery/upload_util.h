@@ -24,6 +24,8 @@ const char *upload_path(const char *dir, const char *sub, const char *id, const 
 bool upload_exists(const char *path);
 /* Open the store of dir with caps large enough for every test. */
 pm_store *upload_store(const char *dir);
+/* Run `postmortem upload --dir dir ARGS`: its exit status, its output (both streams) in *out. */
+int upload_cli(const char *dir, const char *args, char **out);
 /* Options for url with quick retries, so failing tests fail fast. */
 pm_upload_options upload_options(const char *url);
 

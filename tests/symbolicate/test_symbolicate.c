@@ -43,6 +43,37 @@ Test(symbolicate, known_functions_files_and_lines)
 	crash_run_free(&run);
 }
 
+/*
+ * A twin written before debug ids (build_id, uuid) and a .crash read without its
+ * twin (debug ids only: the first 16 build-id bytes) find the same debug
+ * information, for the app and for libc (libc6-dbg, by the whole build id).
+ */
+Test(symbolicate, old_twins_and_crash_text_alone)
+{
+	crash_run run;
+	symb_crash(&run, symb_program("symb_c"), "segv");
+	char *old = symb_fmt("%s/old.json", run.dir);
+	symb_sh("sed -e 's/\"code_id\"/\"build_id\"/' -e 's/\"debug_id\"/\"uuid\"/' '%s' > '%s'", run.json_path, old);
+	const char *const paths[] = { old, run.crash_path };
+	for (size_t n = 0; n < 2; n++) {
+		pm_report r;
+		pm_read_error err;
+		pm_report_init(&r);
+		cr_assert_eq(pm_read_report_file(paths[n], &r, &err), PM_OK, "%s: %s", paths[n], err.message);
+		cr_assert_eq(pm_symbolicate(&r, NULL), PM_OK);
+		const pm_thread *t = symb_crashed(&r);
+		uint32_t i = symb_frame(t, "symb_crash_here");
+		symb_expect_frame(&t->frames[i], "symb_crash_here", "programs/symb_c.c", line_c("crash_here"), false);
+		const pm_image *libc = crash_find_image(&r, "/libc.so.6");
+		cr_assert(libc);
+		cr_expect(libc->debug_file && strstr(libc->debug_file, "/usr/lib/debug/"), "%s: libc debug file %s",
+		          paths[n], libc->debug_file ? libc->debug_file : libc->note);
+		pm_report_free(&r);
+	}
+	free(old);
+	crash_run_free(&run);
+}
+
 Test(symbolicate, always_inline_chain_shows_every_level)
 {
 	crash_run run;

@@ -1,0 +1,215 @@
+/*
+ * sentry_envelope.c — one report as one Sentry envelope (Sentry's developer
+ * documentation, "Envelopes"), and what X-Sentry-Rate-Limits asks of us.
+ *
+ * The envelope is a header line, then per item a header line with the exact
+ * length and the payload followed by a newline: the event, the .crash and
+ * the JSON twin as plain attachments (an "event.applecrashreport" attachment
+ * would make Sentry create a second event from the text), and a minidump
+ * when one was written beside the report.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "formats/grow.h"
+#include "sentry.h"
+#include "store.h"
+#include "upload.h"
+
+typedef struct buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+} buf;
+
+static void
+put(buf *b, const char *p, size_t n)
+{
+	void *v = b->p;
+	if (b->failed || !pm_grow(&v, &b->cap, b->len + n, 1)) {
+		b->failed = true;
+		return;
+	}
+	b->p = v;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+static void
+put_str(buf *b, const char *s)
+{
+	put(b, s, strlen(s));
+}
+
+/* One item: its header (type, length, then `extra` members) and the payload. */
+static void
+put_item(buf *b, const char *type, const char *extra, const char *data, size_t len)
+{
+	char head[512];
+	snprintf(head, sizeof head, "{\"type\":\"%s\",\"length\":%zu%s}\n", type, len, extra);
+	put_str(b, head);
+	put(b, data, len);
+	put_str(b, "\n");
+}
+
+/*
+ * The file <id><ext> of the report through the store's directory descriptor
+ * (a regular file, never a symlink); a missing one is left out.  Report ids
+ * are [A-Za-z0-9._-] (store_scan.c): nothing in a file name to escape.
+ */
+static pm_err
+put_file(buf *b, int dfd, const char *id, const char *ext, const char *content_type, const char *attachment_type)
+{
+	char name[PM_ID_MAX + 16], *data;
+	size_t len;
+	snprintf(name, sizeof name, "%s%s", id, ext);
+	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &data, &len, NULL);
+	if (e != PM_OK)
+		return e == PM_E_NOTFOUND ? PM_OK : e;
+	char extra[300];
+	snprintf(extra, sizeof extra, ",\"filename\":\"%s\",\"content_type\":\"%s\"%s%s%s", name, content_type,
+	         attachment_type ? ",\"attachment_type\":\"" : "", attachment_type ? attachment_type : "",
+	         attachment_type ? "\"" : "");
+	put_item(b, "attachment", extra, data, len);
+	free(data);
+	return PM_OK;
+}
+
+/* The incident id when it is a UUID (so Sentry's event id is the report's), else random. */
+static void
+event_id_of(const pm_report *r, char out[33])
+{
+	const char *id = r->header.incident_id;
+	size_t n = 0;
+	for (const char *p = id; p && *p && n < 33; p++)
+		if (isxdigit((unsigned char)*p))
+			out[n++] = (char)tolower((unsigned char)*p);
+		else if (*p != '-')
+			n = 33;
+	if (n == 32) {
+		out[32] = '\0';
+		return;
+	}
+	unsigned char rnd[16];
+	if (getrandom(rnd, sizeof rnd, 0) != sizeof rnd)
+		for (size_t i = 0; i < sizeof rnd; i++)
+			rnd[i] = (unsigned char)(rand() ^ (int)time(NULL));
+	for (size_t i = 0; i < sizeof rnd; i++)
+		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
+}
+
+static void
+put_header(buf *b, const char *event_id)
+{
+	char head[160], now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	snprintf(head, sizeof head, "{\"event_id\":\"%s\",\"sent_at\":\"%s\"}\n", event_id, now);
+	put_str(b, head);
+}
+
+static pm_err
+load(pm_store *s, const pm_store_entry *en, bool symbolicate, pm_report *r, char *why, size_t why_cap)
+{
+	pm_read_error err = { 0 };
+	pm_report_init(r);
+	pm_err e = pm_store_load(s, en->id, r, &err);
+	if (e != PM_OK) {
+		snprintf(why, why_cap, "cannot read the report: %s", err.message[0] ? err.message : pm_strerror(e));
+		return e;
+	}
+	if (symbolicate && (e = pm_symbolicate(r, NULL)) != PM_OK)
+		upload_log("%s: symbolication failed (%s)", en->id, pm_strerror(e));
+	return PM_OK;
+}
+
+pm_err
+sentry_envelope_build(pm_store *s, const pm_store_entry *en, bool symbolicate, char **data, size_t *len,
+                      char *why, size_t why_cap)
+{
+	pm_report r;
+	pm_err e = load(s, en, symbolicate, &r, why, why_cap);
+	char event_id[33];
+	event_id_of(&r, event_id);
+	cJSON *ev = e == PM_OK ? sentry_event(&r, event_id) : NULL;
+	char *event = ev ? cJSON_PrintUnformatted(ev) : NULL;
+	cJSON_Delete(ev);
+	pm_report_free(&r);
+	if (e != PM_OK) {
+		/* A report we cannot read is one no server could take either. */
+		return e == PM_E_NOMEM || e == PM_E_IO ? e : PM_E_LIMIT;
+	}
+	const pm_sentry *se = pm_store_find(s, en->id);
+	buf b = { 0 };
+	if (event && se) {
+		int dfd = s->dir[pm_store_state_dir(se->pub.state)];
+		put_header(&b, event_id);
+		put_item(&b, "event", ",\"content_type\":\"application/json\"", event, strlen(event));
+		e = put_file(&b, dfd, en->id, ".crash", "text/plain", NULL);
+		if (e == PM_OK)
+			e = put_file(&b, dfd, en->id, ".json", "application/json", NULL);
+		/* A minidump beside the report (issue 17) is the event's own. */
+		if (e == PM_OK)
+			e = put_file(&b, dfd, en->id, ".dmp", "application/octet-stream", "event.minidump");
+	} else {
+		b.failed = true;
+	}
+	free(event);
+	if (b.failed || e != PM_OK) {
+		free(b.p);
+		e = e != PM_OK ? e : PM_E_NOMEM;
+		snprintf(why, why_cap, "%s", e == PM_E_LIMIT ? "a report file is too large to upload" : pm_strerror(e));
+		return e;
+	}
+	*data = b.p;
+	*len = b.len;
+	return PM_OK;
+}
+
+/* Does a ";"-separated category list name events?  Empty means every category. */
+static bool
+limits_events(const char *cats, size_t n)
+{
+	if (n == 0)
+		return true;
+	for (size_t i = 0; i < n;) {
+		size_t k = i;
+		while (k < n && cats[k] != ';')
+			k++;
+		if ((k - i == 5 && memcmp(cats + i, "error", 5) == 0) || (k - i == 7 && memcmp(cats + i, "default", 7) == 0))
+			return true;
+		i = k + 1;
+	}
+	return false;
+}
+
+int64_t
+sentry_rate_limit_ms(const char *value)
+{
+	int64_t longest = -1;
+	/* "retry_after:categories:scope[:reason[:namespaces]], ..." */
+	for (const char *p = value; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		char *stop;
+		while (n > 0 && *p == ' ')
+			p++, n--;
+		double secs = strtod(p, &stop);
+		const char *cats = stop < p + n && *stop == ':' ? stop + 1 : NULL;
+		if (cats && stop > p && secs >= 0) {
+			size_t cn = strcspn(cats, ":,");
+			if (limits_events(cats, cn)) {
+				double ms = secs * 1000.0 > UPLOAD_RETRY_AFTER_MAX_MS ? UPLOAD_RETRY_AFTER_MAX_MS : secs * 1000.0;
+				if ((int64_t)ms > longest)
+					longest = (int64_t)ms;
+			}
+		}
+		p = end ? end + 1 : p + n;
+	}
+	return longest;
+}
