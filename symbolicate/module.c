@@ -114,6 +114,8 @@ pm_sy_module_close(pm_sy_module *m)
 		close(m->dwarf_fd);
 	if (m->elf_fd >= 0)
 		close(m->elf_fd);
+	pm_sy_unmap(&m->maps[0]);
+	pm_sy_unmap(&m->maps[1]);
 	m->dwarf = NULL;
 	m->dwarf_image = NULL;
 	m->elf = m->dwarf_elf = m->dwarf_mem = NULL;

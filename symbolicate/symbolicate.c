@@ -146,14 +146,16 @@ static void
 symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
 {
 	pm_image *img = &ru->r->images[image];
+	bool macho = ru->r->os == PM_OS_DARWIN;
 	pm_sy_files files;
-	if (!pm_sy_find_files(img, opt, &files)) {
+	if (!pm_sy_find_files(img, macho, opt, &files)) {
 		ru->nomem = true;
 		return;
 	}
 	pm_sy_module m;
 	char why[512] = "";
-	bool usable = files.elf_path && pm_sy_module_open(&m, img, &files, &ru->r->arena, why, sizeof why);
+	bool usable = files.elf_path && (macho ? pm_sy_macho_module_open : pm_sy_module_open)(
+		&m, img, &files, &ru->r->arena, why, sizeof why);
 	img->debug_file = usable && m.dwarf ? pm_arena_strdup(&ru->r->arena, files.dwarf_path) : NULL;
 	img->note = joined_note(&ru->r->arena, files.note, why);
 	for (size_t k = 0; usable && k < ru->list_count; k++) {
@@ -224,9 +226,6 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 {
 	if (!r || (opt && opt->debug_dir_count && !opt->debug_dirs))
 		return PM_E_INVAL;
-	/* Mach-O images have UUIDs and dSYMs, nothing elfutils can read: leave Apple reports as they are. */
-	if (r->os == PM_OS_DARWIN)
-		return PM_OK;
 	elf_version(EV_CURRENT);
 	run ru = { .r = r, .threads = r->threads ? r->thread_count : 0, .images = r->images ? r->image_count : 0 };
 	bool was_exhausted = r->arena.exhausted, *wanted = NULL;
