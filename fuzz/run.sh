@@ -23,6 +23,13 @@ for f in "$work"/apple/*; do
 		2>/dev/null || true
 done
 cp "$root"/fuzz/regressions/* "$work/apple/" 2>/dev/null || true
+# Mach-O seeds: the dSYM tests' programs and DWARF files (thin and universal), each
+# behind the byte that picks the architecture asked for.
+mkdir -p "$work/macho"
+for f in "$root/$main_build"/tests/symbolicate/symb_macho_*; do
+	case $f in *.o) continue ;; esac
+	{ printf '\001'; cat "$f"; } > "$work/macho/$(basename "$f")"
+done
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -48,4 +55,5 @@ run fuzz_read_text "$work/apple" "$here/text.dict"
 run fuzz_read_ips "$work/apple" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
 run fuzz_read_any "$work/apple" ""
+run fuzz_macho "$work/macho" ""
 echo "fuzz: no failures"
