@@ -467,10 +467,11 @@ typedef struct pm_symbolicate_options {
  * its function (demangled), file, line, column and inlined callers (as extra
  * frames at the same address, marked inlined).  Sources, in order: the image
  * file at its recorded path when its build id matches, its .gnu_debuglink,
- * /usr/lib/debug/.build-id/xx/rest.debug, then each debug dir.  An image that
- * cannot be used keeps its names and gets a note saying why.  A build id
- * mismatch is never accepted.  Returns PM_OK even when some images could not
- * be used.
+ * /usr/lib/debug/.build-id/xx/rest.debug, then each debug dir.  Apple
+ * reports' images are found by UUID: dSYM bundles and Mach-O files in the
+ * debug dirs (docs/symbolication.md).  An image that cannot be used keeps its
+ * names and gets a note saying why.  A build id or UUID mismatch is never
+ * accepted.  Returns PM_OK even when some images could not be used.
  */
 pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
 
