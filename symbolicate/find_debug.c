@@ -141,40 +141,24 @@ try_file(search *s, char *path, pm_sy_facts *facts, bool quiet)
 	return false;
 }
 
-static void __attribute__((format(printf, 3, 0)))
-try_va(search *s, bool quiet, const char *fmt, va_list ap)
+/* Check the file named by fmt unless the search is over. */
+static void __attribute__((format(printf, 2, 3)))
+try_path(search *s, const char *fmt, ...)
 {
 	if (s->found)
 		return;
 	char *path;
+	va_list ap;
+	va_start(ap, fmt);
 	int n = vasprintf(&path, fmt, ap);
+	va_end(ap);
 	/* The image file was looked at first, and naming it twice helps nobody. */
 	if (n >= 0 && s->img->path && strcmp(path, s->img->path) == 0) {
 		free(path);
 		return;
 	}
 	pm_sy_facts facts;
-	try_file(s, n < 0 ? NULL : path, &facts, quiet);
-}
-
-/* Check the file named by fmt unless the search is over. */
-static void __attribute__((format(printf, 2, 3)))
-try_path(search *s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	try_va(s, false, fmt, ap);
-	va_end(ap);
-}
-
-/* The same for a file the search came across rather than one named after the image. */
-static void __attribute__((format(printf, 2, 3)))
-try_quiet(search *s, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	try_va(s, true, fmt, ap);
-	va_end(ap);
+	try_file(s, n < 0 ? NULL : path, &facts, false);
 }
 
 static void
@@ -244,17 +228,16 @@ scan_dir(search *s, const char *dir, bool dsyms)
 		bool bundle = len > 5 && strcmp(e->d_name + len - 5, ".dSYM") == 0;
 		if (e->d_name[0] == '.' || bundle != dsyms)
 			continue;
-		if (!bundle) {
-			try_quiet(s, "%s/%s", dir, e->d_name);
-			continue;
+		char *path;
+		if (asprintf(&path, bundle ? "%s/%s/Contents/Resources/DWARF" : "%s/%s", dir, e->d_name) < 0)
+			path = NULL;
+		if (bundle && path) {
+			scan_dir(s, path, false);
+			free(path);
+		} else {
+			pm_sy_facts facts;
+			try_file(s, path, &facts, true);
 		}
-		char *dwarf;
-		if (asprintf(&dwarf, "%s/%s/Contents/Resources/DWARF", dir, e->d_name) < 0) {
-			s->nomem = true;
-			break;
-		}
-		scan_dir(s, dwarf, false);
-		free(dwarf);
 	}
 	closedir(d);
 }

@@ -102,23 +102,14 @@ open_dwarf(pm_sy_module *m, const pm_sy_macho *mo, const char *path, char *why, 
 	size_t size;
 	m->dwarf_image = pm_sy_dwarf_image_of(secs, mo->dwarf_count, elf_machine(mo->cputype), &size);
 	m->dwarf_mem = m->dwarf_image ? elf_memory(m->dwarf_image, size) : NULL;
-	m->dwarf = m->dwarf_mem ? dwarf_begin_elf(m->dwarf_mem, DWARF_C_READ, NULL) : NULL;
-	if (!m->dwarf) {
-		snprintf(why, why_len, "cannot read DWARF in %s: %s", path,
-		         m->dwarf_image ? dwarf_errmsg(-1) : "out of memory");
-		return;
-	}
-	m->units.dwarf = m->dwarf;
+	pm_sy_module_dwarf(m, m->dwarf_mem, path, why, why_len);
 }
 
 bool
 pm_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                         char *why, size_t why_len)
 {
-	memset(m, 0, sizeof *m);
-	m->elf_fd = m->dwarf_fd = -1;
-	m->strings.arena = arena;
-	why[0] = '\0';
+	pm_sy_module_init(m, arena, why);
 	pm_sy_macho sym, dw;
 	if (!open_slice(&m->maps[0], files->elf_path, img, &sym, why, why_len)) {
 		pm_sy_module_close(m);

@@ -244,6 +244,10 @@ bool pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *
 bool pm_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                              char *why, size_t why_len);
 void pm_sy_module_close(pm_sy_module *m);
+/* The first steps of opening: an empty module (why emptied too). */
+void pm_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why);
+/* libdw over elf (NULL: out of memory), the DWARF of `path`; why says what failed. */
+void pm_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len);
 
 /* ---- one address (resolve.c) ------------------------------------------- */
 

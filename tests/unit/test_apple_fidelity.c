@@ -197,6 +197,15 @@ expect_faithful(const char *name, const char *data)
 	return threads;
 }
 
+/* A report of `threads` threads that converts faithfully, read for the checks that follow. */
+static void
+read_faithful(const char *name, const char *data, uint32_t threads, pm_report *r)
+{
+	cr_expect(expect_faithful(name, data));
+	read_report(data, r);
+	cr_assert_eq(r->thread_count, threads, "%s: %u threads", name, r->thread_count);
+}
+
 Test(apple_fidelity, every_shared_sample_keeps_its_threads_and_frames)
 {
 	const char *dir = pm_test_shared("samples/apple");
@@ -220,6 +229,10 @@ Test(apple_fidelity, every_shared_sample_keeps_its_threads_and_frames)
 
 /* ---- the defects found on held-out reports ------------------------------ */
 
+/* Frame 0 of a thread in libsystem_kernel.dylib, two places in it. */
+#define KERNEL_FRAME_A "0   libsystem_kernel.dylib        \t0x00000001c2f1a0c8 0x1c2f00000 + 106696\n"
+#define KERNEL_FRAME_B "0   libsystem_kernel.dylib        \t0x00000001c2f1b2d0 0x1c2f00000 + 111312\n"
+
 /* An EXC_RESOURCE CPU report: the attributed thread is the one that matters. */
 static const char cpu_report[] =
 	"Incident Identifier: 6B1A2C3D-0000-4000-8000-000000000001\n"
@@ -232,12 +245,12 @@ static const char cpu_report[] =
 	"Triggered by Thread:  4\n"
 	"\n"
 	"Thread 4 Attributed:\n"
-	"0   libsystem_kernel.dylib        \t0x00000001c2f1a0c8 0x1c2f00000 + 106696\n"
+	KERNEL_FRAME_A
 	"1   Worker                        \t0x0000000100f0b4a4 0x100f00000 + 46244\n"
 	"2   libsystem_pthread.dylib       \t0x00000001dc2c5d28 0x1dc2c0000 + 23848\n"
 	"\n"
 	"Thread 7:\n"
-	"0   libsystem_kernel.dylib        \t0x00000001c2f1b2d0 0x1c2f00000 + 111312\n"
+	KERNEL_FRAME_B
 	"\n"
 	"Binary Images:\n"
 	"0x100f00000 - 0x100f7ffff Worker arm64  <0f1e2d3c4b5a69788796a5b4c3d2e1f0> /private/var/Worker\n"
@@ -248,10 +261,8 @@ static const char cpu_report[] =
 
 Test(apple_fidelity, attributed_thread_keeps_its_frames_and_number)
 {
-	cr_expect(expect_faithful("cpu report", cpu_report));
 	pm_report r;
-	read_report(cpu_report, &r);
-	cr_assert_eq(r.thread_count, 2);
+	read_faithful("cpu report", cpu_report, 2, &r);
 	cr_expect_eq(r.threads[0].number, 4);
 	cr_expect(r.threads[0].attributed);
 	cr_expect(!r.threads[0].crashed);
@@ -273,15 +284,13 @@ Test(apple_fidelity, partial_report_keeps_thread_numbers)
 		"Triggered by Thread:  0\n"
 		"\n"
 		"Thread 2:\n"
-		"0   libsystem_kernel.dylib        \t0x00000001c2f1a0c8 0x1c2f00000 + 106696\n"
+		KERNEL_FRAME_A
 		"\n"
 		"Thread 3 name:  worker\n"
 		"Thread 3:\n"
-		"0   libsystem_kernel.dylib        \t0x00000001c2f1b2d0 0x1c2f00000 + 111312\n";
-	cr_expect(expect_faithful("partial", partial));
+		KERNEL_FRAME_B;
 	pm_report r;
-	read_report(partial, &r);
-	cr_assert_eq(r.thread_count, 2);
+	read_faithful("partial", partial, 2, &r);
 	cr_expect_eq(r.threads[0].number, 2);
 	cr_expect_eq(r.threads[1].number, 3);
 	cr_expect_eq(r.exception.triggered_thread, 0);
@@ -310,11 +319,9 @@ Test(apple_fidelity, a_lone_thread_is_the_triggered_one)
 		"Triggered by Thread:  3\n"
 		"\n"
 		"Thread 3:\n"
-		"0   libsystem_kernel.dylib        \t0x00000001c2f1a0c8 0x1c2f00000 + 106696\n";
-	cr_expect(expect_faithful("wakeups", wakeups));
+		KERNEL_FRAME_A;
 	pm_report r;
-	read_report(wakeups, &r);
-	cr_assert_eq(r.thread_count, 1);
+	read_faithful("wakeups", wakeups, 1, &r);
 	cr_expect_eq(r.threads[0].number, 3);
 	cr_expect_eq(pm_report_crashed_thread(&r), 0);
 	char *explained = pm_explain(&r, false);
