@@ -356,6 +356,39 @@ Test(macho, the_symbol_table_names_frames_without_a_dsym)
 	free(dir);
 }
 
+/* An .ips report (Apple's JSON format: frames as image index + offset) reads into the same
+ * model and gets the same answers. */
+Test(macho, ips_reports_are_symbolicated_too)
+{
+	char *dir = dsym_dir("symb_macho_arm64.dwarf", "symb_macho_arm64");
+	char uuid[33];
+	uuid_of(built("symb_macho_arm64"), "arm64", uuid);
+	uint64_t insns[MAX_INSNS], ret;
+	instructions(built("symb_macho_arm64"), insns, &ret);
+	uint64_t leaf = nm_addr(built("symb_macho_arm64"), "_macho_leaf");
+	char *ips = symb_fmt(
+		"{\"app_name\":\"symb_macho_arm64\",\"bug_type\":\"309\",\"os_version\":\"macOS 11.0 (20A2411)\"}\n"
+		"{\"procName\":\"symb_macho_arm64\",\"pid\":4242,\"cpuType\":\"ARM-64\",\"faultingThread\":0,"
+		"\"osVersion\":{\"train\":\"macOS 11.0\",\"build\":\"20A2411\"},"
+		"\"exception\":{\"type\":\"EXC_BAD_ACCESS\",\"signal\":\"SIGSEGV\"},"
+		"\"threads\":[{\"triggered\":true,\"frames\":[{\"imageOffset\":%llu,\"imageIndex\":0},"
+		"{\"imageOffset\":%llu,\"imageIndex\":0}]}],"
+		"\"usedImages\":[{\"source\":\"P\",\"arch\":\"arm64\",\"base\":%llu,\"size\":16384,"
+		"\"uuid\":\"%.8s-%.4s-%.4s-%.4s-%.12s\",\"name\":\"symb_macho_arm64\","
+		"\"path\":\"/Applications/Symb.app/Contents/MacOS/symb_macho_arm64\"}]}\n",
+		(unsigned long long)(leaf - TEXT), (unsigned long long)(ret - TEXT), LOAD, uuid, uuid + 8, uuid + 12,
+		uuid + 16, uuid + 20);
+	pm_report r;
+	read_text(ips, &r);
+	cr_assert_eq(r.format, PM_FORMAT_IPS);
+	symbolicate(&r, dir);
+	expect_chain(&r);
+	pm_report_free(&r);
+	free(ips);
+	symb_sh("rm -rf '%s'", dir);
+	free(dir);
+}
+
 /* The command line: a .crash report in, the JSON twin out, with the inlined chain. */
 Test(macho, cli_symbolicates_an_apple_report)
 {
