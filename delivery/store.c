@@ -222,9 +222,28 @@ pm_store_remove(pm_store *s, pm_sdir d, const char *id)
 	return e;
 }
 
+/* Does dfd hold a whole report file of this id? */
+static bool
+holds_report(int dfd, const char *id)
+{
+	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON };
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		char name[PM_ID_MAX + 16];
+		struct stat st;
+		pm_store_file_name(name, sizeof name, id, kinds[i]);
+		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+	}
+	return false;
+}
+
 pm_err
 pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
 {
+	/* Two reports of one id (a copied file, a hostile directory): neither
+	 * replaces the other. */
+	if (holds_report(s->dir[to], id))
+		return PM_E_INVAL;
 	/* Temporaries first, so a renamed file of the same report wins. */
 	static const pm_skind src[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_CRASH, PM_SK_JSON };
 	static const pm_skind dst[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_CRASH, PM_SK_JSON };

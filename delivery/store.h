@@ -66,7 +66,7 @@ typedef struct pm_sgroup {
 typedef struct pm_sentry {
 	pm_store_entry pub;  /* first member: pm_store_get hands out &pub */
 	int64_t launch;      /* launch time in seconds, 0 when unknown */
-	int64_t order;       /* age for the caps and the listing: crash time, else file time */
+	int64_t order;       /* age for the caps and the listing: crash time, else when first written */
 	char *reason_buf;    /* storage of pub.reason */
 	bool dropped;        /* removed by the caps before the listing was built */
 } pm_sentry;
@@ -153,8 +153,10 @@ pm_err pm_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn);
 /* A new entry for the report g, now in directory d: its id, state, size and
  * file time (the listing facts come from pm_store_summarize).  NULL when out of memory. */
 pm_sentry *pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state);
-/* The newest modification time among a group's files. */
+/* The newest modification time among a group's files: when it was last written to. */
 int64_t pm_sgroup_mtime(const pm_sgroup *g);
+/* The oldest: when the report was written, which salvaging a twin does not move. */
+int64_t pm_sgroup_first_mtime(const pm_sgroup *g);
 
 /* ---- store_pending.c, store_salvage.c, store_quarantine.c -------------------------- */
 
@@ -165,7 +167,8 @@ pm_sentry *pm_store_find(pm_store *s, const char *id);
 /* Remove a report's files from d (and its reason); PM_E_NOTFOUND when none was there. */
 pm_err pm_store_remove(pm_store *s, pm_sdir d, const char *id);
 /* Move a report's files (the crash handler's temporaries too, under their
- * final names) from one directory to another; PM_E_NOTFOUND when none was there. */
+ * final names) from one directory to another; PM_E_NOTFOUND when none was there,
+ * PM_E_INVAL (nothing moved) when the destination holds a report of that id. */
 pm_err pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id);
 /* Decide what one report in pending/ is: whole, partial, being written, torn. */
 void pm_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g);

@@ -63,7 +63,11 @@ pm_store_write_reason(pm_store *s, const pm_sentry *e)
 void
 pm_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason)
 {
-	if (pm_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_QUARANTINE, g->id) != PM_OK)
+	pm_err rc = pm_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_QUARANTINE, g->id);
+	if (rc == PM_E_INVAL)
+		pm_store_log("report %s (%s) left in pending/: quarantine/ already holds a report of that id",
+		             g->id, reason);
+	if (rc != PM_OK)
 		return;
 	pm_sentry *e = pm_store_add(s, PM_SDIR_QUARANTINE, g, PM_STATE_QUARANTINED);
 	if (!e)

@@ -13,8 +13,11 @@
 #include "store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <time.h>
 
 /* A writer is alive while its files are fresh and its process exists (or
  * could not be asked).  Old files have lost their writer, whoever it was:
@@ -78,6 +81,20 @@ unlink_kind(pm_store *s, const char *id, pm_skind kind)
 	pm_store_unlink(s->dir[PM_SDIR_PENDING], name);
 }
 
+/* The rewritten files keep the time the report was written: a report with no
+ * crash time keeps its place in the delivery order and under the caps. */
+static void
+keep_written_time(int dfd, const pm_sgroup *g)
+{
+	const struct timespec t = { .tv_sec = (time_t)pm_sgroup_first_mtime(g) };
+	const struct timespec times[2] = { t, t };
+	char name[PM_ID_MAX + 16];
+	for (pm_skind k = PM_SK_CRASH; k <= PM_SK_JSON; k++) {
+		pm_store_file_name(name, sizeof name, g->id, k);
+		utimensat(dfd, name, times, AT_SYMLINK_NOFOLLOW);
+	}
+}
+
 /* Rewrite the report as whole files holding what was salvaged from `from`. */
 static void
 keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
@@ -97,6 +114,7 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 		pm_store_write_file(dfd, name, fill_text, m);
 	unlink_kind(s, g->id, PM_SK_CRASH_TMP);
 	unlink_kind(s, g->id, PM_SK_JSON_TMP);
+	keep_written_time(dfd, g);
 	pm_sentry *e = pm_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
 	if (e)
 		pm_store_summarize(e, m);

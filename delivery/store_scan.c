@@ -103,6 +103,16 @@ pm_sgroup_mtime(const pm_sgroup *g)
 	return t;
 }
 
+int64_t
+pm_sgroup_first_mtime(const pm_sgroup *g)
+{
+	int64_t t = INT64_MAX;
+	for (int k = 0; k < PM_SK_COUNT; k++)
+		if (g->f[k] && g->f[k]->mtime < t)
+			t = g->f[k]->mtime;
+	return t == INT64_MAX ? 0 : t;
+}
+
 pm_sentry *
 pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state)
 {
@@ -112,7 +122,7 @@ pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state)
 	memset(e, 0, sizeof *e);
 	snprintf(e->pub.id, sizeof e->pub.id, "%s", g->id);
 	e->pub.state = state;
-	e->order = pm_sgroup_mtime(g);
+	e->order = pm_sgroup_first_mtime(g);
 	e->pub.bytes = pm_store_report_bytes(s->dir[d], g->id);
 	return e;
 }

@@ -233,6 +233,15 @@ pm_json_text(const cJSON *it)
 	return it->valuestring + (it->valuestring[0] == BIG_MARK);
 }
 
+/* Names are strings too: the rewrite doubled a leading mark in them as well. */
+const char *
+pm_json_key(const cJSON *it)
+{
+	if (!it->string)
+		return "";
+	return it->string + (it->string[0] == BIG_MARK);
+}
+
 const char *
 pm_json_str(pm_arena *a, const cJSON *it)
 {

@@ -30,6 +30,8 @@ bool pm_json_bool(const cJSON *it, bool *out);
 bool pm_json_is_text(const cJSON *it);
 /* The text of a real string value (read it through this, not valuestring); NULL otherwise. */
 const char *pm_json_text(const cJSON *it);
+/* An object member's name as the document wrote it ("" outside an object). */
+const char *pm_json_key(const cJSON *it);
 /* Arena copy of a string value; NULL when absent or not a string. */
 const char *pm_json_str(pm_arena *a, const cJSON *it);
 

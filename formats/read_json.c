@@ -129,7 +129,8 @@ read_exception(pm_jr *c, const cJSON *root)
 	e->note = pm_jr_str(c, o, "note");
 	e->vm_region_info = pm_jr_str(c, o, "vm_region_info");
 	read_termination(c, o, e);
-	/* A thread number, which a report that lists only some threads may not list. */
+	/* A thread number as the report printed it: kept even when the report does
+	 * not list that thread (fragments do), as the text reader keeps it. */
 	int64_t t;
 	if (pm_jr_i64(c, o, "triggered_thread", &t) && t >= 0 && t <= INT32_MAX)
 		e->triggered_thread = (int32_t)t;

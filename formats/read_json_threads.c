@@ -5,6 +5,8 @@
 
 #include <string.h>
 
+#include "json_util.h"
+
 void
 pm_jr_frame_elem(pm_jr *c, const cJSON *it, void *dst)
 {
@@ -37,7 +39,7 @@ read_reg_values(pm_jr *c, const cJSON *regs, pm_regs *g)
 		return;
 	size_t mark = pm_jr_enter(c, "values");
 	for (const cJSON *it = values->child; it && g->count < PM_MAX_REGS; it = it->next) {
-		const char *name = it->string ? it->string : "";
+		const char *name = pm_json_key(it);
 		size_t len = strlen(name);
 		size_t m = pm_jr_enter(c, name);
 		uint64_t v;
