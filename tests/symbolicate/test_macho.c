@@ -356,16 +356,37 @@ Test(macho, the_symbol_table_names_frames_without_a_dsym)
 	free(dir);
 }
 
+/* The arm64 program with its dSYM in a debug dir; the crash is at macho_leaf's first
+ * instruction, the load of macho_inner (a leaf function has no prologue on arm64). */
+typedef struct arm64_case {
+	char *dir;
+	char uuid[33];
+	uint64_t leaf, ret;
+} arm64_case;
+
+static void
+arm64_begin(arm64_case *c)
+{
+	c->dir = dsym_dir("symb_macho_arm64.dwarf", "symb_macho_arm64");
+	uuid_of(built("symb_macho_arm64"), "arm64", c->uuid);
+	uint64_t insns[MAX_INSNS];
+	instructions(built("symb_macho_arm64"), insns, &c->ret);
+	c->leaf = nm_addr(built("symb_macho_arm64"), "_macho_leaf");
+}
+
+static void
+arm64_end(arm64_case *c)
+{
+	symb_sh("rm -rf '%s'", c->dir);
+	free(c->dir);
+}
+
 /* An .ips report (Apple's JSON format: frames as image index + offset) reads into the same
  * model and gets the same answers. */
 Test(macho, ips_reports_are_symbolicated_too)
 {
-	char *dir = dsym_dir("symb_macho_arm64.dwarf", "symb_macho_arm64");
-	char uuid[33];
-	uuid_of(built("symb_macho_arm64"), "arm64", uuid);
-	uint64_t insns[MAX_INSNS], ret;
-	instructions(built("symb_macho_arm64"), insns, &ret);
-	uint64_t leaf = nm_addr(built("symb_macho_arm64"), "_macho_leaf");
+	arm64_case c;
+	arm64_begin(&c);
 	char *ips = symb_fmt(
 		"{\"app_name\":\"symb_macho_arm64\",\"bug_type\":\"309\",\"os_version\":\"macOS 11.0 (20A2411)\"}\n"
 		"{\"procName\":\"symb_macho_arm64\",\"pid\":4242,\"cpuType\":\"ARM-64\",\"faultingThread\":0,"
@@ -376,37 +397,31 @@ Test(macho, ips_reports_are_symbolicated_too)
 		"\"usedImages\":[{\"source\":\"P\",\"arch\":\"arm64\",\"base\":%llu,\"size\":16384,"
 		"\"uuid\":\"%.8s-%.4s-%.4s-%.4s-%.12s\",\"name\":\"symb_macho_arm64\","
 		"\"path\":\"/Applications/Symb.app/Contents/MacOS/symb_macho_arm64\"}]}\n",
-		(unsigned long long)(leaf - TEXT), (unsigned long long)(ret - TEXT), LOAD, uuid, uuid + 8, uuid + 12,
-		uuid + 16, uuid + 20);
+		(unsigned long long)(c.leaf - TEXT), (unsigned long long)(c.ret - TEXT), LOAD, c.uuid, c.uuid + 8,
+		c.uuid + 12, c.uuid + 16, c.uuid + 20);
 	pm_report r;
 	read_text(ips, &r);
 	cr_assert_eq(r.format, PM_FORMAT_IPS);
-	symbolicate(&r, dir);
+	symbolicate(&r, c.dir);
 	expect_chain(&r);
 	pm_report_free(&r);
 	free(ips);
-	symb_sh("rm -rf '%s'", dir);
-	free(dir);
+	arm64_end(&c);
 }
 
 /* The command line: a .crash report in, the JSON twin out, with the inlined chain. */
 Test(macho, cli_symbolicates_an_apple_report)
 {
-	char *dir = dsym_dir("symb_macho_arm64.dwarf", "symb_macho_arm64");
-	char uuid[33];
-	uuid_of(built("symb_macho_arm64"), "arm64", uuid);
-	uint64_t insns[MAX_INSNS], ret;
-	instructions(built("symb_macho_arm64"), insns, &ret);
-	/* arm64's macho_leaf starts with the load of macho_inner (a leaf function has no prologue). */
-	char *text = report("symb_macho_arm64", "arm64", uuid, nm_addr(built("symb_macho_arm64"), "_macho_leaf"), ret,
-	                    NULL, 0);
-	char *in = symb_fmt("%s/in.crash", dir), *out = symb_fmt("%s/out.json", dir);
+	arm64_case c;
+	arm64_begin(&c);
+	char *text = report("symb_macho_arm64", "arm64", c.uuid, c.leaf, c.ret, NULL, 0);
+	char *in = symb_fmt("%s/in.crash", c.dir), *out = symb_fmt("%s/out.json", c.dir);
 	FILE *f = fopen(in, "w");
 	cr_assert_not_null(f);
 	fputs(text, f);
 	fclose(f);
 	char *cmd = symb_fmt("'%s' symbolicate '%s' --debug-dir '%s' --to json -o '%s'", pm_test_build("tools/postmortem"),
-	                     in, dir, out);
+	                     in, c.dir, out);
 	free(sh_out(cmd));
 	pm_report r;
 	pm_read_error err;
@@ -418,6 +433,5 @@ Test(macho, cli_symbolicates_an_apple_report)
 	free(in);
 	free(out);
 	free(text);
-	symb_sh("rm -rf '%s'", dir);
-	free(dir);
+	arm64_end(&c);
 }

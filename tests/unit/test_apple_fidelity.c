@@ -313,6 +313,7 @@ Test(apple_fidelity, partial_report_keeps_thread_numbers)
 /* A wakeups report lists only the thread it is about. */
 Test(apple_fidelity, a_lone_thread_is_the_triggered_one)
 {
+	pm_report r;
 	static const char wakeups[] =
 		"Exception Type:  EXC_RESOURCE\n"
 		"Exception Subtype: WAKEUPS\n"
@@ -320,7 +321,6 @@ Test(apple_fidelity, a_lone_thread_is_the_triggered_one)
 		"\n"
 		"Thread 3:\n"
 		KERNEL_FRAME_A;
-	pm_report r;
 	read_faithful("wakeups", wakeups, 1, &r);
 	cr_expect_eq(r.threads[0].number, 3);
 	cr_expect_eq(pm_report_crashed_thread(&r), 0);
