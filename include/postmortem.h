@@ -475,6 +475,16 @@ typedef struct pm_symbolicate_options {
  */
 pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
 
+/*
+ * Write the pre-parsed symbol table of each image the debug file at `path`
+ * describes (an ELF file with its build id; a dSYM or Mach-O file, one per
+ * slice, by UUID) into `dir` as <id in hex>.pmsym: every answer
+ * pm_symbolicate would give, as ranges of addresses.  pm_symbolicate uses
+ * such a table, found in a debug dir by the image's id, instead of the DWARF.
+ * msg (may be NULL) gets the paths written, one a line, or what failed.
+ */
+pm_err pm_symbols_build(const char *path, const char *dir, char *msg, size_t msg_len);
+
 /* ------------------------------------------------------------------------ */
 /* The report store: pending reports on the next launch                      */
 /* ------------------------------------------------------------------------ */

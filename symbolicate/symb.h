@@ -15,6 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/grow.h"
 #include "postmortem.h"
@@ -258,6 +259,7 @@ typedef struct pm_sy_loc {
 	const char *symbol;      /* NULL: keep the report's */
 	const char *file;
 	uint64_t symbol_offset;
+	uint64_t from;           /* runtime address the offset counts from (with symbol) */
 	uint32_t line, column;
 	bool has_offset, inlined;
 } pm_sy_loc;
@@ -283,5 +285,37 @@ typedef enum pm_sy_result {
  * into.
  */
 pm_sy_result pm_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out);
+
+/* ---- the pre-parsed table (table.c, table_build.c) --------------------- */
+
+#define PM_SY_TABLE_MAGIC "PMSYMTB1"
+enum {
+	PM_SY_TABLE_HEADER = 112,
+	PM_SY_TABLE_RANGE = 16,
+	PM_SY_TABLE_LOC = 32,
+	PM_SY_TABLE_OFFSET = 1,  /* loc flags: the symbol has an offset from `from` */
+	PM_SY_TABLE_INLINED = 2,
+};
+
+typedef struct pm_sy_table {
+	pm_sy_map map;
+	const uint8_t *id;
+	uint32_t id_len;
+	uint64_t base;           /* the image's link-time start */
+	const unsigned char *ranges, *locs;
+	size_t range_count, loc_count;
+	const char *strings;
+	size_t strings_len;
+} pm_sy_table;
+
+/* Map and check a table: 0, ENOENT, or another errno value with why set (EINVAL: damaged). */
+int pm_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len);
+void pm_sy_table_close(pm_sy_table *t);
+/* pm_sy_resolve from a table; bias is the image's load address minus t->base. */
+pm_sy_result pm_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
+                                 pm_sy_strings *strings, pm_sy_locs *out);
+/* Write the table of an open module (bias 0: link-time addresses) to out.  False when out
+ * of memory or the write failed (errno). */
+bool pm_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t base, FILE *out);
 
 #endif

@@ -409,6 +409,18 @@ Test(macho, ips_reports_are_symbolicated_too)
 	arm64_end(&c);
 }
 
+/* Tables built from the universal dSYM (one per slice) give llvm-symbolizer's answers too. */
+Test(macho, tables_answer_as_the_dsym_does)
+{
+	char *dir = pm_test_tmpdir();
+	symb_sh("'%s' symbols build '%s' -o '%s' > /dev/null", pm_test_build("tools/postmortem"),
+	        built("symb_macho_universal.dwarf"), dir);
+	check_program("x86_64", "symb_macho_x86_64", "symb_macho_x86_64.dwarf", ".pmsym", dir);
+	check_program("arm64", "symb_macho_arm64", "symb_macho_arm64.dwarf", ".pmsym", dir);
+	symb_sh("rm -rf '%s'", dir);
+	free(dir);
+}
+
 /* The command line: a .crash report in, the JSON twin out, with the inlined chain. */
 Test(macho, cli_symbolicates_an_apple_report)
 {
