@@ -44,6 +44,10 @@ bool fuzz_check_answer(const uint8_t *data, size_t size, char *why, size_t cap);
  * symbols come sorted. */
 bool fuzz_check_macho(const uint8_t *data, size_t size, char *why, size_t cap);
 
+/* Bytes as a pre-parsed symbol table (symbolicate/table.c): what the check
+ * accepts answers lookups anywhere without reading outside the bytes. */
+bool fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap);
+
 /* Writes the reason into why; always false, so a check can return it. */
 static inline bool __attribute__((format(printf, 3, 4)))
 fuzz_say(char *why, size_t cap, const char *fmt, ...)

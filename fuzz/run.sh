@@ -30,6 +30,11 @@ for f in "$root/$main_build"/tests/symbolicate/symb_macho_*; do
 	case $f in *.o) continue ;; esac
 	{ printf '\001'; cat "$f"; } > "$work/macho/$(basename "$f")"
 done
+# Pre-parsed symbol tables of the same programs and of an ELF test program.
+mkdir -p "$work/table"
+"$root/$main_build/tools/postmortem" symbols build -o "$work/table" \
+	"$root/$main_build"/tests/symbolicate/symb_macho_universal.dwarf "$root/$main_build"/tests/symbolicate/symb_c \
+	> /dev/null
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -56,4 +61,5 @@ run fuzz_read_ips "$work/apple" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
 run fuzz_read_any "$work/apple" ""
 run fuzz_macho "$work/macho" ""
+run fuzz_table "$work/table" ""
 echo "fuzz: no failures"

@@ -311,6 +311,8 @@ typedef struct pm_sy_table {
 /* Map and check a table: 0, ENOENT, or another errno value with why set (EINVAL: damaged). */
 int pm_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len);
 void pm_sy_table_close(pm_sy_table *t);
+/* Check a table in memory and point t's parts into it (t->map is left alone); false with why set. */
+bool pm_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len);
 /* pm_sy_resolve from a table; bias is the image's load address minus t->base. */
 pm_sy_result pm_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
                                  pm_sy_strings *strings, pm_sy_locs *out);

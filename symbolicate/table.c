@@ -43,11 +43,10 @@ u64_at(const unsigned char *p)
 	return v;
 }
 
-static bool
-checked(pm_sy_table *t, char *why, size_t why_len)
+bool
+pm_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len)
 {
-	const unsigned char *p = t->map.data;
-	size_t len = t->map.len;
+	const unsigned char *p = data;
 	if (len < PM_SY_TABLE_HEADER || memcmp(p, PM_SY_TABLE_MAGIC, 8) != 0) {
 		snprintf(why, why_len, "not a postmortem symbol table");
 		return false;
@@ -98,7 +97,7 @@ pm_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len)
 			snprintf(why, why_len, "%s", strerror(err));
 		return err;
 	}
-	if (!checked(t, why, why_len)) {
+	if (!pm_sy_table_check(t, t->map.data, t->map.len, why, why_len)) {
 		pm_sy_table_close(t);
 		return EINVAL;
 	}
