@@ -1,10 +1,13 @@
 /*
  * symb.h — the pieces behind pm_symbolicate (include/postmortem.h).
  *
- * One image at a time: find_debug.c picks the files by build id, module.c
- * opens them (libelf for the image's symbols and load bias, libdw for the
- * DWARF), units.c and scopes.c index what a lookup needs, resolve.c turns
- * one address into its chain of frames, symbolicate.c walks the report.
+ * One image at a time: find_debug.c picks the files by build id (Apple
+ * images: by UUID, macho.c reading Mach-O), module.c and macho_file.c open
+ * them (the image's symbols and load bias; libdw for the DWARF), units.c and
+ * scopes.c index what a lookup needs, resolve.c turns one address into its
+ * chain of frames, symbolicate.c walks the report.  A pre-parsed table
+ * (table.c, written by table_build.c for pm_symbols_build) answers instead
+ * when a debug dir holds one for the image.
  * Ordinary code: it allocates, and never runs in a signal handler.
  */
 #ifndef PM_SYMBOLICATE_SYMB_H

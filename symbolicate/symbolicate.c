@@ -7,7 +7,8 @@
  * replaced whole, so symbolicating twice gives the same report.  Images are
  * opened one at a time and closed before the next, so memory stays bounded
  * by the largest image however many a report lists, and each debug file is
- * opened once per report.  New frame arrays come from the report's arena;
+ * opened once per report.  An image whose pre-parsed table (table.c) lies
+ * in a debug dir is answered from the table, without its debug file.  New frame arrays come from the report's arena;
  * the old ones stay there unused until the report is freed.
  */
 #include <errno.h>
