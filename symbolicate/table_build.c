@@ -17,13 +17,14 @@
 typedef struct builder {
 	uint64_t *at;            /* boundaries */
 	size_t at_count, at_cap;
-	unsigned char *ranges, *locs;
-	size_t range_count, range_cap, loc_count, loc_cap;
-	char *strings;
-	size_t strings_len, strings_cap;
-	const char **keys;       /* string pointer -> offset, open addressing */
-	uint32_t *offs;
-	size_t key_count, key_cap;
+	unsigned char *ranges;
+	size_t range_count, range_cap;
+	pm_sy_loc *locs;         /* their strings are the module's copies, one pointer per string */
+	size_t loc_count, loc_cap;
+	const char **strings;    /* those pointers, sorted, once each */
+	uint32_t *offsets;       /* where each is written */
+	size_t string_count;
+	uint64_t strings_len;
 	bool nomem;
 } builder;
 
@@ -101,62 +102,6 @@ gather(builder *b, pm_sy_module *m)
 	}
 }
 
-static size_t
-key_slot(const char *s, size_t cap)
-{
-	return (size_t)(((uintptr_t)s * 0x9e3779b97f4a7c15u) >> 20) & (cap - 1);
-}
-
-/* The offset of s in the strings, added on first use; UINT32_MAX for NULL. */
-static uint32_t
-string_off(builder *b, const char *s)
-{
-	if (!s)
-		return UINT32_MAX;
-	if (2 * (b->key_count + 1) > b->key_cap) {
-		size_t cap = b->key_cap ? 2 * b->key_cap : 1024;
-		const char **keys = calloc(cap, sizeof *keys);
-		uint32_t *offs = calloc(cap, sizeof *offs);
-		if (!keys || !offs) {
-			free(keys);
-			free(offs);
-			b->nomem = true;
-			return UINT32_MAX;
-		}
-		for (size_t i = 0; i < b->key_cap; i++) {
-			if (!b->keys[i])
-				continue;
-			size_t j = key_slot(b->keys[i], cap);
-			while (keys[j])
-				j = (j + 1) & (cap - 1);
-			keys[j] = b->keys[i];
-			offs[j] = b->offs[i];
-		}
-		free(b->keys);
-		free(b->offs);
-		b->keys = keys;
-		b->offs = offs;
-		b->key_cap = cap;
-	}
-	size_t j = key_slot(s, b->key_cap);
-	while (b->keys[j] && b->keys[j] != s)
-		j = (j + 1) & (b->key_cap - 1);
-	if (b->keys[j])
-		return b->offs[j];
-	size_t n = strlen(s) + 1;
-	if (b->strings_len + n > UINT32_MAX ||
-	    !pm_grow((void **)&b->strings, &b->strings_cap, b->strings_len + n, 1)) {
-		b->nomem = true;
-		return UINT32_MAX;
-	}
-	memcpy(b->strings + b->strings_len, s, n);
-	b->keys[j] = s;
-	b->offs[j] = (uint32_t)b->strings_len;
-	b->key_count++;
-	b->strings_len += n;
-	return b->offs[j];
-}
-
 static void
 put32(unsigned char *p, uint32_t v)
 {
@@ -180,7 +125,7 @@ static void
 add_range(builder *b, uint64_t lo, const pm_sy_loc *locs, size_t n)
 {
 	if (!pm_grow((void **)&b->ranges, &b->range_cap, (b->range_count + 1) * PM_SY_TABLE_RANGE, 1) ||
-	    !pm_grow((void **)&b->locs, &b->loc_cap, (b->loc_count + n) * PM_SY_TABLE_LOC, 1)) {
+	    !pm_grow((void **)&b->locs, &b->loc_cap, b->loc_count + n, sizeof *b->locs)) {
 		b->nomem = true;
 		return;
 	}
@@ -188,17 +133,76 @@ add_range(builder *b, uint64_t lo, const pm_sy_loc *locs, size_t n)
 	put64(r, lo);
 	put32(r + 8, (uint32_t)b->loc_count);
 	put32(r + 12, (uint32_t)n);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char *l = b->locs + b->loc_count++ * PM_SY_TABLE_LOC;
-		memset(l, 0, PM_SY_TABLE_LOC);
-		put32(l, string_off(b, locs[i].symbol));
-		put32(l + 4, string_off(b, locs[i].file));
-		put32(l + 8, locs[i].line);
-		put32(l + 12, locs[i].column);
-		put64(l + 16, locs[i].from);
-		/* At link time (bias 0) no code starts at 0: a zero `from` is an offset never set. */
-		put32(l + 24, (locs[i].from ? PM_SY_TABLE_OFFSET : 0) | (locs[i].inlined ? PM_SY_TABLE_INLINED : 0));
+	memcpy(b->locs + b->loc_count, locs, n * sizeof *locs);
+	b->loc_count += n;
+}
+
+static int
+by_pointer(const void *x, const void *y)
+{
+	uintptr_t a = (uintptr_t) * (const char *const *)x, c = (uintptr_t) * (const char *const *)y;
+	return a < c ? -1 : a > c;
+}
+
+/* Every string the locations use, once, with the offset it is written at. */
+static void
+index_strings(builder *b)
+{
+	b->strings = malloc((2 * b->loc_count + 1) * sizeof *b->strings);
+	if (!b->strings) {
+		b->nomem = true;
+		return;
 	}
+	size_t n = 0;
+	for (size_t i = 0; i < b->loc_count; i++) {
+		if (b->locs[i].symbol)
+			b->strings[n++] = b->locs[i].symbol;
+		if (b->locs[i].file)
+			b->strings[n++] = b->locs[i].file;
+	}
+	qsort(b->strings, n, sizeof *b->strings, by_pointer);
+	size_t u = 0;
+	for (size_t i = 0; i < n; i++)
+		if (u == 0 || b->strings[i] != b->strings[u - 1])
+			b->strings[u++] = b->strings[i];
+	b->string_count = u;
+	b->offsets = malloc((u + 1) * sizeof *b->offsets);
+	for (size_t i = 0; b->offsets && i < u && b->strings_len <= UINT32_MAX; i++) {
+		b->offsets[i] = (uint32_t)b->strings_len;
+		b->strings_len += strlen(b->strings[i]) + 1;
+	}
+	b->nomem |= !b->offsets || b->strings_len > UINT32_MAX;
+}
+
+static uint32_t
+string_off(const builder *b, const char *s)
+{
+	if (!s)
+		return UINT32_MAX;
+	const char **at = bsearch(&s, b->strings, b->string_count, sizeof *b->strings, by_pointer);
+	return b->offsets[at - b->strings];
+}
+
+static bool
+write_locs(const builder *b, FILE *out)
+{
+	for (size_t i = 0; i < b->loc_count; i++) {
+		const pm_sy_loc *f = &b->locs[i];
+		unsigned char l[PM_SY_TABLE_LOC] = { 0 };
+		put32(l, string_off(b, f->symbol));
+		put32(l + 4, string_off(b, f->file));
+		put32(l + 8, f->line);
+		put32(l + 12, f->column);
+		put64(l + 16, f->from);
+		/* At link time (bias 0) no code starts at 0: a zero `from` is an offset never set. */
+		put32(l + 24, (f->from ? PM_SY_TABLE_OFFSET : 0) | (f->inlined ? PM_SY_TABLE_INLINED : 0));
+		if (fwrite(l, 1, sizeof l, out) != sizeof l)
+			return false;
+	}
+	for (size_t i = 0; i < b->string_count; i++)
+		if (fwrite(b->strings[i], 1, strlen(b->strings[i]) + 1, out) != strlen(b->strings[i]) + 1)
+			return false;
+	return true;
 }
 
 /* One answer per boundary, merged with the one before when it is the same. */
@@ -243,9 +247,7 @@ write_all(const builder *b, const uint8_t *id, size_t id_len, uint64_t base, FIL
 	put64(h + 96, b->loc_count);
 	put64(h + 104, b->strings_len);
 	return fwrite(h, 1, sizeof h, out) == sizeof h &&
-	       fwrite(b->ranges, PM_SY_TABLE_RANGE, b->range_count, out) == b->range_count &&
-	       fwrite(b->locs, PM_SY_TABLE_LOC, b->loc_count, out) == b->loc_count &&
-	       fwrite(b->strings, 1, b->strings_len, out) == b->strings_len;
+	       fwrite(b->ranges, PM_SY_TABLE_RANGE, b->range_count, out) == b->range_count && write_locs(b, out);
 }
 
 bool
@@ -261,13 +263,14 @@ pm_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t ba
 			b.at[n++] = b.at[i];
 	b.at_count = n;
 	answer_all(&b, m);
+	if (!b.nomem)
+		index_strings(&b);
 	bool ok = !b.nomem && b.loc_count <= UINT32_MAX && id_len <= PM_BUILD_ID_MAX &&
 	          write_all(&b, id, id_len, base, out);
 	free(b.at);
 	free(b.ranges);
 	free(b.locs);
 	free(b.strings);
-	free(b.keys);
-	free(b.offs);
+	free(b.offsets);
 	return ok;
 }
