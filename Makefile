@@ -18,7 +18,7 @@ FUZZ_SEED ?= 1
 FUZZ_SECONDS ?= 300
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-PACKAGES = build-essential meson ninja-build pkg-config clang libclang-rt-14-dev llvm-14 \
+PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema lldb

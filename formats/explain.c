@@ -5,6 +5,7 @@
 #include "explain.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -314,7 +315,7 @@ text_thread(pm_sbuf *b, const pm_explain_facts *f)
 		pm_sbuf_printf(b, "The report does not say which thread this is about.\n");
 		return;
 	}
-	pm_sbuf_printf(b, "%s: %d", thread_label(f->r), f->thread);
+	pm_sbuf_printf(b, "%s: %" PRIu64, thread_label(f->r), t->number);
 	if (t->id)
 		pm_sbuf_printf(b, " (id %llu)", (unsigned long long)t->id);
 	if (t->name)

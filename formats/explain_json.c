@@ -128,6 +128,7 @@ add_thread(jtree *j, cJSON *root, const pm_explain_facts *f)
 		return;
 	cJSON *o = add_object(j, root, "thread");
 	add_u64(j, o, "index", (uint64_t)f->thread);
+	add_u64(j, o, "number", t->number);
 	if (t->id)
 		add_u64(j, o, "id", t->id);
 	add_str(j, o, "name", t->name);

@@ -32,7 +32,10 @@ pm_report_crashed_thread(const pm_report *r)
 		if (r->threads[i].crashed)
 			return (int32_t)i;
 	int32_t t = r->exception.triggered_thread;
-	return t >= 0 && (uint32_t)t < r->thread_count ? t : -1;
+	for (uint32_t i = 0; t >= 0 && i < r->thread_count; i++)
+		if (r->threads[i].number == (uint64_t)t)
+			return (int32_t)i;
+	return -1;
 }
 
 int32_t

@@ -160,6 +160,7 @@ exception_eq(const pm_exception *a, const pm_exception *b, const char **where)
 	CHECK_STR(a->terminating_process, b->terminating_process, "exception.terminating_process", -1, -1);
 	CHECK(a->terminating_pid == b->terminating_pid, "exception.terminating_pid", -1, -1);
 	CHECK(a->triggered_thread == b->triggered_thread, "exception.triggered_thread", -1, -1);
+	CHECK(a->highlighted == b->highlighted, "exception.highlighted", -1, -1);
 	CHECK(strs_eq(a->asi, a->asi_count, b->asi, b->asi_count), "exception.asi", -1, -1);
 	CHECK_STR(a->kernel_triage, b->kernel_triage, "exception.kernel_triage", -1, -1);
 	return true;
@@ -199,9 +200,11 @@ pm_report_equal(const pm_report *a, const pm_report *b, const char **where)
 	for (uint32_t i = 0; i < a->thread_count; i++) {
 		const pm_thread *x = &a->threads[i], *y = &b->threads[i];
 		CHECK(x->id == y->id, "thread.id", i, -1);
+		CHECK(x->number == y->number, "thread.number", i, -1);
 		CHECK_STR(x->name, y->name, "thread.name", i, -1);
 		CHECK_STR(x->queue, y->queue, "thread.queue", i, -1);
 		CHECK(x->crashed == y->crashed, "thread.crashed", i, -1);
+		CHECK(x->attributed == y->attributed, "thread.attributed", i, -1);
 		CHECK(x->captured == y->captured, "thread.captured", i, -1);
 		CHECK_STR(x->note, y->note, "thread.note", i, -1);
 		CHECK(x->frames_truncated == y->frames_truncated, "thread.frames_truncated", i, -1);

@@ -151,8 +151,11 @@ pm_ips_threads(const cJSON *b, pm_report *r)
 	r->threads = n ? pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread)) : NULL;
 	if (r->threads) {
 		uint32_t i = 0;
-		for (const cJSON *t = arr->child; t && i < n; t = t->next)
-			read_thread(t, r, &r->threads[i++]);
+		/* .ips lists every thread: the number is the position. */
+		for (const cJSON *t = arr->child; t && i < n; t = t->next, i++) {
+			r->threads[i].number = i;
+			read_thread(t, r, &r->threads[i]);
+		}
 		r->thread_count = n;
 	}
 	uint64_t ft;

@@ -134,6 +134,7 @@ read_exception(pm_jr *c, const cJSON *root)
 	int64_t t;
 	if (pm_jr_i64(c, o, "triggered_thread", &t) && t >= 0 && t <= INT32_MAX)
 		e->triggered_thread = (int32_t)t;
+	e->highlighted = pm_jr_flag(c, o, "highlighted");
 	e->asi = pm_jr_list(c, o, "asi", PM_JR_MAX_LINES, sizeof *e->asi,
 	                    pm_jr_string_elem, &e->asi_count, NULL);
 	e->kernel_triage = pm_jr_str(c, o, "kernel_triage");
@@ -160,7 +161,7 @@ check_schema(const cJSON *root, pm_read_error *err)
 	return PM_OK;
 }
 
-/* Images before threads, threads before the exception: later parts check indices into earlier ones. */
+/* Images before threads: frames check their image indices. */
 static void
 read_report(pm_jr *c, const cJSON *root)
 {

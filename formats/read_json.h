@@ -33,6 +33,7 @@ typedef struct pm_jr {
 	pm_err rc;         /* the first failure */
 	size_t path_len;
 	char path[128];    /* the value being read, for messages: "threads[2].frames[5]" */
+	uint32_t index;    /* position of the element pm_jr_list is reading */
 } pm_jr;
 
 /* Path bookkeeping: enter member `key` or element `index`; pm_jr_leave(c, mark) goes back. */

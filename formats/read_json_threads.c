@@ -84,10 +84,14 @@ pm_jr_thread_elem(pm_jr *c, const cJSON *it, void *dst)
 	const cJSON *o = pm_jr_object(c, it, NULL);
 	if (!o)
 		return;
+	/* Twins written before threads carried numbers numbered them by position. */
+	if (!pm_jr_u64(c, o, "number", &t->number))
+		t->number = c->index;
 	pm_jr_u64(c, o, "id", &t->id);
 	t->name = pm_jr_str(c, o, "name");
 	t->queue = pm_jr_str(c, o, "queue");
 	t->crashed = pm_jr_flag(c, o, "crashed");
+	t->attributed = pm_jr_flag(c, o, "attributed");
 	t->captured = pm_jr_flag(c, o, "captured");
 	t->note = pm_jr_str(c, o, "note");
 	t->frames_truncated = pm_jr_flag(c, o, "frames_truncated");

@@ -211,6 +211,7 @@ pm_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t siz
 	it = arr->child;
 	for (uint32_t i = 0; i < n && c->rc == PM_OK; i++, it = it->next) {
 		size_t m = pm_jr_enter_index(c, i);
+		c->index = i;
 		fn(c, it, dst + i * size);
 		pm_jr_leave(c, m);
 	}

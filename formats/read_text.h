@@ -67,8 +67,7 @@ typedef struct tx_parser {
 	const char **block_dst;
 	const char *block_start, *block_end;
 	/* capacities of the growing arrays in r */
-	uint32_t thread_cap, number_cap, frame_cap, leb_cap, image_cap, asi_cap, reason_cap, extra_cap;
-	uint64_t *thread_numbers;  /* the number each thread has in the text */
+	uint32_t thread_cap, frame_cap, leb_cap, image_cap, asi_cap, reason_cap, extra_cap;
 	uint32_t total_frames;
 	bool name_pending;         /* the last thread came from a "Thread N name:" line */
 	pm_regs *regs;             /* thread state being read, NULL to drop rows */

@@ -175,6 +175,13 @@ triggered_thread(tx_parser *p, tx_span v)
 }
 
 static void
+highlighted_thread(tx_parser *p, tx_span v)
+{
+	triggered_thread(p, v);
+	exc(p)->highlighted = exc(p)->triggered_thread >= 0;
+}
+
+static void
 asi(tx_parser *p, tx_span v)
 {
 	pm_exception *e = exc(p);
@@ -212,7 +219,7 @@ static const struct label {
 	{ "Terminating Process", terminating_process, 0 },
 	{ "Triggered by Thread", triggered_thread, 0 },
 	{ "Crashed Thread", triggered_thread, 0 },      /* macOS, older iOS, third parties */
-	{ "Highlighted Thread", triggered_thread, 0 },  /* iOS <= 6 SpringBoard kills */
+	{ "Highlighted Thread", highlighted_thread, 0 }, /* iOS <= 6 SpringBoard kills */
 	{ "Application Specific Information", asi, 0 },
 	{ "Kernel Triage", kernel_triage, 0 },
 };

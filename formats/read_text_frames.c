@@ -23,15 +23,10 @@ new_thread(tx_parser *p, uint64_t number)
 		return NULL;
 	}
 	pm_thread *t = pm_tx_grow(&r->arena, r->threads, r->thread_count, &p->thread_cap, sizeof *t);
-	if (t)
-		r->threads = t;
-	uint64_t *nums = pm_tx_grow(&r->arena, p->thread_numbers, r->thread_count, &p->number_cap,
-	                            sizeof *nums);
-	if (nums)
-		p->thread_numbers = nums;
-	if (!t || !nums)
+	if (!t)
 		return NULL;
-	nums[r->thread_count] = number;
+	r->threads = t;
+	t[r->thread_count].number = number;
 	p->frame_cap = 0;
 	return &t[r->thread_count++];
 }
@@ -42,7 +37,7 @@ pending_thread(tx_parser *p, uint64_t number)
 {
 	pm_report *r = p->r;
 	bool same = p->name_pending && r->thread_count > 0 &&
-	            p->thread_numbers[r->thread_count - 1] == number;
+	            r->threads[r->thread_count - 1].number == number;
 	p->name_pending = false;
 	return same ? &r->threads[r->thread_count - 1] : NULL;
 }
@@ -71,7 +66,7 @@ thread_name(tx_parser *p, uint64_t number, tx_span text)
 }
 
 static void
-thread_header(tx_parser *p, uint64_t number, bool crashed, tx_span text)
+thread_header(tx_parser *p, uint64_t number, tx_span mark, tx_span text)
 {
 	pm_thread *t = pending_thread(p, number);
 	if (!t)
@@ -81,20 +76,30 @@ thread_header(tx_parser *p, uint64_t number, bool crashed, tx_span text)
 		pm_tx_begin_section(p, TX_SKIP);
 		return;
 	}
-	t->crashed |= crashed;
+	t->crashed |= pm_tx_eq(mark, "Crashed");
+	t->attributed |= pm_tx_eq(mark, "Attributed");
 	set_name_queue(p, t, text);
 	pm_tx_begin_section(p, TX_THREAD);
 }
 
-/* "Thread N:", "Thread N Crashed:", macOS "Thread N Crashed:: name Dispatch queue: q". */
+/*
+ * "Thread N:", "Thread N Crashed:", "Thread N Attributed:" (resource reports), macOS
+ * "Thread N Crashed:: name Dispatch queue: q".
+ */
 static bool
 header_line(tx_parser *p, uint64_t number, tx_span t)
 {
-	bool crashed = pm_tx_skip(&t, " Crashed");
+	tx_span mark = pm_tx_span(t.p, 0);
+	if (pm_tx_skip(&t, " ")) {
+		mark = pm_tx_span(t.p, pm_tx_find_char(t, ':'));
+		if (!pm_tx_eq(mark, "Crashed") && !pm_tx_eq(mark, "Attributed"))
+			return false;
+		t = pm_tx_tail(t, mark.n);
+	}
 	if (!pm_tx_skip(&t, ":"))
 		return false;
 	pm_tx_skip(&t, ":");
-	thread_header(p, number, crashed, pm_tx_trim(t));
+	thread_header(p, number, mark, pm_tx_trim(t));
 	return true;
 }
 

@@ -27,7 +27,7 @@ static pm_thread *
 numbered_thread(tx_parser *p, uint64_t number)
 {
 	for (uint32_t i = p->r->thread_count; i > 0; i--)
-		if (p->thread_numbers[i - 1] == number)
+		if (p->r->threads[i - 1].number == number)
 			return &p->r->threads[i - 1];
 	return NULL;
 }

@@ -187,6 +187,7 @@ write_exception(pm_jw *w, const pm_exception *e)
 	write_termination(w, e);
 	if (e->triggered_thread >= 0)
 		pm_jw_i64(w, "triggered_thread", e->triggered_thread);
+	pm_jw_flag(w, "highlighted", e->highlighted);
 	pm_jw_strings(w, "asi", e->asi, e->asi_count);
 	pm_jw_str(w, "kernel_triage", e->kernel_triage);
 	pm_jw_close(w, '}', p);
@@ -267,11 +268,13 @@ write_thread(pm_jw *w, const void *elem)
 {
 	const pm_thread *t = elem;
 	bool p = pm_jw_open(w, '{', false);
+	pm_jw_u64(w, "number", t->number);
 	if (t->id != 0)
 		pm_jw_u64(w, "id", t->id);
 	pm_jw_str(w, "name", t->name);
 	pm_jw_str(w, "queue", t->queue);
 	pm_jw_flag(w, "crashed", t->crashed);
+	pm_jw_flag(w, "attributed", t->attributed);
 	pm_jw_flag(w, "captured", t->captured);
 	pm_jw_str(w, "note", t->note);
 	pm_jw_flag(w, "frames_truncated", t->frames_truncated);

@@ -186,7 +186,7 @@ write_exception(const pm_report *r, pm_out *o)
 	}
 	write_termination(e, o);
 	if (e->triggered_thread >= 0) {
-		pm_out_str(o, "Triggered by Thread:  ");
+		pm_out_str(o, e->highlighted ? "Highlighted Thread:  " : "Triggered by Thread:  ");
 		pm_out_i64(o, e->triggered_thread);
 		pm_out_ch(o, '\n');
 	}
@@ -231,16 +231,38 @@ write_location(const pm_report *r, const pm_frame *f, pm_out *o)
 		pm_out_str(o, " [inlined]");
 }
 
+/* The first word of s is w ("ARM" in "ARM (Native)", not in "ARM-64"). */
+static bool
+first_word_is(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	return strncmp(s, w, n) == 0 && (s[n] == '\0' || s[n] == ' ');
+}
+
+/* A 32-bit process's addresses print in 8 digits, as its own reporter wrote them. */
+static unsigned
+address_digits(const pm_report *r)
+{
+	int32_t t = pm_report_crashed_thread(r);
+	const pm_regs *g = t >= 0 ? r->threads[t].regs : NULL;
+	if (g)
+		return g->arch == PM_ARCH_ARM32 || g->arch == PM_ARCH_X86 ? 8 : 16;
+	const char *ct = r->header.code_type;
+	return ct && (first_word_is(ct, "ARM") || first_word_is(ct, "X86") ||
+	              first_word_is(ct, "PPC")) ? 8 : 16;
+}
+
 void
 pm_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
 {
+	unsigned digits = address_digits(r);
 	for (uint32_t i = 0; i < n; i++) {
 		char idx[24];
 		pm_fmt_u64(idx, sizeof idx, i);
 		pm_out_lpad(o, idx, 4);
 		pm_out_lpad(o, frame_image_name(r, &frames[i]), 30);
 		pm_out_ch(o, '\t');
-		pm_out_0x(o, frames[i].address, 16);
+		pm_out_0x(o, frames[i].address, digits);
 		pm_out_ch(o, ' ');
 		write_location(r, &frames[i], o);
 		pm_out_ch(o, '\n');
@@ -283,11 +305,11 @@ write_sections(const pm_report *r, pm_out *o)
 }
 
 static void
-write_thread_title(uint32_t i, const pm_thread *t, pm_out *o)
+write_thread_title(const pm_thread *t, pm_out *o)
 {
 	if (t->name || t->queue) {
 		pm_out_str(o, "Thread ");
-		pm_out_u64(o, i);
+		pm_out_u64(o, t->number);
 		pm_out_str(o, " name:  ");
 		if (t->name)
 			pm_out_str(o, t->name);
@@ -300,8 +322,8 @@ write_thread_title(uint32_t i, const pm_thread *t, pm_out *o)
 		pm_out_ch(o, '\n');
 	}
 	pm_out_str(o, "Thread ");
-	pm_out_u64(o, i);
-	pm_out_str(o, t->crashed ? " Crashed:\n" : ":\n");
+	pm_out_u64(o, t->number);
+	pm_out_str(o, t->crashed ? " Crashed:\n" : t->attributed ? " Attributed:\n" : ":\n");
 }
 
 static void
@@ -309,7 +331,7 @@ write_threads(const pm_report *r, pm_out *o)
 {
 	for (uint32_t i = 0; i < r->thread_count; i++) {
 		const pm_thread *t = &r->threads[i];
-		write_thread_title(i, t, o);
+		write_thread_title(t, o);
 		pm_write_frames(r, t->frames, t->frame_count, o);
 		pm_out_ch(o, '\n');
 	}

@@ -123,7 +123,7 @@ pm_write_thread_state(const pm_report *r, pm_out *o)
 	if (!l)
 		return;
 	pm_out_str(o, "Thread ");
-	pm_out_u64(o, (uint64_t)t);
+	pm_out_u64(o, r->threads[t].number);
 	pm_out_str(o, " crashed with ");
 	pm_out_str(o, l->title);
 	pm_out_str(o, ":\n");

@@ -39,6 +39,15 @@ bool fuzz_check_store(const uint8_t *data, size_t size, char *why, size_t cap);
  * cap], and plain digits are exactly that many seconds, capped. */
 bool fuzz_check_answer(const uint8_t *data, size_t size, char *why, size_t cap);
 
+/* Bytes as a Mach-O file (after a first byte that picks the architecture asked
+ * for): what symbolicate/macho.c accepts points only inside the file, and its
+ * symbols come sorted. */
+bool fuzz_check_macho(const uint8_t *data, size_t size, char *why, size_t cap);
+
+/* Bytes as a pre-parsed symbol table (symbolicate/table.c): what the check
+ * accepts answers lookups anywhere without reading outside the bytes. */
+bool fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap);
+
 /* Writes the reason into why; always false, so a check can return it. */
 static inline bool __attribute__((format(printf, 3, 4)))
 fuzz_say(char *why, size_t cap, const char *fmt, ...)

@@ -70,6 +70,20 @@ cp "$here"/corpus/upload_answer/* "$work/answer/"
 cp "$root"/fuzz/regressions/fuzz_upload_answer* "$work/answer/" 2>/dev/null || true
 cp "$here"/corpus/minidump/* "$work/minidump/"
 cp "$root"/fuzz/regressions/fuzz_read_minidump* "$work/minidump/" 2>/dev/null || true
+# Mach-O seeds: the dSYM tests' programs and DWARF files (thin and universal), each
+# behind the byte that picks the architecture asked for.
+mkdir -p "$work/macho"
+for f in "$root/$main_build"/tests/symbolicate/symb_macho_*; do
+	case $f in *.o) continue ;; esac
+	{ printf '\001'; cat "$f"; } > "$work/macho/$(basename "$f")"
+done
+cp "$root"/fuzz/regressions/fuzz_macho* "$work/macho/" 2>/dev/null || true
+# Pre-parsed symbol tables of the same programs and of an ELF test program.
+mkdir -p "$work/table"
+"$root/$main_build/tools/postmortem" symbols build -o "$work/table" \
+	"$root/$main_build"/tests/symbolicate/symb_macho_universal.dwarf "$root/$main_build"/tests/symbolicate/symb_c \
+	> /dev/null
+cp "$root"/fuzz/regressions/fuzz_table* "$work/table/" 2>/dev/null || true
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -107,4 +121,6 @@ run fuzz_read_any "$work/reports" ""
 run fuzz_store "$work/store" "$here/store.dict"
 run fuzz_upload_answer "$work/answer" ""
 run fuzz_read_minidump "$work/minidump" ""
+run fuzz_macho "$work/macho" ""
+run fuzz_table "$work/table" ""
 echo "fuzz: no failures"

@@ -163,9 +163,13 @@ typedef struct pm_regs {
 
 typedef struct pm_thread {
 	uint64_t id;             /* Linux tid, Mach thread id, 0 when unknown */
+	uint64_t number;         /* "Thread N" as the report numbers it (captures: the index);
+	                            a report may list only some threads */
 	const char *name;
 	const char *queue;       /* dispatch queue (Apple) */
 	bool crashed;
+	bool attributed;         /* "Thread N Attributed:": the thread a resource report
+	                            (EXC_RESOURCE) charges the use to */
 	bool captured;           /* registers and stack were read */
 	const char *note;        /* why not captured / how the walk ended */
 	pm_regs *regs;           /* NULL when unknown */
@@ -242,7 +246,9 @@ typedef struct pm_exception {
 	uint32_t term_flags;
 	const char *terminating_process; /* "exc handler" */
 	int64_t terminating_pid;         /* -1 when unknown */
-	int32_t triggered_thread;        /* index into threads, -1 when unknown */
+	int32_t triggered_thread;        /* number (pm_thread.number) of the thread, -1 when unknown */
+	bool highlighted;                /* the report names it "Highlighted Thread" (old iOS
+	                                    kills): highlighted, not triggering */
 	const char **asi;                /* Application Specific Information lines */
 	uint32_t asi_count;
 	const char *kernel_triage;
@@ -273,7 +279,8 @@ void pm_report_init(pm_report *r);
 void pm_report_init_fixed(pm_report *r, void *mem, size_t size);
 /* Free a report's storage (heap arenas) and reset it. */
 void pm_report_free(pm_report *r);
-/* Index of the crashed thread: the one marked crashed, else the triggered index, else -1. */
+/* Index of the crashed thread: the one marked crashed, else the one numbered triggered_thread,
+ * else -1. */
 int32_t pm_report_crashed_thread(const pm_report *r);
 /* Index of the image containing addr, or -1.  AS-safe. */
 int32_t pm_report_image_for(const pm_report *r, uint64_t addr);
@@ -473,12 +480,23 @@ typedef struct pm_symbolicate_options {
  * its function (demangled), file, line, column and inlined callers (as extra
  * frames at the same address, marked inlined).  Sources, in order: the image
  * file at its recorded path when its build id matches, its .gnu_debuglink,
- * /usr/lib/debug/.build-id/xx/rest.debug, then each debug dir.  An image that
- * cannot be used keeps its names and gets a note saying why.  A build id
- * mismatch is never accepted.  Returns PM_OK even when some images could not
- * be used.
+ * /usr/lib/debug/.build-id/xx/rest.debug, then each debug dir.  Apple
+ * reports' images are found by UUID: dSYM bundles and Mach-O files in the
+ * debug dirs (docs/symbolication.md).  An image that cannot be used keeps its
+ * names and gets a note saying why.  A build id or UUID mismatch is never
+ * accepted.  Returns PM_OK even when some images could not be used.
  */
 pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
+
+/*
+ * Write the pre-parsed symbol table of each image the debug file at `path`
+ * describes (an ELF file with its build id; a dSYM or Mach-O file, one per
+ * slice, by UUID) into `dir` as <id in hex>.pmsym: every answer
+ * pm_symbolicate would give, as ranges of addresses.  pm_symbolicate uses
+ * such a table, found in a debug dir by the image's id, instead of the DWARF.
+ * msg (may be NULL) gets the paths written, one a line, or what failed.
+ */
+pm_err pm_symbols_build(const char *path, const char *dir, char *msg, size_t msg_len);
 
 /* ------------------------------------------------------------------------ */
 /* The report store: pending reports on the next launch                      */

@@ -98,6 +98,7 @@ pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const 
 		bool blocked;
 		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked);
 		t->id = (uint64_t)tids[i];
+		t->number = (uint32_t)i;
 		t->name = pm_as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
 		t->crashed = self_crashed && tids[i] == self;
 		if (t->crashed)

@@ -11,6 +11,9 @@
  * foreign-endian files, relocatable objects, .zdebug or non-zlib
  * compression), are left to libdw: the caller opens the file directly when
  * this returns NULL.
+ *
+ * The same image carries DWARF that is in no ELF file at all: a dSYM's
+ * __DWARF sections (macho_module.c), copied as they are.
  */
 #include <limits.h>
 #include <pthread.h>
@@ -206,6 +209,23 @@ collect(Elf *elf, part **out, size_t *count)
 	return true;
 }
 
+/* The image of these parts; NULL when out of memory or a section does not inflate. */
+static char *
+build(part *parts, size_t n, const GElf_Ehdr *eh, size_t *size)
+{
+	size_t strtab, strtab_len, shoff;
+	*size = lay_out(parts, n, &strtab, &strtab_len, &shoff);
+	char *image = calloc(1, *size);
+	for (size_t i = 0; image && i < n; i++)
+		parts[i].image = image;
+	if (image && fill_all(parts, n)) {
+		write_headers(image, eh, parts, n, strtab, strtab_len, shoff);
+		return image;
+	}
+	free(image);
+	return NULL;
+}
+
 static bool
 any_compressed(const part *parts, size_t n)
 {
@@ -226,21 +246,36 @@ pm_sy_dwarf_image(Elf *elf, size_t *size)
 	    !collect(elf, &parts, &n))
 		return NULL;
 	/* Uncompressed sections libdw reads in place from the mapped file: a copy would only cost. */
-	if (!any_compressed(parts, n)) {
-		free(parts);
+	char *image = any_compressed(parts, n) ? build(parts, n, &eh, size) : NULL;
+	free(parts);
+	return image;
+}
+
+/* Host byte order: the sections are copied as they are, and Mach-O slices we read are little-endian. */
+static void
+host_header(GElf_Ehdr *eh, uint16_t e_machine)
+{
+	memset(eh, 0, sizeof *eh);
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = e_machine;
+}
+
+char *
+pm_sy_dwarf_image_of(const pm_sy_section *secs, size_t n, uint16_t e_machine, size_t *size)
+{
+	part *parts = calloc(n ? n : 1, sizeof *parts);
+	if (!parts)
 		return NULL;
-	}
-	size_t strtab, strtab_len, shoff;
-	*size = lay_out(parts, n, &strtab, &strtab_len, &shoff);
-	char *image = calloc(1, *size);
-	for (size_t i = 0; image && i < n; i++)
-		parts[i].image = image;
-	if (image && fill_all(parts, n)) {
-		write_headers(image, &eh, parts, n, strtab, strtab_len, shoff);
-	} else {
-		free(image);
-		image = NULL;
-	}
+	for (size_t i = 0; i < n; i++)
+		parts[i] = (part){ .name = secs[i].name, .src = secs[i].data, .src_len = secs[i].size,
+		                   .size = secs[i].size, .align = 1 };
+	GElf_Ehdr eh;
+	host_header(&eh, e_machine);
+	char *image = build(parts, n, &eh, size);
 	free(parts);
 	return image;
 }

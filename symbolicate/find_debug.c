@@ -9,7 +9,14 @@
  * first file whose build id matches and that holds DWARF wins.  A file whose
  * build id differs is refused and named in the note even when another file
  * is found: a rebuilt binary at the recorded path must never pass unnoticed.
+ *
+ * Apple images are found by UUID instead: the image file, then in each debug
+ * dir DIR/<name>.dSYM/Contents/Resources/DWARF/<name> and DIR/<name>, then
+ * every other dSYM bundle's DWARF files and every file in DIR (the slice for
+ * the report's arch of a universal file).  Those last are not named after the
+ * image, so a UUID mismatch among them is no news and goes unmentioned.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,7 +25,29 @@
 
 #include "symb.h"
 
+/* How a search speaks of the files it looks at. */
+typedef struct kind {
+	int (*read)(const char *path, const pm_image *img, pm_sy_facts *f);
+	const char *id;          /* "build id" */
+	const char *not_ours;    /* ENOEXEC */
+	const char *no_dwarf;    /* a matching file without DWARF */
+} kind;
+
+static int
+read_elf(const char *path, const pm_image *img, pm_sy_facts *f)
+{
+	(void)img;
+	return pm_sy_facts_read(path, f);
+}
+
+static const kind elf_kind_ = { read_elf, "build id", "not an ELF file", "stripped: no .debug_info in" };
+static const kind macho_kind = { pm_sy_macho_facts, "UUID", "not a Mach-O file", "no DWARF in" };
+
+/* Past this many entries a debug dir is not scanned further. */
+enum { MAX_SCAN = 4096 };
+
 typedef struct search {
+	const kind *k;
 	const pm_image *img;
 	char id_hex[2 * PM_BUILD_ID_MAX + 1];
 	char *image_file;        /* the recorded path, when its build id matches */
@@ -68,30 +97,46 @@ same_build_id(const pm_image *img, const pm_sy_facts *f)
 	return (f->build_id_len == n || (n == 16 && f->build_id_len > n)) && memcmp(f->build_id, img->build_id, n) == 0;
 }
 
-/* Check one candidate; true when it settles the search.  Takes `path`. */
+static const char *
+read_error(const search *s, int err, char *buf, size_t cap)
+{
+	if (err == ENOEXEC)
+		return s->k->not_ours;
+	if (err == EINVAL)
+		return "damaged Mach-O file";
+	if (err != ESRCH)
+		return strerror(err);
+	snprintf(buf, cap, "no %s slice", s->img->arch ? s->img->arch : "matching");
+	return buf;
+}
+
+/* Check one candidate; true when it settles the search.  Takes `path`.  A quiet
+ * candidate (found by scanning a directory) adds to the notes only when it matches. */
 static bool
-try_file(search *s, char *path, pm_sy_facts *facts)
+try_file(search *s, char *path, pm_sy_facts *facts, bool quiet)
 {
 	if (!path) {
 		s->nomem = true;
 		return false;
 	}
-	int err = pm_sy_facts_read(path, facts);
-	if (err == ENOENT || err == ENOTDIR) {
+	int err = s->k->read(path, s->img, facts);
+	if (err == ENOENT || err == ENOTDIR || (quiet && (err || !same_build_id(s->img, facts)))) {
 		free(path);
 		return false;
 	}
 	if (err) {
-		add(s, &s->details, "%s: %s", path, err == ENOEXEC ? "not an ELF file" : strerror(err));
+		char buf[64];
+		add(s, &s->details, "%s: %s", path, read_error(s, err, buf, sizeof buf));
 	} else if (!same_build_id(s->img, facts)) {
 		char hex[2 * PM_BUILD_ID_MAX + 1];
 		pm_sy_hex(facts->build_id, facts->build_id_len, hex);
-		add(s, &s->refused, "build id mismatch: %s has %s", path, facts->build_id_len ? hex : "no build id");
+		add(s, &s->refused, "%s mismatch: %s has %s", s->k->id, path,
+		    facts->build_id_len ? hex : s->k == &elf_kind_ ? "no build id" : "no UUID");
 	} else if (facts->has_dwarf) {
 		s->found = path;
 		return true;
 	} else {
-		add(s, &s->details, "stripped: no .debug_info in %s", path);
+		add(s, &s->details, "%s %s", s->k->no_dwarf, path);
 		if (!s->symbols_only) {
 			s->symbols_only = path;
 			return false;
@@ -118,7 +163,7 @@ try_path(search *s, const char *fmt, ...)
 		return;
 	}
 	pm_sy_facts facts;
-	try_file(s, n < 0 ? NULL : path, &facts);
+	try_file(s, n < 0 ? NULL : path, &facts, false);
 }
 
 static void
@@ -129,7 +174,7 @@ try_image_file(search *s)
 		return;
 	pm_sy_facts facts;
 	char *path = strdup(p);
-	if (try_file(s, path, &facts)) {
+	if (try_file(s, path, &facts, false)) {
 		s->image_file = strdup(p);
 		s->nomem |= !s->image_file;
 	} else if (s->symbols_only && strcmp(s->symbols_only, p) == 0) {
@@ -156,6 +201,13 @@ try_debuglink(search *s)
 	try_path(s, "/usr/lib/debug%.*s/%s", dir, f, link);
 }
 
+/* The name is the report's: it may not climb out of the directory. */
+static bool
+plain_name(const char *name)
+{
+	return name && !strchr(name, '/') && name[0] != '.';
+}
+
 static void
 try_debug_dir(search *s, const char *dir)
 {
@@ -164,11 +216,49 @@ try_debug_dir(search *s, const char *dir)
 	try_path(s, "%s/%.2s/%s.debug", dir, id, id + 2);
 	if (s->debuglink[0])
 		try_path(s, "%s/%s", dir, s->debuglink);
-	/* The name is the report's: it may not climb out of the directory. */
-	if (name && !strchr(name, '/') && name[0] != '.') {
+	if (plain_name(name)) {
 		try_path(s, "%s/%s.debug", dir, name);
 		try_path(s, "%s/%s", dir, name);
 	}
+}
+
+/* Every file of dir, or of each bundle's Contents/Resources/DWARF when dsyms. */
+static void
+scan_dir(search *s, const char *dir, bool dsyms)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *e;
+	for (unsigned n = 0; !s->found && n < MAX_SCAN && (e = readdir(d)); n++) {
+		size_t len = strlen(e->d_name);
+		bool bundle = len > 5 && strcmp(e->d_name + len - 5, ".dSYM") == 0;
+		if (e->d_name[0] == '.' || bundle != dsyms)
+			continue;
+		char *path;
+		if (asprintf(&path, bundle ? "%s/%s/Contents/Resources/DWARF" : "%s/%s", dir, e->d_name) < 0)
+			path = NULL;
+		if (bundle && path) {
+			scan_dir(s, path, false);
+			free(path);
+		} else {
+			pm_sy_facts facts;
+			try_file(s, path, &facts, true);
+		}
+	}
+	closedir(d);
+}
+
+static void
+try_dsym_dir(search *s, const char *dir)
+{
+	const char *name = s->img->name;
+	if (plain_name(name)) {
+		try_path(s, "%s/%s.dSYM/Contents/Resources/DWARF/%s", dir, name, name);
+		try_path(s, "%s/%s", dir, name);
+	}
+	scan_dir(s, dir, true);
+	scan_dir(s, dir, false);
 }
 
 static void
@@ -187,7 +277,7 @@ finish(search *s, pm_sy_files *out)
 	out->elf_path = *elf;
 	*elf = NULL;
 	char *note = NULL;
-	add(s, &note, "no debug file with build id %s found", s->id_hex);
+	add(s, &note, "no debug file with %s %s found", s->k->id, s->id_hex);
 	if (s->details)
 		add(s, &note, "%s", s->details);
 	if (s->refused)
@@ -196,21 +286,23 @@ finish(search *s, pm_sy_files *out)
 }
 
 bool
-pm_sy_find_files(const pm_image *img, const pm_symbolicate_options *opt, pm_sy_files *out)
+pm_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out)
 {
 	memset(out, 0, sizeof *out);
 	if (img->build_id_len == 0) {
 		out->note = strdup("no build id in the report: no debug file can be matched to this image");
 		return out->note != NULL;
 	}
-	search s = { .img = img };
+	search s = { .k = macho ? &macho_kind : &elf_kind_, .img = img };
 	pm_sy_hex(img->build_id, img->build_id_len, s.id_hex);
 	try_image_file(&s);
-	try_debuglink(&s);
-	try_path(&s, "/usr/lib/debug/.build-id/%.2s/%s.debug", s.id_hex, s.id_hex + 2);
+	if (!macho) {
+		try_debuglink(&s);
+		try_path(&s, "/usr/lib/debug/.build-id/%.2s/%s.debug", s.id_hex, s.id_hex + 2);
+	}
 	for (size_t i = 0; opt && i < opt->debug_dir_count; i++)
 		if (opt->debug_dirs[i])
-			try_debug_dir(&s, opt->debug_dirs[i]);
+			(macho ? try_dsym_dir : try_debug_dir)(&s, opt->debug_dirs[i]);
 	finish(&s, out);
 	free(s.image_file);
 	free(s.symbols_only);

@@ -63,9 +63,24 @@ open_dwarf(pm_sy_module *m, const pm_sy_files *files, char *why, size_t why_len)
 	m->dwarf_image = pm_sy_dwarf_image(elf, &size);
 	if (m->dwarf_image)
 		m->dwarf_mem = elf_memory(m->dwarf_image, size);
-	m->dwarf = dwarf_begin_elf(m->dwarf_mem ? m->dwarf_mem : elf, DWARF_C_READ, NULL);
+	pm_sy_module_dwarf(m, m->dwarf_mem ? m->dwarf_mem : elf, files->dwarf_path, why, why_len);
+}
+
+void
+pm_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why)
+{
+	memset(m, 0, sizeof *m);
+	m->elf_fd = m->dwarf_fd = -1;
+	m->strings.arena = arena;
+	why[0] = '\0';
+}
+
+void
+pm_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len)
+{
+	m->dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 	if (!m->dwarf) {
-		snprintf(why, why_len, "cannot read DWARF in %s: %s", files->dwarf_path, dwarf_errmsg(-1));
+		snprintf(why, why_len, "cannot read DWARF in %s: %s", path, elf ? dwarf_errmsg(-1) : "out of memory");
 		return;
 	}
 	m->units.dwarf = m->dwarf;
@@ -75,10 +90,7 @@ bool
 pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                   char *why, size_t why_len)
 {
-	memset(m, 0, sizeof *m);
-	m->elf_fd = m->dwarf_fd = -1;
-	m->strings.arena = arena;
-	why[0] = '\0';
+	pm_sy_module_init(m, arena, why);
 	m->elf = open_elf(files->elf_path, &m->elf_fd);
 	uint64_t lo;
 	if (!m->elf || !lowest_load(m->elf, &lo)) {
@@ -114,6 +126,8 @@ pm_sy_module_close(pm_sy_module *m)
 		close(m->dwarf_fd);
 	if (m->elf_fd >= 0)
 		close(m->elf_fd);
+	pm_sy_unmap(&m->maps[0]);
+	pm_sy_unmap(&m->maps[1]);
 	m->dwarf = NULL;
 	m->dwarf_image = NULL;
 	m->elf = m->dwarf_elf = m->dwarf_mem = NULL;

@@ -52,6 +52,7 @@ call_file(pm_sy_module *m, pm_sy_unit *u, uint32_t file)
 static void
 set_offset(pm_sy_loc *f, uint64_t address, uint64_t start)
 {
+	f->from = start;
 	f->has_offset = address >= start;
 	f->symbol_offset = f->has_offset ? address - start : 0;
 }

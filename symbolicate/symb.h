@@ -1,10 +1,13 @@
 /*
  * symb.h — the pieces behind pm_symbolicate (include/postmortem.h).
  *
- * One image at a time: find_debug.c picks the files by build id, module.c
- * opens them (libelf for the image's symbols and load bias, libdw for the
- * DWARF), units.c and scopes.c index what a lookup needs, resolve.c turns
- * one address into its chain of frames, symbolicate.c walks the report.
+ * One image at a time: find_debug.c picks the files by build id (Apple
+ * images: by UUID, macho.c reading Mach-O), module.c and macho_file.c open
+ * them (the image's symbols and load bias; libdw for the DWARF), units.c and
+ * scopes.c index what a lookup needs, resolve.c turns one address into its
+ * chain of frames, symbolicate.c walks the report.  A pre-parsed table
+ * (table.c, written by table_build.c for pm_symbols_build) answers instead
+ * when a debug dir holds one for the image.
  * Ordinary code: it allocates, and never runs in a signal handler.
  */
 #ifndef PM_SYMBOLICATE_SYMB_H
@@ -15,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "formats/grow.h"
 #include "postmortem.h"
@@ -30,6 +34,9 @@ typedef struct pm_sy_facts {
 
 /* 0, or an errno value (ENOEXEC: not an ELF file). */
 int pm_sy_facts_read(const char *path, pm_sy_facts *f);
+/* The same for a Mach-O file (macho_file.c): the UUID of the slice for the image's arch
+ * as the build id; ESRCH: no slice for it, EINVAL: damaged. */
+int pm_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f);
 /* A read-only descriptor of a regular file, or -1 with errno set (EINVAL: not a regular file). */
 int pm_sy_open_file(const char *path);
 /* Lower-case hex of a build id into buf (2 * len + 1 bytes). */
@@ -43,8 +50,9 @@ typedef struct pm_sy_files {
 	char *note;              /* why nothing was found, or which candidates were refused */
 } pm_sy_files;
 
-/* Look for an image's files by its build id.  Returns false when out of memory. */
-bool pm_sy_find_files(const pm_image *img, const pm_symbolicate_options *opt, pm_sy_files *out);
+/* Look for an image's files by its build id (macho: an Apple image's UUID, dSYMs).
+ * Returns false when out of memory. */
+bool pm_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out);
 void pm_sy_files_free(pm_sy_files *f);
 
 /* ---- growable arrays (vec.c) ------------------------------------------- */
@@ -84,6 +92,8 @@ typedef struct pm_sy_symtab {
 
 /* .symtab, or .dynsym when the file has no .symtab.  False when out of memory. */
 bool pm_sy_symtab_load(pm_sy_symtab *t, Elf *elf);
+/* Sort the table by address, keeping one symbol per address (see symtab.c). */
+void pm_sy_symtab_sort(pm_sy_symtab *t);
 /* The symbol naming link-time address pc, or NULL. */
 const pm_sy_sym *pm_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc);
 void pm_sy_symtab_free(pm_sy_symtab *t);
@@ -154,7 +164,65 @@ void pm_sy_units_free(pm_sy_units *u);
  * libdw should read the file itself. */
 char *pm_sy_dwarf_image(Elf *elf, size_t *size);
 
-/* ---- one image opened for lookups (module.c) --------------------------- */
+/* A section's bytes for pm_sy_dwarf_image_of. */
+typedef struct pm_sy_section {
+	const char *name;        /* ".debug_info" */
+	const void *data;
+	size_t size;
+} pm_sy_section;
+
+/* A malloc'd ELF image (64-bit, host byte order, machine e_machine) of these sections,
+ * for libdw to read DWARF kept outside an ELF file (a dSYM); NULL when out of memory. */
+char *pm_sy_dwarf_image_of(const pm_sy_section *secs, size_t n, uint16_t e_machine, size_t *size);
+
+/* ---- Mach-O files (macho.c) -------------------------------------------- */
+
+enum { PM_SY_MACHO_MAX_SECTIONS = 16 };
+
+typedef struct pm_sy_macho_section {
+	const char *name;        /* the ELF name: ".debug_info" */
+	uint64_t offset, size;   /* in the slice */
+} pm_sy_macho_section;
+
+/* One 64-bit little-endian slice; offsets are checked against its length. */
+typedef struct pm_sy_macho {
+	const unsigned char *data; /* the slice */
+	size_t len;
+	uint32_t cputype, cpusubtype;
+	uint8_t uuid[16];
+	bool has_uuid;
+	uint64_t text_vmaddr;    /* the __TEXT segment's address: the image's load address at link time */
+	bool has_text;
+	uint32_t symoff, nsyms, stroff, strsize; /* LC_SYMTAB */
+	bool has_symtab;
+	pm_sy_macho_section dwarf[PM_SY_MACHO_MAX_SECTIONS]; /* of the __DWARF segment */
+	size_t dwarf_count;
+} pm_sy_macho;
+
+/*
+ * Read a thin or universal Mach-O file.  In a universal file the slice for
+ * `arch` ("arm64", "arm64e", "x86_64"; NULL or unknown: any) is taken, and of
+ * several, the one whose LC_UUID is `uuid` (may be NULL).  0, ENOEXEC (not a
+ * 64-bit little-endian Mach-O), EINVAL (damaged) or ESRCH (no slice for arch).
+ */
+int pm_sy_macho_read(const void *data, size_t len, const char *arch, const uint8_t *uuid, pm_sy_macho *out);
+/* The slice has a __DWARF __debug_info section. */
+bool pm_sy_macho_has_dwarf(const pm_sy_macho *m);
+/* Its defined (N_SECT) symbols, without the leading '_'; names point into m->data.
+ * False when out of memory. */
+bool pm_sy_macho_symtab(const pm_sy_macho *m, pm_sy_symtab *t);
+
+/* ---- one image opened for lookups (module.c, macho_file.c) ------------- */
+
+/* A file mapped read-only. */
+typedef struct pm_sy_map {
+	unsigned char *data;
+	size_t len;
+} pm_sy_map;
+
+/* 0 or an errno value (ENOEXEC: not a regular file, empty, or past 4 GiB). */
+int pm_sy_map_file(const char *path, pm_sy_map *m);
+void pm_sy_unmap(pm_sy_map *m);
 
 typedef struct pm_sy_module {
 	int elf_fd, dwarf_fd;
@@ -162,6 +230,7 @@ typedef struct pm_sy_module {
 	char *dwarf_image;       /* pm_sy_dwarf_image of the DWARF file, or NULL */
 	Elf *dwarf_mem;          /* elf_memory over dwarf_image */
 	Dwarf *dwarf;            /* NULL when there is no DWARF */
+	pm_sy_map maps[2];       /* Mach-O: the symbols' file and the DWARF's (unused when the same) */
 	uint64_t bias;           /* runtime address - link-time address */
 	pm_sy_symtab symtab;
 	pm_sy_units units;
@@ -175,7 +244,14 @@ typedef struct pm_sy_module {
  */
 bool pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                        char *why, size_t why_len);
+/* The same for an Apple image: files are Mach-O (a dSYM's DWARF file, the binary). */
+bool pm_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
+                             char *why, size_t why_len);
 void pm_sy_module_close(pm_sy_module *m);
+/* The first steps of opening: an empty module (why emptied too). */
+void pm_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why);
+/* libdw over elf (NULL: out of memory), the DWARF of `path`; why says what failed. */
+void pm_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len);
 
 /* ---- one address (resolve.c) ------------------------------------------- */
 
@@ -186,6 +262,7 @@ typedef struct pm_sy_loc {
 	const char *symbol;      /* NULL: keep the report's */
 	const char *file;
 	uint64_t symbol_offset;
+	uint64_t from;           /* runtime address the offset counts from (with symbol) */
 	uint32_t line, column;
 	bool has_offset, inlined;
 } pm_sy_loc;
@@ -211,5 +288,39 @@ typedef enum pm_sy_result {
  * into.
  */
 pm_sy_result pm_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out);
+
+/* ---- the pre-parsed table (table.c, table_build.c) --------------------- */
+
+#define PM_SY_TABLE_MAGIC "PMSYMTB1"
+enum {
+	PM_SY_TABLE_HEADER = 112,
+	PM_SY_TABLE_RANGE = 16,
+	PM_SY_TABLE_LOC = 32,
+	PM_SY_TABLE_OFFSET = 1,  /* loc flags: the symbol has an offset from `from` */
+	PM_SY_TABLE_INLINED = 2,
+};
+
+typedef struct pm_sy_table {
+	pm_sy_map map;
+	const uint8_t *id;
+	uint32_t id_len;
+	uint64_t base;           /* the image's link-time start */
+	const unsigned char *ranges, *locs;
+	size_t range_count, loc_count;
+	const char *strings;
+	size_t strings_len;
+} pm_sy_table;
+
+/* Map and check a table: 0, ENOENT, or another errno value with why set (EINVAL: damaged). */
+int pm_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len);
+void pm_sy_table_close(pm_sy_table *t);
+/* Check a table in memory and point t's parts into it (t->map is left alone); false with why set. */
+bool pm_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len);
+/* pm_sy_resolve from a table; bias is the image's load address minus t->base. */
+pm_sy_result pm_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
+                                 pm_sy_strings *strings, pm_sy_locs *out);
+/* Write the table of an open module (bias 0: link-time addresses) to out.  False when out
+ * of memory or the write failed (errno). */
+bool pm_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t base, FILE *out);
 
 #endif

@@ -7,9 +7,11 @@
  * replaced whole, so symbolicating twice gives the same report.  Images are
  * opened one at a time and closed before the next, so memory stays bounded
  * by the largest image however many a report lists, and each debug file is
- * opened once per report.  New frame arrays come from the report's arena;
+ * opened once per report.  An image whose pre-parsed table (table.c) lies
+ * in a debug dir is answered from the table, without its debug file.  New frame arrays come from the report's arena;
  * the old ones stay there unused until the report is freed.
  */
+#include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,12 +112,23 @@ new_frame(const pm_frame *from, const pm_sy_loc *loc, bool is_outer)
 	return f;
 }
 
+/* Where an image's answers come from: its DWARF and symbols, or a pre-parsed table. */
+typedef struct source {
+	pm_sy_module *m;
+	const pm_sy_table *table;
+	uint64_t bias;
+	pm_sy_strings *strings;
+} source;
+
 static void
-resolve_group(run *ru, pm_sy_module *m, list *l, size_t index, group *g)
+resolve_group(run *ru, const source *src, list *l, size_t index, group *g)
 {
 	const pm_frame *f = outermost(l, g);
 	size_t first = ru->results.len;
-	pm_sy_result res = pm_sy_resolve(m, f->address, pm_frame_lookup_address(f, (uint32_t)index), &ru->results);
+	uint64_t lookup = pm_frame_lookup_address(f, (uint32_t)index);
+	pm_sy_result res = src->table ? pm_sy_table_resolve(src->table, src->bias, f->address, lookup, src->strings,
+	                                                    &ru->results)
+	                              : pm_sy_resolve(src->m, f->address, lookup, &ru->results);
 	if (res == PM_SY_NOMEM) {
 		ru->nomem = true;
 		ru->results.len = first;
@@ -143,27 +156,84 @@ joined_note(pm_arena *a, const char *note, const char *why)
 }
 
 static void
+resolve_image(run *ru, uint32_t image, const source *src)
+{
+	for (size_t k = 0; k < ru->list_count; k++) {
+		list *l = &ru->lists[k];
+		for (size_t i = 0; i < l->group_count && !ru->nomem; i++)
+			if (in_image(l, &l->groups[i], image))
+				resolve_group(ru, src, l, i, &l->groups[i]);
+	}
+}
+
+/* A table DIR/<id>.pmsym of the image in some debug dir: true when it answered for the image.
+ * One with another id is refused and named in *refused. */
+static bool
+from_table(run *ru, uint32_t image, const pm_symbolicate_options *opt, char *refused, size_t cap)
+{
+	pm_image *img = &ru->r->images[image];
+	char hex[2 * PM_BUILD_ID_MAX + 1];
+	pm_sy_hex(img->build_id, img->build_id_len, hex);
+	for (size_t i = 0; img->build_id_len && opt && i < opt->debug_dir_count; i++) {
+		char path[4096], why[256] = "";
+		pm_sy_table t;
+		if (!opt->debug_dirs[i] ||
+		    (size_t)snprintf(path, sizeof path, "%s/%s.pmsym", opt->debug_dirs[i], hex) >= sizeof path)
+			continue;
+		int err = pm_sy_table_open(&t, path, why, sizeof why);
+		if (err == ENOENT || err == ENOTDIR)
+			continue;
+		if (!err && (t.id_len != img->build_id_len || memcmp(t.id, img->build_id, t.id_len) != 0)) {
+			char got[2 * PM_BUILD_ID_MAX + 1];
+			pm_sy_hex(t.id, t.id_len, got);
+			snprintf(why, sizeof why, "id mismatch: the table holds %s", got);
+			pm_sy_table_close(&t);
+			err = EINVAL;
+		}
+		if (err) {
+			size_t n = strlen(refused);
+			if (snprintf(refused + n, cap - n, "%s%s: %s", n ? "; " : "", path, why) < 0)
+				refused[n] = '\0';
+			continue;
+		}
+		pm_sy_strings strings = { .arena = &ru->r->arena };
+		source src = { .table = &t, .bias = img->start - t.base, .strings = &strings };
+		resolve_image(ru, image, &src);
+		img->debug_file = pm_arena_strdup(&ru->r->arena, path);
+		img->note = refused[0] ? pm_arena_strdup(&ru->r->arena, refused) : NULL;
+		pm_sy_strings_free(&strings);
+		pm_sy_table_close(&t);
+		return true;
+	}
+	return false;
+}
+
+static void
 symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
 {
 	pm_image *img = &ru->r->images[image];
+	char refused[1024] = "";
+	if (from_table(ru, image, opt, refused, sizeof refused))
+		return;
+	bool macho = ru->r->os == PM_OS_DARWIN;
 	pm_sy_files files;
-	if (!pm_sy_find_files(img, opt, &files)) {
+	if (!pm_sy_find_files(img, macho, opt, &files)) {
 		ru->nomem = true;
 		return;
 	}
 	pm_sy_module m;
 	char why[512] = "";
-	bool usable = files.elf_path && pm_sy_module_open(&m, img, &files, &ru->r->arena, why, sizeof why);
+	bool usable = files.elf_path && (macho ? pm_sy_macho_module_open : pm_sy_module_open)(
+		&m, img, &files, &ru->r->arena, why, sizeof why);
 	img->debug_file = usable && m.dwarf ? pm_arena_strdup(&ru->r->arena, files.dwarf_path) : NULL;
-	img->note = joined_note(&ru->r->arena, files.note, why);
-	for (size_t k = 0; usable && k < ru->list_count; k++) {
-		list *l = &ru->lists[k];
-		for (size_t i = 0; i < l->group_count && !ru->nomem; i++)
-			if (in_image(l, &l->groups[i], image))
-				resolve_group(ru, &m, l, i, &l->groups[i]);
-	}
-	if (usable)
+	/* Refused tables first, then the search's own notes. */
+	const char *found = refused[0] ? joined_note(&ru->r->arena, refused, files.note ? files.note : "") : files.note;
+	img->note = joined_note(&ru->r->arena, found, why);
+	if (usable) {
+		source src = { .m = &m };
+		resolve_image(ru, image, &src);
 		pm_sy_module_close(&m);
+	}
 	pm_sy_files_free(&files);
 }
 
@@ -224,9 +294,6 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 {
 	if (!r || (opt && opt->debug_dir_count && !opt->debug_dirs))
 		return PM_E_INVAL;
-	/* Mach-O images have UUIDs and dSYMs, nothing elfutils can read: leave Apple reports as they are. */
-	if (r->os == PM_OS_DARWIN)
-		return PM_OK;
 	elf_version(EV_CURRENT);
 	run ru = { .r = r, .threads = r->threads ? r->thread_count : 0, .images = r->images ? r->image_count : 0 };
 	bool was_exhausted = r->arena.exhausted, *wanted = NULL;

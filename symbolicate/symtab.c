@@ -45,9 +45,10 @@ by_addr_size_index(const void *a, const void *b)
 }
 
 /* Keep the last of each run of equal addresses: the largest size, then the last in the table. */
-static void
-keep_one_per_address(pm_sy_symtab *t)
+void
+pm_sy_symtab_sort(pm_sy_symtab *t)
 {
+	qsort(t->syms, t->count, sizeof *t->syms, by_addr_size_index);
 	size_t out = 0;
 	for (size_t i = 0; i < t->count; i++) {
 		if (i + 1 < t->count && t->syms[i + 1].addr == t->syms[i].addr)
@@ -81,8 +82,7 @@ pm_sy_symtab_load(pm_sy_symtab *t, Elf *elf)
 			continue;
 		t->syms[t->count++] = (pm_sy_sym){ .addr = s.st_value, .size = s.st_size, .name = name, .index = i };
 	}
-	qsort(t->syms, t->count, sizeof *t->syms, by_addr_size_index);
-	keep_one_per_address(t);
+	pm_sy_symtab_sort(t);
 	return true;
 }
 

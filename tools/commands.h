@@ -21,6 +21,7 @@ enum {
 int cmd_convert(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_symbolicate(int argc, char **argv);
+int cmd_symbols(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_run(int argc, char **argv);

@@ -16,6 +16,7 @@ static const command commands[] = {
 	{ "convert", cmd_convert, "convert a report between .crash text and the JSON twin" },
 	{ "explain", cmd_explain, "say in plain words what a crash report shows" },
 	{ "symbolicate", cmd_symbolicate, "add functions, files, lines and inlined calls from debug info" },
+	{ "symbols", cmd_symbols, "build pre-parsed symbol tables for symbolicate" },
 	{ "list", cmd_list, "list the reports of a reports directory and their state" },
 	{ "show", cmd_show, "print a stored report by its id" },
 	{ "run", cmd_run, "run a program with the crash reporter preloaded" },

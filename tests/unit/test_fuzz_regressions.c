@@ -41,6 +41,8 @@ static const struct {
 	{ "fuzz_read_minidump-", check_minidump },
 	{ "fuzz_store-", fuzz_check_store },
 	{ "fuzz_upload_answer-", fuzz_check_answer },
+	{ "fuzz_macho-", fuzz_check_macho },
+	{ "fuzz_table-", fuzz_check_table },
 };
 
 static void

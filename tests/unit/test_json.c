@@ -281,6 +281,7 @@ Test(json, layout_is_fixed)
 		"  \"exception\": {},\n"
 		"  \"threads\": [\n"
 		"    {\n"
+		"      \"number\": 0,\n"
 		"      \"id\": 9,\n"
 		"      \"crashed\": true,\n"
 		"      \"captured\": true,\n"
@@ -477,7 +478,7 @@ Test(json, out_of_range_image_indices_are_dropped)
 	cr_expect_eq(r.threads[0].frames[1].image, -1);
 	cr_expect_eq(r.threads[0].frames[2].image, -1);
 	cr_expect_eq(r.last_exception_backtrace[0].image, -1);
-	/* A thread number, not an index: a fragment may not list that thread. */
+	/* A thread number, kept though no listed thread has it: no thread is the crashed one. */
 	cr_expect_eq(r.exception.triggered_thread, 1);
 	cr_expect_eq(pm_report_crashed_thread(&r), -1);
 	pm_report_free(&r);
@@ -491,6 +492,22 @@ Test(json, a_negative_or_huge_triggered_thread_is_dropped)
 	pm_report_free(&r);
 	expect_read_ok("\"exception\": {\"triggered_thread\": 4294967296}", &r);
 	cr_expect_eq(r.exception.triggered_thread, -1);
+	pm_report_free(&r);
+}
+
+Test(json, thread_numbers_default_to_positions)
+{
+	pm_report r;
+	expect_read_ok("\"threads\": [{}, {\"number\": 7, \"attributed\": true}, {}], "
+	               "\"exception\": {\"triggered_thread\": 7, \"highlighted\": true}", &r);
+	cr_assert_eq(r.thread_count, 3);
+	cr_expect_eq(r.threads[0].number, 0, "a twin written before numbers: the position");
+	cr_expect_eq(r.threads[1].number, 7);
+	cr_expect(r.threads[1].attributed);
+	cr_expect_eq(r.threads[2].number, 2);
+	cr_expect(r.exception.highlighted);
+	cr_expect_eq(pm_report_crashed_thread(&r), 1);
+	assert_reads_back(&r);
 	pm_report_free(&r);
 }
 
