@@ -93,3 +93,10 @@ pm_sy_hex(const uint8_t *id, size_t len, char *buf)
 	}
 	buf[2 * len] = '\0';
 }
+
+bool
+pm_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len)
+{
+	return (have_len == want_len || (want_len == 16 && have_len > want_len)) &&
+	       memcmp(have, want, want_len) == 0;
+}

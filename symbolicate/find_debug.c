@@ -86,17 +86,6 @@ add(search *s, char **list, const char *fmt, ...)
 	*list = joined;
 }
 
-/*
- * A .crash read alone carries the debug id, that is the first 16 build id bytes
- * (docs/identifiers.md): a longer build id that starts with them is the same file.
- */
-static bool
-same_build_id(const pm_image *img, const pm_sy_facts *f)
-{
-	size_t n = img->build_id_len;
-	return (f->build_id_len == n || (n == 16 && f->build_id_len > n)) && memcmp(f->build_id, img->build_id, n) == 0;
-}
-
 static const char *
 read_error(const search *s, int err, char *buf, size_t cap)
 {
@@ -110,6 +99,12 @@ read_error(const search *s, int err, char *buf, size_t cap)
 	return buf;
 }
 
+static bool
+is_the_image(const search *s, const pm_sy_facts *f)
+{
+	return pm_sy_same_id(s->img->build_id, s->img->build_id_len, f->build_id, f->build_id_len);
+}
+
 /* Check one candidate; true when it settles the search.  Takes `path`.  A quiet
  * candidate (found by scanning a directory) adds to the notes only when it matches. */
 static bool
@@ -120,14 +115,14 @@ try_file(search *s, char *path, pm_sy_facts *facts, bool quiet)
 		return false;
 	}
 	int err = s->k->read(path, s->img, facts);
-	if (err == ENOENT || err == ENOTDIR || (quiet && (err || !same_build_id(s->img, facts)))) {
+	if (err == ENOENT || err == ENOTDIR || (quiet && (err || !is_the_image(s, facts)))) {
 		free(path);
 		return false;
 	}
 	if (err) {
 		char buf[64];
 		add(s, &s->details, "%s: %s", path, read_error(s, err, buf, sizeof buf));
-	} else if (!same_build_id(s->img, facts)) {
+	} else if (!is_the_image(s, facts)) {
 		char hex[2 * PM_BUILD_ID_MAX + 1];
 		pm_sy_hex(facts->build_id, facts->build_id_len, hex);
 		add(s, &s->refused, "%s mismatch: %s has %s", s->k->id, path,

@@ -41,6 +41,10 @@ int pm_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f);
 int pm_sy_open_file(const char *path);
 /* Lower-case hex of a build id into buf (2 * len + 1 bytes). */
 void pm_sy_hex(const uint8_t *id, size_t len, char *buf);
+/* Is a file of id `have` the one a report names by `want`?  The same id; or, for
+ * a .crash read alone, which carries only the debug id (the first 16 build id
+ * bytes, docs/identifiers.md), a longer build id that starts with it. */
+bool pm_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len);
 
 /* ---- where the files are (find_debug.c) -------------------------------- */
 

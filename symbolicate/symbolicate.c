@@ -11,11 +11,13 @@
  * in a debug dir is answered from the table, without its debug file.  New frame arrays come from the report's arena;
  * the old ones stay there unused until the report is freed.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "reporter/as_unwind.h"
 #include "symb.h"
@@ -166,24 +168,49 @@ resolve_image(run *ru, uint32_t image, const source *src)
 	}
 }
 
+/* DIR/<id>.pmsym for the image's id; for a debug id alone (a .crash read
+ * without its twin), the one table whose build id starts with it. */
+static bool
+table_path(const char *dir, const pm_image *img, char *path, size_t cap)
+{
+	char hex[2 * PM_BUILD_ID_MAX + 1];
+	pm_sy_hex(img->build_id, img->build_id_len, hex);
+	if ((size_t)snprintf(path, cap, "%s/%s.pmsym", dir, hex) >= cap)
+		return false;
+	if (img->build_id_len != 16 || access(path, F_OK) == 0)
+		return true;
+	DIR *d = opendir(dir);
+	if (!d)
+		return true;
+	size_t n = strlen(hex);
+	const struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		if (len > n + 6 && strncmp(e->d_name, hex, n) == 0 && strcmp(e->d_name + len - 6, ".pmsym") == 0) {
+			bool fits = (size_t)snprintf(path, cap, "%s/%s", dir, e->d_name) < cap;
+			closedir(d);
+			return fits;
+		}
+	}
+	closedir(d);
+	return true;
+}
+
 /* A table DIR/<id>.pmsym of the image in some debug dir: true when it answered for the image.
  * One with another id is refused and named in *refused. */
 static bool
 from_table(run *ru, uint32_t image, const pm_symbolicate_options *opt, char *refused, size_t cap)
 {
 	pm_image *img = &ru->r->images[image];
-	char hex[2 * PM_BUILD_ID_MAX + 1];
-	pm_sy_hex(img->build_id, img->build_id_len, hex);
 	for (size_t i = 0; img->build_id_len && opt && i < opt->debug_dir_count; i++) {
 		char path[4096], why[256] = "";
 		pm_sy_table t;
-		if (!opt->debug_dirs[i] ||
-		    (size_t)snprintf(path, sizeof path, "%s/%s.pmsym", opt->debug_dirs[i], hex) >= sizeof path)
+		if (!opt->debug_dirs[i] || !table_path(opt->debug_dirs[i], img, path, sizeof path))
 			continue;
 		int err = pm_sy_table_open(&t, path, why, sizeof why);
 		if (err == ENOENT || err == ENOTDIR)
 			continue;
-		if (!err && (t.id_len != img->build_id_len || memcmp(t.id, img->build_id, t.id_len) != 0)) {
+		if (!err && !pm_sy_same_id(img->build_id, img->build_id_len, t.id, t.id_len)) {
 			char got[2 * PM_BUILD_ID_MAX + 1];
 			pm_sy_hex(t.id, t.id_len, got);
 			snprintf(why, sizeof why, "id mismatch: the table holds %s", got);
