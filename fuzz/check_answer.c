@@ -1,10 +1,12 @@
 /*
- * check_answer.c — what must hold when the upload reads a server's answer (checks.h).
+ * check_answer.c — what must hold when the upload reads a server's answer:
+ * Retry-After and Sentry's X-Sentry-Rate-Limits (checks.h).
  */
 #include "fuzz/checks.h"
 
 #include <string.h>
 
+#include "delivery/sentry.h"
 #include "delivery/upload.h"
 
 /* The wait plain digits (with blanks around) ask for, or -2 when the value is not that. */
@@ -37,5 +39,8 @@ fuzz_check_answer(const uint8_t *data, size_t size, char *why, size_t cap)
 	if (want != -2 && wait != want)
 		return fuzz_say(why, cap, "Retry-After \"%s\": %lld ms, not %lld", value, (long long)wait,
 		           (long long)want);
+	int64_t limit = sentry_rate_limit_ms(value);
+	if (limit < -1 || limit > (int64_t)UPLOAD_RETRY_AFTER_MAX_MS)
+		return fuzz_say(why, cap, "X-Sentry-Rate-Limits \"%s\": %lld ms out of range", value, (long long)limit);
 	return true;
 }

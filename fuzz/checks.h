@@ -35,8 +35,9 @@ bool fuzz_check_read(fuzz_read_fn *read, const uint8_t *data, size_t size, char 
  */
 bool fuzz_check_store(const uint8_t *data, size_t size, char *why, size_t cap);
 
-/* A server's Retry-After value: the wait is unreadable (-1) or within [0, the
- * cap], and plain digits are exactly that many seconds, capped. */
+/* A server's answer header value, read as Retry-After (the wait is unreadable
+ * (-1) or within [0, the cap], and plain digits are exactly that many seconds,
+ * capped) and as X-Sentry-Rate-Limits (no limit (-1) or within [0, the cap]). */
 bool fuzz_check_answer(const uint8_t *data, size_t size, char *why, size_t cap);
 
 /* Bytes as a Mach-O file (after a first byte that picks the architecture asked
