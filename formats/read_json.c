@@ -36,6 +36,11 @@ read_extra_elem(pm_jr *c, const cJSON *it, void *dst)
 	const cJSON *o = pm_jr_object(c, it, NULL);
 	kv->key = pm_jr_str(c, o, "key");
 	kv->value = pm_jr_str(c, o, "value");
+	/* A header line always has both halves (the writers print them). */
+	if (!kv->key)
+		kv->key = "";
+	if (!kv->value)
+		kv->value = "";
 }
 
 static void
