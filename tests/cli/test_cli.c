@@ -219,3 +219,50 @@ Test(cli, flags_and_help)
 	cr_expect(strncmp(out, "postmortem ", 11) == 0);
 	free(out);
 }
+
+Test(cli, version_in_every_spelling)
+{
+	static const char *const spellings[] = { "--version", "-v", "version" };
+	for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+		char *out;
+		cr_expect_eq(pm(spellings[i], &out), 0, "postmortem %s: %s", spellings[i], out);
+		cr_expect(strncmp(out, "postmortem ", 11) == 0 && strchr(out + 11, '.'), "postmortem %s: %s", spellings[i], out);
+		free(out);
+	}
+}
+
+Test(cli, unknown_commands_get_a_suggestion)
+{
+	static const char *const typos[][2] = {
+		{ "explian", "explain" }, { "lsit", "list" }, { "uplod", "upload" }, { "symbolicat", "symbolicate" },
+	};
+	char *out, *args;
+	for (size_t i = 0; i < sizeof typos / sizeof typos[0]; i++) {
+		cr_assert(asprintf(&args, "%s", typos[i][0]) > 0);
+		cr_expect_eq(pm(args, &out), 2);
+		char *want;
+		cr_assert(asprintf(&want, "Did you mean 'postmortem %s'?", typos[i][1]) > 0);
+		cr_expect(strstr(out, want) != NULL, "%s: %s", typos[i][0], out);
+		free(want);
+		free(out);
+		free(args);
+	}
+	cr_expect_eq(pm("zzzzzzzz", &out), 2);
+	cr_expect(strstr(out, "unknown command 'zzzzzzzz'") && !strstr(out, "Did you mean"), "%s", out);
+	free(out);
+}
+
+Test(cli, option_errors_name_the_whole_command)
+{
+	static const char *const commands[] = { "convert", "explain", "symbolicate", "list", "show", "upload", "run" };
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		char *args, *out, *want;
+		cr_assert(asprintf(&args, "%s --no-such-flag", commands[i]) > 0);
+		cr_assert(asprintf(&want, "postmortem %s: unrecognized option", commands[i]) > 0);
+		cr_expect_eq(pm(args, &out), 2);
+		cr_expect(strstr(out, want) != NULL, "%s", out);
+		free(want);
+		free(out);
+		free(args);
+	}
+}
