@@ -46,6 +46,16 @@ bool cli_render(const pm_report *r, bool json, int fd);
 int cli_usage_error(const char *cmd, const char *usage);
 /* Open the store of --dir D (NULL: the default directory), printing why not. */
 int cli_open_store(const char *cmd, const char *dir, pm_store **s);
+/* Where the reports directory is and why: "--dir D", "$POSTMORTEM_DIR (D)", ...; returns buf. */
+const char *cli_dir_origin(const char *dir, char *buf, size_t cap);
+/* The stored report whose id is arg or the only one beginning with it; NULL after saying why. */
+const pm_store_entry *cli_find_entry(const char *cmd, const pm_store *s, const char *dir, const char *arg);
+/* True when a REPORT operand names a file (it has a slash, or exists) rather than a report id. */
+bool cli_names_file(const char *arg);
+/* The file a REPORT operand names (malloc'd into *path): arg itself when it names a file, else the
+ * report of that id or unique id prefix in the reports directory (dir, NULL: the default), else
+ * with arg NULL the newest pending report; an exit status, after saying why when not PM_EXIT_OK. */
+int cli_report_path(const char *cmd, const char *dir, const char *arg, char **path);
 /* The --dir lines of a store subcommand's help. */
 extern const char cli_dir_help[];
 /* A store subcommand that takes [--dir D] [--json] and a fixed number of operands. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "crash/crash_util.h"
 #include "store_util.h"
@@ -132,7 +133,7 @@ Test(cli_store, errors_and_help)
 	char *dir = pm_test_tmpdir();
 	char *out;
 	cr_expect_eq(cli(&out, "show NOPE --dir '%s'", dir), 1);
-	cr_expect(strstr(out, "no report NOPE"), "%s", out);
+	cr_expect(strstr(out, "no report id beginning NOPE"), "%s", out);
 	free(out);
 	cr_expect_eq(cli(&out, "list --dir '%s/missing'", dir), 1);
 	cr_expect(strstr(out, "no reports directory at"), "%s", out);
@@ -154,6 +155,58 @@ Test(cli_store, errors_and_help)
 	}
 	cr_expect_eq(cli(&out, "--help"), 0);
 	cr_expect(strstr(out, "list") && strstr(out, "show") && strstr(out, "run"), "%s", out);
+	free(out);
+	su_rm(dir);
+	free(dir);
+}
+
+/* Every command that takes a report takes a file, an id or a unique prefix of one. */
+Test(cli_store, reports_by_id_or_prefix, .timeout = 120)
+{
+	pm_report model;
+	su_real_report(&model, NULL, NULL, NULL, NULL);
+	char *dir = su_reports_dir(), *out;
+	int64_t now = (int64_t)time(NULL);
+	su_put(dir, &model, "aaaa1111-0000", "app_old", now - 300, now - 310, 101, true, true);
+	su_put(dir, &model, "aaaa2222-0000", "app_mid", now - 200, now - 210, 102, true, true);
+	/* The newest faulted elsewhere, so that explaining it differs from explaining the others. */
+	model.exception.address = 0x5eed;
+	su_put(dir, &model, "bbbb3333-0000", "app_new", now - 100, now - 110, 103, true, true);
+	pm_report_free(&model);
+
+	cr_expect_eq(cli(&out, "show aaaa1 --dir '%s'", dir), 0, "%s", out);
+	cr_expect(strstr(out, "app_old") && !strstr(out, "app_mid"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "show aaaa --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "aaaa is ambiguous") && strstr(out, "aaaa1111-0000") && strstr(out, "aaaa2222-0000") &&
+	          !strstr(out, "bbbb3333-0000"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "explain zzz --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "no file zzz and no report id beginning zzz in") && strstr(out, "from --dir"), "%s", out);
+	free(out);
+
+	/* convert and symbolicate find ids where pm_install puts reports. */
+	cr_assert_eq(setenv("POSTMORTEM_DIR", dir, 1), 0);
+	cr_expect_eq(cli(&out, "convert aaaa2 --to json"), 0, "%s", out);
+	cr_expect(strstr(out, "app_mid"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "symbolicate bbbb --to json 2>/dev/null"), 0, "%s", out);
+	cr_expect(strstr(out, "app_new"), "%s", out);
+	free(out);
+	unsetenv("POSTMORTEM_DIR");
+
+	/* explain with no report: the newest pending one, the same as naming its file. */
+	char *newest, *named;
+	cr_expect_eq(cli(&newest, "explain --json --dir '%s'", dir), 0, "%s", newest);
+	cr_expect_eq(cli(&named, "explain --json '%s'", su_path(dir, "pending", "bbbb3333-0000.json")), 0, "%s", named);
+	cr_expect_str_eq(newest, named);
+	cr_expect(strstr(newest, "\"address\":\t24301"), "%s", newest);
+	free(newest);
+	free(named);
+	su_rm(dir);
+	dir = su_reports_dir();
+	cr_expect_eq(cli(&out, "explain --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "no pending report in"), "%s", out);
 	free(out);
 	su_rm(dir);
 	free(dir);
