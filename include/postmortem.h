@@ -516,6 +516,9 @@ typedef struct pm_store_options {
 	bool keep_sent;          /* move delivered reports to sent/ instead of deleting them */
 	uint32_t crash_loop_count;   /* 0: 3 crashes ... */
 	uint32_t crash_loop_seconds; /* 0: ... each within 10 s of launch */
+	bool read_only;          /* look, never write: no directory is created, nothing salvaged,
+	                          * quarantined, capped or removed (a torn report lists as partial,
+	                          * with the reason), and changing a report is refused (PM_E_INVAL) */
 } pm_store_options;
 
 typedef struct pm_store_entry {

@@ -32,7 +32,8 @@ cli_dir_origin(const char *dir, char *buf, size_t cap)
 int
 cli_open_store(const char *cmd, const char *dir, pm_store **s)
 {
-	pm_store_options opt = { .dir = dir };
+	/* The CLI's store commands only look: opening for them never writes. */
+	pm_store_options opt = { .dir = dir, .read_only = true };
 	pm_err e = pm_store_open(s, &opt);
 	if (e == PM_OK)
 		return PM_EXIT_OK;

@@ -211,3 +211,64 @@ Test(cli_store, reports_by_id_or_prefix, .timeout = 120)
 	su_rm(dir);
 	free(dir);
 }
+
+/* "ls -lR"-style listing of a tree: names, sizes and times, to see that nothing changed. */
+static char *
+tree(const char *dir)
+{
+	char *out;
+	char *cmd;
+	cr_assert(asprintf(&cmd, "cd '%s' && find . -printf '%%p %%s %%T@\\n' | sort", dir) > 0);
+	pm_test_run(cmd, &out);
+	free(cmd);
+	return out;
+}
+
+Test(cli_store, reading_commands_never_write, .timeout = 120)
+{
+	char *dir = pm_test_tmpdir(), *out, *before, *after;
+	/* An existing, empty reports directory stays empty. */
+	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0, "%s", out);
+	free(out);
+	after = tree(dir);
+	cr_expect(strncmp(after, ". ", 2) == 0 && strchr(after, '\n') == after + strlen(after) - 1,
+	          "list wrote into the directory:\n%s", after);
+	free(after);
+	su_rm(dir);
+	free(dir);
+
+	/* A torn report (its twin gone for two minutes) and a stale temporary: listed, left as they are. */
+	pm_report model;
+	su_real_report(&model, NULL, NULL, NULL, NULL);
+	dir = su_reports_dir();
+	int64_t now = (int64_t)time(NULL);
+	su_put(dir, &model, "torn-0001", "app_torn", now - 300, now - 310, 201, true, false);
+	su_age(su_path(dir, "pending", "torn-0001.crash"), 120);
+	su_put(dir, &model, "whole-0002", "app_whole", now - 200, now - 210, 202, true, true);
+	su_write(su_path(dir, "pending", "whole-0002.json.tmp"), "{", 1);
+	su_age(su_path(dir, "pending", "whole-0002.json.tmp"), 3600);
+	pm_report_free(&model);
+	before = tree(dir);
+	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0, "%s", out);
+	cr_expect(strstr(out, "torn-0001") && strstr(out, "partial: torn") && strstr(out, "whole-0002"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "show torn --dir '%s' 2>&1", dir), 0, "%s", out);
+	cr_expect(strstr(out, "note: torn-0001 is partial"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "explain whole --dir '%s'", dir), 0, "%s", out);
+	free(out);
+	after = tree(dir);
+	cr_expect_str_eq(after, before, "the reports directory changed");
+	free(before);
+	free(after);
+	su_rm(dir);
+
+	/* A missing directory: the message says where the place came from. */
+	cr_assert_eq(setenv("POSTMORTEM_DIR", su_path(dir, "missing", "x"), 1), 0);
+	cr_expect_eq(cli(&out, "list"), 1);
+	cr_expect(strstr(out, "no reports directory at") && strstr(out, "(from $POSTMORTEM_DIR)") &&
+	          !strstr(out, "default place"), "%s", out);
+	free(out);
+	unsetenv("POSTMORTEM_DIR");
+	free(dir);
+}
