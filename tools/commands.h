@@ -38,7 +38,11 @@ int cli_write_report(const char *cmd, const pm_report *r, bool json, const char 
 /* Show control characters other than newline and tab (and UTF-8's C1
  * controls) as '?', in place; *after_c2 carries across chunks (start false). */
 void cli_mask(char *p, size_t n, bool *after_c2);
-/* fputs of a masked copy of text. */
+/* True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG). */
+bool cli_locale_is_utf8(void);
+/* A malloc'd copy of text, its non-ASCII characters spelled in ASCII unless the locale is UTF-8. */
+char *cli_for_locale(const char *text);
+/* fputs of a masked copy of text, in the locale's character set (cli_for_locale). */
 int cli_print_masked(FILE *f, const char *text);
 /* Write r as .crash text or JSON to fd, masked when fd is a terminal; false when a write failed. */
 bool cli_render(const pm_report *r, bool json, int fd);

@@ -266,3 +266,34 @@ Test(cli, option_errors_name_the_whole_command)
 		free(args);
 	}
 }
+
+static bool
+all_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+/* The CLI's own words keep to ASCII unless the locale is UTF-8. */
+Test(cli, ascii_unless_the_locale_is_utf8)
+{
+	char *args, *out;
+	cr_assert(asprintf(&args, "explain '%s' 2>&1; '%s' explain /nonexistent/r\xc3\xa9port.json 2>&1",
+	                   pm_test_source("sample_crashes/reports/sigsegv_null_deref.json"),
+	                   pm_test_build("tools/postmortem")) > 0);
+	cr_assert_eq(setenv("LC_ALL", "C", 1), 0);
+	pm(args, &out);
+	cr_expect(all_ascii(out), "non-ASCII output under LC_ALL=C:\n%s", out);
+	cr_expect(strstr(out, ") -- a NULL pointer dereference"), "%s", out);
+	cr_expect(strstr(out, "/nonexistent/r?port.json"), "%s", out);
+	free(out);
+	cr_assert_eq(setenv("LC_ALL", "C.UTF-8", 1), 0);
+	pm(args, &out);
+	cr_expect(strstr(out, ") \u2014 a NULL pointer dereference"), "%s", out);
+	cr_expect(strstr(out, "/nonexistent/r\xc3\xa9port.json"), "%s", out);
+	free(out);
+	unsetenv("LC_ALL");
+	free(args);
+}
