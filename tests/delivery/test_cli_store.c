@@ -272,3 +272,52 @@ Test(cli_store, reading_commands_never_write, .timeout = 120)
 	unsetenv("POSTMORTEM_DIR");
 	free(dir);
 }
+
+/* A grandchild's crash is told too, and --json sums the run up for scripts. */
+Test(cli_store, run_tells_of_every_crash_under_it, .timeout = 120)
+{
+	char *dir = pm_test_tmpdir(), *out, *err_path;
+	cr_assert(asprintf(&err_path, "%s/err", dir) > 0);
+	/* sh forks the program (it has more to do after it), and itself exits 0. */
+	int rc = cli(&out, "run --json --dir '%s/reports' -- /bin/sh -c \"'%s'; echo after\" 2>'%s'", dir,
+	             crash_sample_path("plain_null_deref"), err_path);
+	cr_expect_eq(rc, 0, "%s", out);
+	char *err = pm_test_slurp(err_path, NULL);
+	cr_expect(strstr(err, "postmortem run: report ") && strstr(err, "crash_plain_null_deref") &&
+	          strstr(err, "NULL pointer"), "%s", err);
+	cr_expect(!strstr(err, "/bin/sh was killed"), "sh itself was not killed:\n%s", err);
+	char *last = strstr(out, "after\n");
+	cr_assert(last, "%s", out);
+	cJSON *o = cJSON_Parse(last + strlen("after\n"));
+	cr_assert(o, "no JSON summary after the program's output:\n%s", out);
+	cr_expect_eq(cJSON_GetObjectItem(o, "exit_status")->valueint, 0);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(o, "signal")));
+	cJSON *reports = cJSON_GetObjectItem(o, "reports");
+	cr_assert(cJSON_IsArray(reports) && cJSON_GetArraySize(reports) == 1, "%s", out);
+	cJSON *r = cJSON_GetArrayItem(reports, 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(r, "app")->valuestring, "crash_plain_null_deref");
+	cr_expect_str_eq(cJSON_GetObjectItem(r, "state")->valuestring, "pending");
+	cr_expect(cJSON_GetObjectItem(r, "pid")->valuedouble > 0);
+	cr_expect(strstr(cJSON_GetObjectItem(r, "path")->valuestring, "/reports/pending/"), "%s", out);
+	cJSON_Delete(o);
+	free(out);
+	free(err);
+
+	/* The report from before is not told again; a clean run says nothing. */
+	cr_expect_eq(cli(&out, "run --json --dir '%s/reports' -- /bin/true 2>&1", dir), 0);
+	cr_expect_str_eq(out, "{\"exit_status\":0,\"signal\":null,\"reports\":[]}\n");
+	free(out);
+	/* A killed direct child: the signal, its status, and its report. */
+	cr_expect_eq(cli(&out, "run --json --dir '%s/reports' -- '%s' 2>/dev/null", dir,
+	                 crash_sample_path("plain_null_deref")), 128 + SIGSEGV);
+	o = cJSON_Parse(strstr(out, "\n{") ? strstr(out, "\n{") + 1 : out);
+	cr_assert(o, "no JSON summary as the last line:\n%s", out);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "signal")->valuestring, "SIGSEGV");
+	cr_expect_eq(cJSON_GetObjectItem(o, "exit_status")->valueint, 128 + SIGSEGV);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "reports")), 1, "%s", out);
+	cJSON_Delete(o);
+	free(out);
+	free(err_path);
+	su_rm(dir);
+	free(dir);
+}
