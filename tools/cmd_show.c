@@ -97,7 +97,8 @@ show(const char *dir, const char *arg, bool json)
 		rc = PM_EXIT_FAIL;
 	} else {
 		if (e->state == PM_STATE_PARTIAL)
-			cli_error("show", "note: %s is partial: torn while being written, salvaged", id);
+			cli_error("show", "note: %s is partial: %s", id,
+			          e->reason ? e->reason : "torn while being written, salvaged");
 		else if (e->state == PM_STATE_QUARANTINED)
 			cli_error("show", "note: %s is quarantined: %s", id, e->reason ? e->reason : "no reason kept");
 		rc = copy_out(json ? twin : crash);
