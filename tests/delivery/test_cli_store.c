@@ -245,8 +245,8 @@ Test(cli_store, reading_commands_never_write, .timeout = 120)
 	su_put(dir, &model, "torn-0001", "app_torn", now - 300, now - 310, 201, true, false);
 	su_age(su_path(dir, "pending", "torn-0001.crash"), 120);
 	su_put(dir, &model, "whole-0002", "app_whole", now - 200, now - 210, 202, true, true);
-	su_write(su_path(dir, "pending", "whole-0002.json.tmp"), "{", 1);
-	su_age(su_path(dir, "pending", "whole-0002.json.tmp"), 3600);
+	su_write(su_path(dir, "pending", ".whole-0002.json.tmp"), "{", 1);
+	su_age(su_path(dir, "pending", ".whole-0002.json.tmp"), 3600);
 	pm_report_free(&model);
 	before = tree(dir);
 	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0, "%s", out);
