@@ -21,7 +21,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
-           python3-jsonschema lldb
+           python3-jsonschema lldb cmake groff-base zsh
 # Tests install Breakpad's tools and sentry-cli with npm; Debian's npm is needed only when
 # none is present (NodeSource's nodejs ships its own and conflicts with Debian's).
 NPM_PACKAGES = nodejs npm

@@ -39,6 +39,7 @@ configure(pm_store *s, const pm_store_options *opt)
 	s->max_pending = opt->max_pending ? opt->max_pending : DEFAULT_MAX_PENDING;
 	s->max_bytes = opt->max_bytes ? opt->max_bytes : DEFAULT_MAX_BYTES;
 	s->keep_sent = opt->keep_sent;
+	s->read_only = opt->read_only;
 	s->loop_count = opt->crash_loop_count ? opt->crash_loop_count : PM_DEFAULT_LOOP_COUNT;
 	s->loop_seconds = opt->crash_loop_seconds ? opt->crash_loop_seconds : PM_DEFAULT_LOOP_SECONDS;
 }
@@ -57,7 +58,14 @@ open_dirs(pm_store *s, const pm_store_options *opt)
 		return PM_E_IO;
 	}
 	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++) {
-		s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d], why, sizeof why);
+		if (s->read_only) {
+			/* A state directory not there yet holds no report: leave it so. */
+			s->dir[d] = pm_private_dir_open(s->root, pm_sdir_names[d], false, why, sizeof why);
+			if (s->dir[d] < 0 && errno == ENOENT)
+				continue;
+		} else {
+			s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d], why, sizeof why);
+		}
 		if (s->dir[d] < 0) {
 			pm_store_log("refusing %s/%s: %s", s->root_path, pm_sdir_names[d], why);
 			return PM_E_IO;
@@ -119,7 +127,8 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 		pm_store_close(s);
 		return e;
 	}
-	pm_store_apply_caps(s);
+	if (!s->read_only)
+		pm_store_apply_caps(s);
 	pm_store_mark_loops(s);
 	build_listing(s);
 	*out = s;
@@ -277,6 +286,8 @@ pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
 pm_err
 pm_store_mark_sent(pm_store *s, const char *id)
 {
+	if (s->read_only)
+		return PM_E_INVAL;
 	pm_sentry *e = pm_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
@@ -301,6 +312,8 @@ pm_store_mark_sent(pm_store *s, const char *id)
 pm_err
 pm_store_quarantine(pm_store *s, const char *id, const char *reason)
 {
+	if (s->read_only)
+		return PM_E_INVAL;
 	pm_sentry *e = pm_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
@@ -317,6 +330,8 @@ pm_store_quarantine(pm_store *s, const char *id, const char *reason)
 pm_err
 pm_store_delete(pm_store *s, const char *id)
 {
+	if (s->read_only)
+		return PM_E_INVAL;
 	pm_sentry *e = pm_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;

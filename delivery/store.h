@@ -80,6 +80,7 @@ struct pm_store {
 	uint32_t max_pending, loop_count, loop_seconds;
 	uint64_t max_bytes;
 	bool keep_sent;
+	bool read_only;               /* pm_store_options.read_only */
 	int64_t now;                  /* wall clock at open, for staleness */
 	pm_sentry *v;                 /* sorted by state; a snapshot until close */
 	size_t n, cap;
@@ -182,6 +183,8 @@ void pm_store_take_other(pm_store *s, pm_sdir d, const pm_sgroup *g);
 /* A report in pending/ whose JSON twin does not read: salvage it as partial,
  * quarantine it, or leave it to the writer still working on it. */
 void pm_store_salvage(pm_store *s, const pm_sgroup *g);
+/* Read-only opening: list a torn report as partial, as it is (m: what reads of it, or NULL). */
+void pm_store_look_torn(pm_store *s, const pm_sgroup *g, const pm_report *m, const char *reason);
 /* Quarantine a report found unreadable in pending/, list it, log it. */
 void pm_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason);
 /* Keep a sanitized, bounded copy of reason on e ... */

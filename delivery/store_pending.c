@@ -59,7 +59,10 @@ pm_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g)
 		char name[PM_ID_MAX + 16], reason[PM_ID_MAX + 64];
 		pm_store_file_name(name, sizeof name, g->id, (pm_skind)odd->kind);
 		snprintf(reason, sizeof reason, "%s is not a regular file", name);
-		pm_store_quarantine_group(s, g, reason);
+		if (s->read_only)
+			pm_store_look_torn(s, g, NULL, reason);
+		else
+			pm_store_quarantine_group(s, g, reason);
 		return;
 	}
 	pm_report r;
@@ -68,7 +71,8 @@ pm_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g)
 		pm_sentry *e = pm_store_add(s, d, g, r.complete ? PM_STATE_PENDING : PM_STATE_PARTIAL);
 		if (e)
 			pm_store_summarize(e, &r);
-		drop_stale_tmps(s, g);
+		if (!s->read_only)
+			drop_stale_tmps(s, g);
 	} else {
 		pm_store_salvage(s, g);
 	}

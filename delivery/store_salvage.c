@@ -136,6 +136,17 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 }
 
 void
+pm_store_look_torn(pm_store *s, const pm_sgroup *g, const pm_report *m, const char *reason)
+{
+	pm_sentry *e = pm_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
+	if (!e)
+		return;
+	if (m)
+		pm_store_summarize(e, m);
+	pm_store_set_reason(e, reason);
+}
+
+void
 pm_store_salvage(pm_store *s, const pm_sgroup *g)
 {
 	sources src;
@@ -146,6 +157,10 @@ pm_store_salvage(pm_store *s, const pm_sgroup *g)
 	/* <id>.json is renamed into place last, whole: once it is there, nobody writes. */
 	if (!g->f[PM_SK_JSON] && writer_alive(pid, pm_sgroup_mtime(g), s->now)) {
 		/* Still being written: not listed until it is whole or its writer is gone. */
+	} else if (s->read_only) {
+		pm_store_look_torn(s, g, from >= 0 ? &src.r[from] : NULL,
+		                   from >= 0 ? "torn: salvaged at the next opening that may write"
+		                             : "torn, nothing readable: quarantined at the next opening that may write");
 	} else if (from >= 0) {
 		keep_partial(s, g, &src, from);
 	} else {

@@ -77,8 +77,11 @@ pm_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l)
 pm_err
 pm_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn)
 {
+	if (s->dir[d] < 0)
+		return PM_OK; /* read-only, and not created yet */
 	pm_sfile_list l = { 0 };
-	pm_err e = pm_store_list(s->dir[d], d, s->now - PM_STALE_SECONDS, &l);
+	/* Read-only: nothing is old enough to remove. */
+	pm_err e = pm_store_list(s->dir[d], d, s->read_only ? INT64_MIN : s->now - PM_STALE_SECONDS, &l);
 	if (e == PM_OK && l.n)
 		qsort(l.v, l.n, sizeof *l.v, by_id);
 	for (size_t i = 0; e == PM_OK && i < l.n;) {

@@ -239,13 +239,20 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 	           .deadline = upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
 	if (count > 0 && (e = upload_session_open(&p.session, &opt, stop)) == PM_OK) {
 		upload_url_display(p.session.url, p.where, sizeof p.where);
+		uint64_t total_bytes = 0, done_bytes = 0;
+		for (size_t i = 0; i < count; i++)
+			total_bytes += list[i].bytes;
 		for (size_t i = 0; i < count; i++) {
 			if (upload_stopping(stop)) {
 				upload_log("stopping: %zu report(s) stay pending", count - i);
 				res->kept += (uint32_t)(count - i);
 				break;
 			}
-			if (!deliver(&p, &list[i], count - i)) {
+			bool go_on = deliver(&p, &list[i], count - i);
+			done_bytes += list[i].bytes;
+			if (opt.progress)
+				opt.progress(opt.progress_ctx, i + 1, count, done_bytes, total_bytes);
+			if (!go_on) {
 				res->kept += (uint32_t)(count - i - 1);
 				break;
 			}

@@ -516,6 +516,9 @@ typedef struct pm_store_options {
 	bool keep_sent;          /* move delivered reports to sent/ instead of deleting them */
 	uint32_t crash_loop_count;   /* 0: 3 crashes ... */
 	uint32_t crash_loop_seconds; /* 0: ... each within 10 s of launch */
+	bool read_only;          /* look, never write: no directory is created, nothing salvaged,
+	                          * quarantined, capped or removed (a torn report lists as partial,
+	                          * with the reason), and changing a report is refused (PM_E_INVAL) */
 } pm_store_options;
 
 typedef struct pm_store_entry {
@@ -586,6 +589,10 @@ typedef struct pm_upload_options {
 	const char *ca_file;         /* CA bundle to trust instead of the system's */
 	bool no_gzip;                /* send uncompressed */
 	bool symbolicate;            /* symbolicate with local debug info first */
+	/* pm_upload_pending calls this (if set) after each report it handled, whatever became of it:
+	 * done of total reports, and the size of their files (done_bytes of total_bytes). */
+	void (*progress)(void *ctx, size_t done, size_t total, uint64_t done_bytes, uint64_t total_bytes);
+	void *progress_ctx;
 } pm_upload_options;
 
 typedef struct pm_upload_result {

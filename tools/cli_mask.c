@@ -29,7 +29,7 @@ cli_mask(char *p, size_t n, bool *after_c2)
 int
 cli_print_masked(FILE *f, const char *text)
 {
-	char *copy = strdup(text);
+	char *copy = cli_for_locale(text);
 	if (!copy)
 		return EOF;
 	bool after_c2 = false;

@@ -1,13 +1,14 @@
 /*
- * cmd_convert.c — `postmortem convert IN [-o OUT] [--to crash|json]`.
+ * cmd_convert.c — `postmortem convert REPORT [-o OUT] [--to crash|json]`.
  */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
 
-static const char usage_line[] = "convert IN [-o OUT] [--to crash|json]";
+static const char usage_line[] = "convert REPORT [-o OUT] [--to crash|json]";
 
 static void
 help(void)
@@ -15,19 +16,25 @@ help(void)
 	printf("usage: postmortem %s\n\n"
 	       "Read a crash report in any supported format (detected from its content:\n"
 	       "postmortem JSON twin, Apple .crash text, Apple .ips, minidump) and write it as\n"
-	       "Apple-style .crash text or as a postmortem JSON twin.\n\n"
+	       "Apple-style .crash text or as a postmortem JSON twin.  REPORT is a file, or\n"
+	       "a report id (or a unique beginning of one) of the reports directory.\n\n"
 	       "  -o, --output OUT   write to OUT instead of standard output\n"
-	       "  -t, --to FORMAT    crash or json (default: crash, or json when IN is .crash text)\n"
+	       "  -t, --to FORMAT    crash or json (default: crash, or json when REPORT is .crash text)\n"
 	       "  -h, --help         show this help\n\n"
-	       "Exit status: 0 converted, 1 IN could not be read, 2 bad usage, 3 OUT could not be written.\n",
+	       "Exit status: 0 converted, 1 REPORT could not be found or read, 2 bad usage, 3 OUT could not be written.\n",
 	       usage_line);
 }
 
 static int
-convert(const char *in, const char *out, const char *to)
+convert(const char *arg, const char *out, const char *to)
 {
+	char *in;
+	int rc = cli_report_path("convert", NULL, arg, &in);
+	if (rc != PM_EXIT_OK)
+		return rc;
 	pm_report r;
-	int rc = cli_load("convert", in, &r);
+	rc = cli_load("convert", in, &r);
+	free(in);
 	if (rc != PM_EXIT_OK)
 		return rc;
 	bool json = to ? strcmp(to, "json") == 0 : r.format == PM_FORMAT_TEXT;

@@ -1,5 +1,5 @@
 /*
- * cmd_explain.c — `postmortem explain IN [--json]`.
+ * cmd_explain.c — `postmortem explain [REPORT] [--dir D] [--json]`.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -7,7 +7,7 @@
 
 #include "commands.h"
 
-static const char usage_line[] = "explain IN [--json]";
+static const char usage_line[] = "explain [REPORT] [--dir D] [--json]";
 
 static void
 help(void)
@@ -16,34 +16,46 @@ help(void)
 	       "Read a crash report (postmortem JSON twin, Apple .crash or .ips) and say in\n"
 	       "plain words what happened: the signal or exception, which thread, its top\n"
 	       "frames, the image the crash is in and whether it is the app or a library,\n"
-	       "and what a termination code such as 0x8badf00d means.\n\n"
-	       "  -j, --json   print the diagnosis as a JSON object\n"
-	       "  -h, --help   show this help\n\n"
-	       "Exit status: 0 explained, 1 IN could not be read, 2 bad usage, 3 output failed.\n",
-	       usage_line);
+	       "and what a termination code such as 0x8badf00d means.  REPORT is a file,\n"
+	       "or a report id of the reports directory as 'postmortem list' shows it (or\n"
+	       "a unique beginning of one); without REPORT, the newest pending report.\n\n"
+	       "%s"
+	       "  -j, --json    print the diagnosis as a JSON object\n"
+	       "  -h, --help    show this help\n\n"
+	       "Exit status: 0 explained, 1 REPORT could not be found or read, 2 bad usage,\n"
+	       "3 output failed.\n",
+	       usage_line, cli_dir_help);
 }
 
 int
 cmd_explain(int argc, char **argv)
 {
 	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
+	const char *dir = NULL;
 	bool json = false;
 	int c;
-	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
 		switch (c) {
+		case 'd': dir = optarg; break;
 		case 'j': json = true; break;
 		case 'h': help(); return PM_EXIT_OK;
 		default: return cli_usage_error("explain", usage_line);
 		}
 	}
-	if (optind + 1 != argc)
+	if (argc - optind > 1)
 		return cli_usage_error("explain", usage_line);
+	char *path;
+	int rc = cli_report_path("explain", dir, argv[optind], &path);
+	if (rc != PM_EXIT_OK)
+		return rc;
 	pm_report r;
-	int rc = cli_load("explain", argv[optind], &r);
+	rc = cli_load("explain", path, &r);
+	free(path);
 	if (rc != PM_EXIT_OK)
 		return rc;
 	char *text = pm_explain(&r, json);

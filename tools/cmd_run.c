@@ -1,7 +1,9 @@
 /*
- * cmd_run.c — `postmortem run [--dir D] -- PROG ARGS`: run an unmodified
- * program with the crash reporter preloaded, and say what its crash left.
+ * cmd_run.c — `postmortem run [--dir D] [--json] -- PROG ARGS`: run an
+ * unmodified program with the crash reporter preloaded, and say what the
+ * crashes of it and of the programs it started left.
  */
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -11,14 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
 
 extern char **environ;
 
-static const char usage_line[] = "run [--dir D] [--] PROG [ARGS...]";
+static const char usage_line[] = "run [--dir D] [--json] [--] PROG [ARGS...]";
 static const char preload_name[] = "libpostmortem-preload.so";
 
 static void
@@ -27,10 +28,14 @@ help(void)
 	printf("usage: postmortem %s\n\n"
 	       "Run PROG with the crash reporter preloaded (LD_PRELOAD of %s),\n"
 	       "so a dynamically linked program needs no change to leave a report when it\n"
-	       "crashes.  If it crashed, say where the report is and explain it on standard\n"
-	       "error.  Programs it starts inherit the reporter.  A statically linked or\n"
-	       "set-user-ID program cannot be preloaded and leaves no report.\n\n"
+	       "crashes.  Programs it starts inherit the reporter.  Every report written\n"
+	       "while PROG ran, by PROG or by any program it started, is named and\n"
+	       "explained on standard error.  A statically linked or set-user-ID program\n"
+	       "cannot be preloaded and leaves no report.\n\n"
 	       "%s"
+	       "  -j, --json    once PROG ends, print a JSON object on standard output:\n"
+	       "                {exit_status, signal, reports: [{id, path, pid, app,\n"
+	       "                exception, state}]}\n"
 	       "  -h, --help    show this help\n\n"
 	       "Exit status: PROG's own: its exit code, or 128 + the signal number when a\n"
 	       "signal ended it (139 for SIGSEGV), as a shell reports it.  Before PROG\n"
@@ -133,42 +138,120 @@ signal_name(int sig, char *buf, size_t cap)
 	return buf;
 }
 
-/* Tell where the report of process pid is, and explain it.  False if there is none. */
-static bool
-report_crash(const char *dir, pid_t pid, int64_t started)
+/* The reports there before PROG started: only the others are its own. */
+typedef struct id_set {
+	char (*id)[sizeof ((pm_store_entry *)0)->id];
+	size_t n;
+} id_set;
+
+static const pm_report_state fresh_states[] = { PM_STATE_PENDING, PM_STATE_PARTIAL };
+
+static void
+remember_reports(const char *dir, id_set *seen)
 {
+	pm_store_options opt = { .dir = dir, .read_only = true };
 	pm_store *s;
-	if (cli_open_store("run", dir, &s) != PM_EXIT_OK)
-		return false;
-	bool found = false;
-	static const pm_report_state states[] = { PM_STATE_PENDING, PM_STATE_PARTIAL };
-	for (size_t k = 0; !found && k < 2; k++) {
-		for (size_t i = 0; !found && i < pm_store_count(s, states[k]); i++) {
-			const pm_store_entry *e = pm_store_get(s, states[k], i);
-			pm_report r;
-			/* Only a crash since PROG started can be its own (a second of clock slack). */
-			if (e->time && e->time < started - 1)
-				continue;
-			if (pm_store_load(s, e->id, &r, NULL) == PM_OK && r.header.pid == pid) {
-				const char *crash = NULL, *json = NULL;
-				pm_store_paths(s, e->id, &crash, &json);
-				cli_error("run", "report %s%s", crash ? crash : json ? json : e->id,
-				          states[k] == PM_STATE_PARTIAL ? " (partial)" : "");
-				char *text = pm_explain(&r, false);
-				if (text)
-					cli_print_masked(stderr, text);
-				free(text);
-				found = true;
-			}
-			pm_report_free(&r);
-		}
-	}
+	seen->id = NULL;
+	seen->n = 0;
+	if (pm_store_open(&s, &opt) != PM_OK)
+		return; /* no directory yet: every report will be new */
+	size_t total = 0;
+	for (size_t k = 0; k < 2; k++)
+		total += pm_store_count(s, fresh_states[k]);
+	seen->id = calloc(total ? total : 1, sizeof *seen->id);
+	for (size_t k = 0; seen->id && k < 2; k++)
+		for (size_t i = 0; i < pm_store_count(s, fresh_states[k]); i++)
+			memcpy(seen->id[seen->n++], pm_store_get(s, fresh_states[k], i)->id, sizeof *seen->id);
 	pm_store_close(s);
-	return found;
+}
+
+static bool
+seen_before(const id_set *seen, const char *id)
+{
+	for (size_t i = 0; i < seen->n; i++)
+		if (strcmp(seen->id[i], id) == 0)
+			return true;
+	return false;
+}
+
+/* Name and explain one new report on stderr; add it to reports (may be NULL). */
+static void
+tell_report(pm_store *s, const pm_store_entry *e, cJSON *reports)
+{
+	pm_report r;
+	bool loaded = pm_store_load(s, e->id, &r, NULL) == PM_OK;
+	const char *crash = NULL, *json = NULL;
+	pm_store_paths(s, e->id, &crash, &json);
+	const char *path = crash ? crash : json ? json : e->id;
+	int64_t pid = loaded ? r.header.pid : -1;
+	cli_error("run", "report %s%s (%s, process %lld)", path, e->state == PM_STATE_PARTIAL ? " (partial)" : "",
+	          e->app[0] ? e->app : "?", (long long)pid);
+	char *text = loaded ? pm_explain(&r, false) : NULL;
+	if (text)
+		cli_print_masked(stderr, text);
+	free(text);
+	if (loaded)
+		pm_report_free(&r);
+	cJSON *o = reports ? cJSON_CreateObject() : NULL;
+	if (!o || !cJSON_AddItemToArray(reports, o))
+		return;
+	cJSON_AddStringToObject(o, "id", e->id);
+	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddNumberToObject(o, "pid", (double)pid);
+	cJSON_AddStringToObject(o, "app", e->app);
+	cJSON_AddStringToObject(o, "exception", e->exception);
+	cJSON_AddStringToObject(o, "state", cli_state_name(e->state));
+}
+
+/* Tell every report written since PROG started, by whichever process; how many. */
+static size_t
+tell_reports(const char *dir, const id_set *seen, cJSON *reports)
+{
+	pm_store_options opt = { .dir = dir, .read_only = true };
+	pm_store *s;
+	if (pm_store_open(&s, &opt) != PM_OK)
+		return 0;
+	size_t told = 0;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < pm_store_count(s, fresh_states[k]); i++) {
+			const pm_store_entry *e = pm_store_get(s, fresh_states[k], i);
+			if (!seen_before(seen, e->id)) {
+				tell_report(s, e, reports);
+				told++;
+			}
+		}
+	pm_store_close(s);
+	return told;
+}
+
+/* The --json summary on standard output. */
+static void
+print_summary(int status, int sig, cJSON *reports)
+{
+	cJSON *o = cJSON_CreateObject();
+	char name[32], *text = NULL;
+	if (o) {
+		cJSON_AddNumberToObject(o, "exit_status", status);
+		if (sig)
+			cJSON_AddStringToObject(o, "signal", signal_name(sig, name, sizeof name));
+		else
+			cJSON_AddNullToObject(o, "signal");
+		cJSON_AddItemToObject(o, "reports", reports ? reports : cJSON_CreateArray());
+		text = cJSON_PrintUnformatted(o);
+	} else {
+		cJSON_Delete(reports);
+	}
+	if (text)
+		puts(text);
+	else
+		cli_error("run", "out of memory for the JSON summary");
+	free(text);
+	cJSON_Delete(o);
+	fflush(stdout);
 }
 
 static int
-run(const char *dir, char **argv)
+run(const char *dir, bool json, char **argv)
 {
 	char preload[PATH_MAX];
 	if (!find_preload(preload, sizeof preload)) {
@@ -185,25 +268,32 @@ run(const char *dir, char **argv)
 	char **env = child_env(preload, dir, owned);
 	pid_t pid = 0;
 	int status = 0, err = env ? 0 : ENOMEM;
-	int64_t started = (int64_t)time(NULL);
+	id_set seen;
+	remember_reports(dir, &seen);
 	if (env)
 		err = spawn_wait(argv, env, &pid, &status);
 	free(env);
 	free(owned[0]);
 	free(owned[1]);
 	if (err) {
+		free(seen.id);
 		cli_error("run", "cannot run %s: %s", argv[0], strerror(err));
 		return err == ENOENT ? 127 : err == ENOMEM ? PM_EXIT_FAIL : 126;
 	}
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	int sig = WTERMSIG(status);
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	int rc = sig ? 128 + sig : WEXITSTATUS(status);
 	char name[32];
-	cli_error("run", "%s was killed by %s", argv[0], signal_name(sig, name, sizeof name));
-	if (!report_crash(dir, pid, started))
+	if (sig)
+		cli_error("run", "%s was killed by %s", argv[0], signal_name(sig, name, sizeof name));
+	cJSON *reports = json ? cJSON_CreateArray() : NULL;
+	size_t told = tell_reports(dir, &seen, reports);
+	free(seen.id);
+	if (sig && !told)
 		fprintf(stderr, "postmortem run: no report was written (SIGKILL and SIGSTOP cannot be caught;\n"
 		                "a statically linked or set-user-ID program ignores LD_PRELOAD)\n");
-	return 128 + sig;
+	if (json)
+		print_summary(rc, sig, reports);
+	return rc;
 }
 
 int
@@ -211,20 +301,23 @@ cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
 	const char *dir = NULL;
+	bool json = false;
 	int c;
 	/* '+': stop at PROG, whose own options are not ours. */
-	while ((c = getopt_long(argc, argv, "+d:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:jh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
+		case 'j': json = true; break;
 		case 'h': help(); return PM_EXIT_OK;
 		default: return cli_usage_error("run", usage_line);
 		}
 	}
 	if (optind >= argc)
 		return cli_usage_error("run", usage_line);
-	return run(dir, argv + optind);
+	return run(dir, json, argv + optind);
 }

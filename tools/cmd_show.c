@@ -1,5 +1,5 @@
 /*
- * cmd_show.c — `postmortem show ID [--dir D] [--json]`.
+ * cmd_show.c — `postmortem show REPORT [--dir D] [--json]`.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -10,16 +10,17 @@
 
 #include "commands.h"
 
-static const char usage_line[] = "show ID [--dir D] [--json]";
+static const char usage_line[] = "show REPORT [--dir D] [--json]";
 
 static void
 help(void)
 {
 	printf("usage: postmortem %s\n\n"
 	       "Print a report of a reports directory as it is stored: its Apple-style\n"
-	       "text, or its JSON twin.  ID is the report's incident id as 'postmortem\n"
-	       "list' shows it; the report may be in any state.  For a partial or\n"
-	       "quarantined report, a note on standard error says so (and why).\n\n"
+	       "text, or its JSON twin.  REPORT is the report's incident id as 'postmortem\n"
+	       "list' shows it, or a unique beginning of one; the report may be in any\n"
+	       "state.  For a partial or quarantined report, a note on standard error says\n"
+	       "so (and why).  REPORT may also be a file in any format postmortem reads.\n\n"
 	       "%s"
 	       "  -j, --json    print the JSON twin instead of the text\n"
 	       "  -h, --help    show this help\n\n"
@@ -62,29 +63,33 @@ copy_out(const char *path)
 	return rc;
 }
 
-static const pm_store_entry *
-find(const pm_store *s, const char *id)
+/* A file outside the store is shown as the text or twin it renders to. */
+static int
+show_file(const char *path, bool json)
 {
-	for (int st = PM_STATE_PENDING; st <= PM_STATE_SENT; st++)
-		for (size_t i = 0; i < pm_store_count(s, st); i++) {
-			const pm_store_entry *e = pm_store_get(s, st, i);
-			if (strcmp(e->id, id) == 0)
-				return e;
-		}
-	return NULL;
+	pm_report r;
+	int rc = cli_load("show", path, &r);
+	if (rc != PM_EXIT_OK)
+		return rc;
+	rc = cli_write_report("show", &r, json, NULL);
+	pm_report_free(&r);
+	return rc;
 }
 
 static int
-show(const char *dir, const char *id, bool json)
+show(const char *dir, const char *arg, bool json)
 {
+	if (cli_names_file(arg))
+		return show_file(arg, json);
 	pm_store *s;
 	int rc = cli_open_store("show", dir, &s);
 	if (rc != PM_EXIT_OK)
 		return rc;
-	const pm_store_entry *e = find(s, id);
-	const char *crash = NULL, *twin = NULL;
+	const pm_store_entry *e = cli_find_entry("show", s, dir, arg);
+	const char *id = e ? e->id : arg, *crash = NULL, *twin = NULL;
 	if (!e || pm_store_paths(s, id, &crash, &twin) != PM_OK) {
-		cli_error("show", "no report %s in %s", id, dir ? dir : "the reports directory");
+		if (e)
+			cli_error("show", "cannot find the files of report %s", id);
 		rc = PM_EXIT_FAIL;
 	} else if (!(json ? twin : crash)) {
 		cli_error("show", "report %s has no %s file%s", id, json ? "JSON" : ".crash",
@@ -92,7 +97,8 @@ show(const char *dir, const char *id, bool json)
 		rc = PM_EXIT_FAIL;
 	} else {
 		if (e->state == PM_STATE_PARTIAL)
-			cli_error("show", "note: %s is partial: torn while being written, salvaged", id);
+			cli_error("show", "note: %s is partial: %s", id,
+			          e->reason ? e->reason : "torn while being written, salvaged");
 		else if (e->state == PM_STATE_QUARANTINED)
 			cli_error("show", "note: %s is quarantined: %s", id, e->reason ? e->reason : "no reason kept");
 		rc = copy_out(json ? twin : crash);

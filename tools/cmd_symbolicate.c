@@ -23,12 +23,14 @@ help(void)
 	       "information keep their names; why is printed to standard error and kept in\n"
 	       "the JSON twin.  Apple reports: each image's UUID picks a dSYM in a DIR\n"
 	       "(DIR/NAME.dSYM, any other .dSYM bundle, or a Mach-O file; the slice of the\n"
-	       "report's architecture in a universal file); another UUID is never used.\n\n"
+	       "report's architecture in a universal file); another UUID is never used.\n"
+	       "REPORT is a file, or a report id (or a unique beginning of one) of the\n"
+	       "reports directory.\n\n"
 	       "  -d, --debug-dir DIR   look for debug files in DIR too (repeatable)\n"
 	       "  -o, --output OUT      write to OUT instead of standard output\n"
 	       "  -t, --to FORMAT       crash or json (default: json for a JSON twin, else crash)\n"
 	       "  -h, --help            show this help\n\n"
-	       "Exit status: 0 written, 1 REPORT could not be read or symbolicated,\n"
+	       "Exit status: 0 written, 1 REPORT could not be found, read or symbolicated,\n"
 	       "2 bad usage, 3 OUT could not be written.\n",
 	       usage_line);
 }
@@ -43,12 +45,18 @@ print_notes(const pm_report *r)
 }
 
 static int
-symbolicate(const char *in, const pm_symbolicate_options *opt, const char *out, const char *to)
+symbolicate(const char *arg, const pm_symbolicate_options *opt, const char *out, const char *to)
 {
-	pm_report r;
-	int rc = cli_load("symbolicate", in, &r);
+	char *in;
+	int rc = cli_report_path("symbolicate", NULL, arg, &in);
 	if (rc != PM_EXIT_OK)
 		return rc;
+	pm_report r;
+	rc = cli_load("symbolicate", in, &r);
+	if (rc != PM_EXIT_OK) {
+		free(in);
+		return rc;
+	}
 	pm_err e = pm_symbolicate(&r, opt);
 	if (e == PM_OK) {
 		print_notes(&r);
@@ -58,6 +66,7 @@ symbolicate(const char *in, const pm_symbolicate_options *opt, const char *out, 
 		cli_error("symbolicate", "%s: %s", in, pm_strerror(e));
 		rc = PM_EXIT_FAIL;
 	}
+	free(in);
 	pm_report_free(&r);
 	return rc;
 }

@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "commands.h"
 
@@ -40,7 +41,8 @@ help(void)
 	       "      --no-gzip        send the files uncompressed\n"
 	       "      --symbolicate    symbolicate with local debug information first\n"
 	       "  -h, --help           show this help\n\n"
-	       "Progress goes to standard error; a summary to standard output.\n"
+	       "Progress goes to standard error (on a terminal: n of N reports and their\n"
+	       "size, as it goes); a one-line summary to standard output, always.\n"
 	       "Exit status: 0 every report was delivered (or none was pending), 1 some\n"
 	       "reports stay pending or were quarantined, or the directory cannot be\n"
 	       "opened, 2 bad usage (including a URL refused by the rules above).\n",
@@ -60,8 +62,42 @@ parse_u32(const char *s, uint32_t *out)
 	return true;
 }
 
+/* What the pass handled, for the progress line and the summary. */
+typedef struct progress {
+	bool tty;
+	size_t total;
+	uint64_t total_bytes;
+} progress;
+
+static void
+format_size(uint64_t n, char *out, size_t cap)
+{
+	if (n < 1024)
+		snprintf(out, cap, "%" PRIu64 " B", n);
+	else if (n < 1024 * 1024)
+		snprintf(out, cap, "%.1f KiB", (double)n / 1024);
+	else
+		snprintf(out, cap, "%.1f MiB", (double)n / (1024 * 1024));
+}
+
+static void
+on_progress(void *ctx, size_t done, size_t total, uint64_t done_bytes, uint64_t total_bytes)
+{
+	progress *p = ctx;
+	p->total = total;
+	p->total_bytes = total_bytes;
+	if (!p->tty)
+		return;
+	char a[32], b[32];
+	format_size(done_bytes, a, sizeof a);
+	format_size(total_bytes, b, sizeof b);
+	/* Cleared, written, carriage return: the next log line writes over it. */
+	fprintf(stderr, "\033[Kpostmortem upload: %zu of %zu reports, %s of %s\r", done, total, a, b);
+	fflush(stderr);
+}
+
 static int
-upload(const char *dir, const pm_upload_options *opt)
+upload(const char *dir, pm_upload_options *opt)
 {
 	pm_store_options so = { .dir = dir };
 	pm_store *s = NULL;
@@ -72,8 +108,13 @@ upload(const char *dir, const pm_upload_options *opt)
 		return PM_EXIT_FAIL;
 	}
 	pm_upload_result res;
+	progress p = { .tty = isatty(STDERR_FILENO) };
+	opt->progress = on_progress;
+	opt->progress_ctx = &p;
 	e = pm_upload_pending(s, opt, &res);
 	pm_store_close(s);
+	if (p.tty && p.total)
+		fputs("\033[K", stderr);
 	if (e == PM_E_INVAL) {
 		cli_error("upload", "the URL, the DSN or a header was refused (see above)");
 		return PM_EXIT_USAGE;
@@ -82,8 +123,10 @@ upload(const char *dir, const pm_upload_options *opt)
 		cli_error("upload", "%s", pm_strerror(e));
 		return PM_EXIT_FAIL;
 	}
-	printf("sent %" PRIu32 ", kept %" PRIu32 ", quarantined %" PRIu32 "\n",
-	       res.sent, res.kept, res.quarantined);
+	char size[32];
+	format_size(p.total_bytes, size, sizeof size);
+	printf("sent %" PRIu32 ", kept %" PRIu32 ", quarantined %" PRIu32 " (of %zu pending reports, %s)\n",
+	       res.sent, res.kept, res.quarantined, p.total, size);
 	return res.kept || res.quarantined ? PM_EXIT_FAIL : PM_EXIT_OK;
 }
 

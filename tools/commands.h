@@ -38,7 +38,11 @@ int cli_write_report(const char *cmd, const pm_report *r, bool json, const char 
 /* Show control characters other than newline and tab (and UTF-8's C1
  * controls) as '?', in place; *after_c2 carries across chunks (start false). */
 void cli_mask(char *p, size_t n, bool *after_c2);
-/* fputs of a masked copy of text. */
+/* True when the locale's character set is UTF-8 (LC_ALL, LC_CTYPE, LANG). */
+bool cli_locale_is_utf8(void);
+/* A malloc'd copy of text, its non-ASCII characters spelled in ASCII unless the locale is UTF-8. */
+char *cli_for_locale(const char *text);
+/* fputs of a masked copy of text, in the locale's character set (cli_for_locale). */
 int cli_print_masked(FILE *f, const char *text);
 /* Write r as .crash text or JSON to fd, masked when fd is a terminal; false when a write failed. */
 bool cli_render(const pm_report *r, bool json, int fd);
@@ -46,6 +50,16 @@ bool cli_render(const pm_report *r, bool json, int fd);
 int cli_usage_error(const char *cmd, const char *usage);
 /* Open the store of --dir D (NULL: the default directory), printing why not. */
 int cli_open_store(const char *cmd, const char *dir, pm_store **s);
+/* Where the reports directory is and why: "--dir D", "$POSTMORTEM_DIR (D)", ...; returns buf. */
+const char *cli_dir_origin(const char *dir, char *buf, size_t cap);
+/* The stored report whose id is arg or the only one beginning with it; NULL after saying why. */
+const pm_store_entry *cli_find_entry(const char *cmd, const pm_store *s, const char *dir, const char *arg);
+/* True when a REPORT operand names a file (it has a slash, or exists) rather than a report id. */
+bool cli_names_file(const char *arg);
+/* The file a REPORT operand names (malloc'd into *path): arg itself when it names a file, else the
+ * report of that id or unique id prefix in the reports directory (dir, NULL: the default), else
+ * with arg NULL the newest pending report; an exit status, after saying why when not PM_EXIT_OK. */
+int cli_report_path(const char *cmd, const char *dir, const char *arg, char **path);
 /* The --dir lines of a store subcommand's help. */
 extern const char cli_dir_help[];
 /* A store subcommand that takes [--dir D] [--json] and a fixed number of operands. */

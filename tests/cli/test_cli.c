@@ -219,3 +219,81 @@ Test(cli, flags_and_help)
 	cr_expect(strncmp(out, "postmortem ", 11) == 0);
 	free(out);
 }
+
+Test(cli, version_in_every_spelling)
+{
+	static const char *const spellings[] = { "--version", "-v", "version" };
+	for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++) {
+		char *out;
+		cr_expect_eq(pm(spellings[i], &out), 0, "postmortem %s: %s", spellings[i], out);
+		cr_expect(strncmp(out, "postmortem ", 11) == 0 && strchr(out + 11, '.'), "postmortem %s: %s", spellings[i], out);
+		free(out);
+	}
+}
+
+Test(cli, unknown_commands_get_a_suggestion)
+{
+	static const char *const typos[][2] = {
+		{ "explian", "explain" }, { "lsit", "list" }, { "uplod", "upload" }, { "symbolicat", "symbolicate" },
+	};
+	char *out, *args;
+	for (size_t i = 0; i < sizeof typos / sizeof typos[0]; i++) {
+		cr_assert(asprintf(&args, "%s", typos[i][0]) > 0);
+		cr_expect_eq(pm(args, &out), 2);
+		char *want;
+		cr_assert(asprintf(&want, "Did you mean 'postmortem %s'?", typos[i][1]) > 0);
+		cr_expect(strstr(out, want) != NULL, "%s: %s", typos[i][0], out);
+		free(want);
+		free(out);
+		free(args);
+	}
+	cr_expect_eq(pm("zzzzzzzz", &out), 2);
+	cr_expect(strstr(out, "unknown command 'zzzzzzzz'") && !strstr(out, "Did you mean"), "%s", out);
+	free(out);
+}
+
+Test(cli, option_errors_name_the_whole_command)
+{
+	static const char *const commands[] = { "convert", "explain", "symbolicate", "list", "show", "upload", "run" };
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+		char *args, *out, *want;
+		cr_assert(asprintf(&args, "%s --no-such-flag", commands[i]) > 0);
+		cr_assert(asprintf(&want, "postmortem %s: unrecognized option", commands[i]) > 0);
+		cr_expect_eq(pm(args, &out), 2);
+		cr_expect(strstr(out, want) != NULL, "%s", out);
+		free(want);
+		free(out);
+		free(args);
+	}
+}
+
+static bool
+all_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return false;
+	return true;
+}
+
+/* The CLI's own words keep to ASCII unless the locale is UTF-8. */
+Test(cli, ascii_unless_the_locale_is_utf8)
+{
+	char *args, *out;
+	cr_assert(asprintf(&args, "explain '%s' 2>&1; '%s' explain /nonexistent/r\xc3\xa9port.json 2>&1",
+	                   pm_test_source("sample_crashes/reports/sigsegv_null_deref.json"),
+	                   pm_test_build("tools/postmortem")) > 0);
+	cr_assert_eq(setenv("LC_ALL", "C", 1), 0);
+	pm(args, &out);
+	cr_expect(all_ascii(out), "non-ASCII output under LC_ALL=C:\n%s", out);
+	cr_expect(strstr(out, ") -- a NULL pointer dereference"), "%s", out);
+	cr_expect(strstr(out, "/nonexistent/r?port.json"), "%s", out);
+	free(out);
+	cr_assert_eq(setenv("LC_ALL", "C.UTF-8", 1), 0);
+	pm(args, &out);
+	cr_expect(strstr(out, ") \u2014 a NULL pointer dereference"), "%s", out);
+	cr_expect(strstr(out, "/nonexistent/r\xc3\xa9port.json"), "%s", out);
+	free(out);
+	unsetenv("LC_ALL");
+	free(args);
+}

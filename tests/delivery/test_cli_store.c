@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #include "crash/crash_util.h"
 #include "store_util.h"
@@ -132,7 +133,7 @@ Test(cli_store, errors_and_help)
 	char *dir = pm_test_tmpdir();
 	char *out;
 	cr_expect_eq(cli(&out, "show NOPE --dir '%s'", dir), 1);
-	cr_expect(strstr(out, "no report NOPE"), "%s", out);
+	cr_expect(strstr(out, "no report id beginning NOPE"), "%s", out);
 	free(out);
 	cr_expect_eq(cli(&out, "list --dir '%s/missing'", dir), 1);
 	cr_expect(strstr(out, "no reports directory at"), "%s", out);
@@ -155,6 +156,168 @@ Test(cli_store, errors_and_help)
 	cr_expect_eq(cli(&out, "--help"), 0);
 	cr_expect(strstr(out, "list") && strstr(out, "show") && strstr(out, "run"), "%s", out);
 	free(out);
+	su_rm(dir);
+	free(dir);
+}
+
+/* Every command that takes a report takes a file, an id or a unique prefix of one. */
+Test(cli_store, reports_by_id_or_prefix, .timeout = 120)
+{
+	pm_report model;
+	su_real_report(&model, NULL, NULL, NULL, NULL);
+	char *dir = su_reports_dir(), *out;
+	int64_t now = (int64_t)time(NULL);
+	su_put(dir, &model, "aaaa1111-0000", "app_old", now - 300, now - 310, 101, true, true);
+	su_put(dir, &model, "aaaa2222-0000", "app_mid", now - 200, now - 210, 102, true, true);
+	/* The newest faulted elsewhere, so that explaining it differs from explaining the others. */
+	model.exception.address = 0x5eed;
+	su_put(dir, &model, "bbbb3333-0000", "app_new", now - 100, now - 110, 103, true, true);
+	pm_report_free(&model);
+
+	cr_expect_eq(cli(&out, "show aaaa1 --dir '%s'", dir), 0, "%s", out);
+	cr_expect(strstr(out, "app_old") && !strstr(out, "app_mid"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "show aaaa --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "aaaa is ambiguous") && strstr(out, "aaaa1111-0000") && strstr(out, "aaaa2222-0000") &&
+	          !strstr(out, "bbbb3333-0000"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "explain zzz --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "no file zzz and no report id beginning zzz in") && strstr(out, "from --dir"), "%s", out);
+	free(out);
+
+	/* convert and symbolicate find ids where pm_install puts reports. */
+	cr_assert_eq(setenv("POSTMORTEM_DIR", dir, 1), 0);
+	cr_expect_eq(cli(&out, "convert aaaa2 --to json"), 0, "%s", out);
+	cr_expect(strstr(out, "app_mid"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "symbolicate bbbb --to json 2>/dev/null"), 0, "%s", out);
+	cr_expect(strstr(out, "app_new"), "%s", out);
+	free(out);
+	unsetenv("POSTMORTEM_DIR");
+
+	/* explain with no report: the newest pending one, the same as naming its file. */
+	char *newest, *named;
+	cr_expect_eq(cli(&newest, "explain --json --dir '%s'", dir), 0, "%s", newest);
+	cr_expect_eq(cli(&named, "explain --json '%s'", su_path(dir, "pending", "bbbb3333-0000.json")), 0, "%s", named);
+	cr_expect_str_eq(newest, named);
+	cr_expect(strstr(newest, "\"address\":\t24301"), "%s", newest);
+	free(newest);
+	free(named);
+	su_rm(dir);
+	dir = su_reports_dir();
+	cr_expect_eq(cli(&out, "explain --dir '%s'", dir), 1);
+	cr_expect(strstr(out, "no pending report in"), "%s", out);
+	free(out);
+	su_rm(dir);
+	free(dir);
+}
+
+/* "ls -lR"-style listing of a tree: names, sizes and times, to see that nothing changed. */
+static char *
+tree(const char *dir)
+{
+	char *out;
+	char *cmd;
+	cr_assert(asprintf(&cmd, "cd '%s' && find . -printf '%%p %%s %%T@\\n' | sort", dir) > 0);
+	pm_test_run(cmd, &out);
+	free(cmd);
+	return out;
+}
+
+Test(cli_store, reading_commands_never_write, .timeout = 120)
+{
+	char *dir = pm_test_tmpdir(), *out, *before, *after;
+	/* An existing, empty reports directory stays empty. */
+	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0, "%s", out);
+	free(out);
+	after = tree(dir);
+	cr_expect(strncmp(after, ". ", 2) == 0 && strchr(after, '\n') == after + strlen(after) - 1,
+	          "list wrote into the directory:\n%s", after);
+	free(after);
+	su_rm(dir);
+	free(dir);
+
+	/* A torn report (its twin gone for two minutes) and a stale temporary: listed, left as they are. */
+	pm_report model;
+	su_real_report(&model, NULL, NULL, NULL, NULL);
+	dir = su_reports_dir();
+	int64_t now = (int64_t)time(NULL);
+	su_put(dir, &model, "torn-0001", "app_torn", now - 300, now - 310, 201, true, false);
+	su_age(su_path(dir, "pending", "torn-0001.crash"), 120);
+	su_put(dir, &model, "whole-0002", "app_whole", now - 200, now - 210, 202, true, true);
+	su_write(su_path(dir, "pending", ".whole-0002.json.tmp"), "{", 1);
+	su_age(su_path(dir, "pending", ".whole-0002.json.tmp"), 3600);
+	pm_report_free(&model);
+	before = tree(dir);
+	cr_expect_eq(cli(&out, "list --dir '%s'", dir), 0, "%s", out);
+	cr_expect(strstr(out, "torn-0001") && strstr(out, "partial: torn") && strstr(out, "whole-0002"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "show torn --dir '%s' 2>&1", dir), 0, "%s", out);
+	cr_expect(strstr(out, "note: torn-0001 is partial"), "%s", out);
+	free(out);
+	cr_expect_eq(cli(&out, "explain whole --dir '%s'", dir), 0, "%s", out);
+	free(out);
+	after = tree(dir);
+	cr_expect_str_eq(after, before, "the reports directory changed");
+	free(before);
+	free(after);
+	su_rm(dir);
+
+	/* A missing directory: the message says where the place came from. */
+	cr_assert_eq(setenv("POSTMORTEM_DIR", su_path(dir, "missing", "x"), 1), 0);
+	cr_expect_eq(cli(&out, "list"), 1);
+	cr_expect(strstr(out, "no reports directory at") && strstr(out, "(from $POSTMORTEM_DIR)") &&
+	          !strstr(out, "default place"), "%s", out);
+	free(out);
+	unsetenv("POSTMORTEM_DIR");
+	free(dir);
+}
+
+/* A grandchild's crash is told too, and --json sums the run up for scripts. */
+Test(cli_store, run_tells_of_every_crash_under_it, .timeout = 120)
+{
+	char *dir = pm_test_tmpdir(), *out, *err_path;
+	cr_assert(asprintf(&err_path, "%s/err", dir) > 0);
+	/* sh forks the program (it has more to do after it), and itself exits 0. */
+	int rc = cli(&out, "run --json --dir '%s/reports' -- /bin/sh -c \"'%s'; echo after\" 2>'%s'", dir,
+	             crash_sample_path("plain_null_deref"), err_path);
+	cr_expect_eq(rc, 0, "%s", out);
+	char *err = pm_test_slurp(err_path, NULL);
+	cr_expect(strstr(err, "postmortem run: report ") && strstr(err, "crash_plain_null_deref") &&
+	          strstr(err, "NULL pointer"), "%s", err);
+	cr_expect(!strstr(err, "/bin/sh was killed"), "sh itself was not killed:\n%s", err);
+	char *last = strstr(out, "after\n");
+	cr_assert(last, "%s", out);
+	cJSON *o = cJSON_Parse(last + strlen("after\n"));
+	cr_assert(o, "no JSON summary after the program's output:\n%s", out);
+	cr_expect_eq(cJSON_GetObjectItem(o, "exit_status")->valueint, 0);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(o, "signal")));
+	cJSON *reports = cJSON_GetObjectItem(o, "reports");
+	cr_assert(cJSON_IsArray(reports) && cJSON_GetArraySize(reports) == 1, "%s", out);
+	cJSON *r = cJSON_GetArrayItem(reports, 0);
+	cr_expect_str_eq(cJSON_GetObjectItem(r, "app")->valuestring, "crash_plain_null_deref");
+	cr_expect_str_eq(cJSON_GetObjectItem(r, "state")->valuestring, "pending");
+	cr_expect(cJSON_GetObjectItem(r, "pid")->valuedouble > 0);
+	cr_expect(strstr(cJSON_GetObjectItem(r, "path")->valuestring, "/reports/pending/"), "%s", out);
+	cJSON_Delete(o);
+	free(out);
+	free(err);
+
+	/* The report from before is not told again; a clean run says nothing. */
+	cr_expect_eq(cli(&out, "run --json --dir '%s/reports' -- /bin/true 2>&1", dir), 0);
+	cr_expect_str_eq(out, "{\"exit_status\":0,\"signal\":null,\"reports\":[]}\n");
+	free(out);
+	/* A killed direct child: the signal, its status, and its report. */
+	cr_expect_eq(cli(&out, "run --json --dir '%s/reports' -- '%s' 2>/dev/null", dir,
+	                 crash_sample_path("plain_null_deref")), 128 + SIGSEGV);
+	o = cJSON_Parse(strstr(out, "\n{") ? strstr(out, "\n{") + 1 : out);
+	cr_assert(o, "no JSON summary as the last line:\n%s", out);
+	cr_expect_str_eq(cJSON_GetObjectItem(o, "signal")->valuestring, "SIGSEGV");
+	cr_expect_eq(cJSON_GetObjectItem(o, "exit_status")->valueint, 128 + SIGSEGV);
+	cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(o, "reports")), 1, "%s", out);
+	cJSON_Delete(o);
+	free(out);
+	free(err_path);
 	su_rm(dir);
 	free(dir);
 }

@@ -348,3 +348,45 @@ Test(store_torn, missing_directory)
 	su_rm(parent);
 	free(parent);
 }
+
+/* read_only: a torn report and a stale temporary are listed, not repaired or
+ * removed; missing state directories stay missing; changes are refused. */
+Test(store_torn, read_only_looks_without_writing)
+{
+	pm_report model;
+	su_real_report(&model, NULL, NULL, NULL, NULL);
+	char *dir = su_reports_dir();
+	su_put(dir, &model, "torn", "app", 1700000000, 1699999990, 11, true, false);
+	su_age(su_path(dir, "pending", "torn.crash"), 120);
+	su_put(dir, &model, "whole", "app", 1700000100, 1700000090, 12, true, true);
+	su_write(su_path(dir, "pending", ".whole.json.tmp"), "{", 1);
+	su_age(su_path(dir, "pending", ".whole.json.tmp"), 3600);
+	pm_report_free(&model);
+
+	pm_store_options opt = { .dir = dir, .read_only = true };
+	pm_store *s = NULL;
+	cr_assert_eq(pm_store_open(&s, &opt), PM_OK);
+	const pm_store_entry *torn = su_find(s, "torn"), *whole = su_find(s, "whole");
+	cr_assert(torn && whole);
+	cr_expect_eq(torn->state, PM_STATE_PARTIAL);
+	cr_expect(torn->reason && strstr(torn->reason, "torn"), "%s", torn->reason ? torn->reason : "(none)");
+	cr_expect_eq(whole->state, PM_STATE_PENDING);
+	cr_expect_eq(pm_store_mark_sent(s, "whole"), PM_E_INVAL);
+	cr_expect_eq(pm_store_quarantine(s, "torn", "no"), PM_E_INVAL);
+	cr_expect_eq(pm_store_delete(s, "whole"), PM_E_INVAL);
+	pm_store_close(s);
+	cr_expect_not(su_exists(su_path(dir, "pending", "torn.json")), "salvaged while read-only");
+	cr_expect(su_exists(su_path(dir, "pending", ".whole.json.tmp")), "a temporary removed while read-only");
+	cr_expect(su_exists(su_path(dir, "pending", "whole.json")));
+	cr_expect_not(su_exists(su_path(dir, "sent", "")), "sent/ created while read-only");
+	cr_expect_not(su_exists(su_path(dir, "quarantine", "")), "quarantine/ created while read-only");
+
+	/* The same directory opened to write: salvaged and cleaned, as before. */
+	opt.read_only = false;
+	cr_assert_eq(pm_store_open(&s, &opt), PM_OK);
+	pm_store_close(s);
+	cr_expect(su_exists(su_path(dir, "pending", "torn.json")));
+	cr_expect_not(su_exists(su_path(dir, "pending", ".whole.json.tmp")));
+	su_rm(dir);
+	free(dir);
+}

@@ -75,3 +75,37 @@ Test(upload_cli, help_exits_0)
 	cr_expect(strstr(out, "--allow-http") != NULL, "%s", out);
 	free(out);
 }
+
+/* On a terminal (script(1) gives it one) each report moves a progress line on; the one-line
+ * summary comes whatever stdout is. */
+Test(upload_cli, progress_on_a_terminal_and_a_summary_always)
+{
+	static const http_reply script[] = { { .status = 200 }, { .status = 200 }, { .status = 200 }, { 0 } };
+	char *dir = upload_make_reports(3, 0), *out, *cmd;
+	http_server *srv = http_server_start(script);
+	cr_assert(asprintf(&cmd, "script -qec \"'%s' upload --dir '%s' --url %s --no-gzip\" /dev/null",
+	                   pm_test_build("tools/postmortem"), dir, http_server_url(srv)) > 0);
+	int st = pm_test_run(cmd, &out);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", out);
+	for (int i = 1; i <= 3; i++) {
+		char want[64];
+		snprintf(want, sizeof want, "postmortem upload: %d of 3 reports, ", i);
+		cr_expect(strstr(out, want), "no '%s' on the terminal:\n%s", want, out);
+	}
+	cr_expect(strstr(out, "sent 3, kept 0, quarantined 0 (of 3 pending reports, "), "%s", out);
+	free(out);
+	free(cmd);
+	http_server_stop(srv);
+	upload_remove(dir);
+
+	srv = http_server_start(script);
+	dir = upload_make_reports(3, 0);
+	char args[512];
+	snprintf(args, sizeof args, "--url %s --no-gzip", http_server_url(srv));
+	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_expect(!strstr(out, "of 3 reports, "), "progress off a terminal:\n%s", out);
+	cr_expect(strstr(out, "sent 3, kept 0, quarantined 0 (of 3 pending reports, "), "%s", out);
+	free(out);
+	http_server_stop(srv);
+	upload_remove(dir);
+}
