@@ -70,3 +70,56 @@ Test(words, plain_abort_has_no_message, .timeout = 60)
 	cr_expect_eq(run.text.exception.asi_count, 0);
 	crash_run_free(&run);
 }
+
+static const char *
+annotation(const pm_report *r, const char *key)
+{
+	for (uint32_t i = 0; i < r->annotation_count; i++)
+		if (strcmp(r->annotations[i].key, key) == 0)
+			return r->annotations[i].value;
+	return NULL;
+}
+
+static void
+expect_context(const pm_report *r, const char *what)
+{
+	cr_expect_eq(asi_line(r, "panicked at src/main.rs:2:5:"), 0, "%s: the crash message is not the first ASI line",
+	             what);
+	cr_expect_eq(asi_line(r, "index out of bounds"), 1, "%s: the message's second line", what);
+	cr_expect_eq(asi_line(r, "first message"), -1, "%s: the replaced message is still there", what);
+	cr_expect_eq(r->annotation_count, 3, "%s: %u annotations", what, r->annotation_count);
+	cr_expect_str_eq(annotation(r, "build"), "1234", "%s", what);
+	cr_expect_str_eq(annotation(r, "user.id"), "alice", "%s: a replaced value", what);
+	cr_expect_null(annotation(r, "removed"), "%s: a removed key is reported", what);
+	const char *lng = annotation(r, "long");
+	cr_assert_not_null(lng, "%s", what);
+	cr_expect_eq(strlen(lng), PM_ANNOTATION_VALUE_MAX, "%s: %zu bytes", what, strlen(lng));
+	cr_expect(strstr(lng, "\xe2\x80\xa6") == lng + strlen(lng) - 3, "%s: truncation is not marked", what);
+	cr_assert_eq(r->breadcrumb_count, PM_BREADCRUMBS_MAX, "%s: %u breadcrumbs", what, r->breadcrumb_count);
+	for (uint32_t i = 0; i < r->breadcrumb_count; i++) {
+		char want[32];
+		snprintf(want, sizeof want, "step %u", 70 - PM_BREADCRUMBS_MAX + i);
+		cr_expect_str_eq(r->breadcrumbs[i].message, want, "%s: breadcrumb %u", what, i);
+		cr_expect(r->breadcrumbs[i].time.set && r->breadcrumbs[i].time.sec > 1700000000, "%s: time", what);
+		if (i > 0)
+			cr_expect(r->breadcrumbs[i].time.sec * 1000000 + r->breadcrumbs[i].time.usec >=
+			              r->breadcrumbs[i - 1].time.sec * 1000000 + r->breadcrumbs[i - 1].time.usec,
+			          "%s: breadcrumbs out of order", what);
+	}
+}
+
+Test(words, crash_message_annotations_breadcrumbs, .timeout = 60)
+{
+	crash_run run;
+	run_words(&run, "context");
+	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status 0x%x", run.status);
+	expect_context(&run.text, ".crash");
+	expect_context(&run.json, "JSON twin");
+	char *out = explain(run.crash_path);
+	cr_expect(strstr(out, "panicked at src/main.rs:2:5:") != NULL, "%s", out);
+	cr_expect(strstr(out, "  user.id: alice\n") != NULL, "%s", out);
+	cr_expect(strstr(out, "  step 69\n") != NULL && strstr(out, "  step 59\n") == NULL,
+	          "explain shows the last 10 breadcrumbs:\n%s", out);
+	free(out);
+	crash_run_free(&run);
+}

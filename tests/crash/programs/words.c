@@ -1,7 +1,9 @@
 /* The crash in the app's own words: argv[1] picks how it dies.
  *   assert   a failed assert() (glibc keeps its message in __abort_msg)
- *   abort    a plain abort(): no message to report */
+ *   abort    a plain abort(): no message to report
+ *   context  a crash message, annotations and 70 breadcrumbs, then a SIGSEGV */
 #include <assert.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +16,29 @@ check_positive(int n)
 	return n;
 }
 
+static int *volatile null_pointer;
+
+static void
+say_everything(void)
+{
+	pm_set_crash_message("first message, replaced");
+	pm_set_crash_message("panicked at src/main.rs:2:5:\nindex out of bounds");
+	pm_annotate("build", "1234");
+	pm_annotate("user.id", "first");
+	pm_annotate("user.id", "alice");
+	pm_annotate("removed", "gone soon");
+	pm_annotate("removed", NULL);
+	char big[600];
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	pm_annotate("long", big);
+	for (int i = 0; i < 70; i++) {
+		char crumb[32];
+		snprintf(crumb, sizeof crumb, "step %d", i);
+		pm_breadcrumb(crumb);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -21,5 +46,9 @@ main(int argc, char **argv)
 		return 2;
 	if (strcmp(argv[1], "assert") == 0)
 		return check_positive(argc - 3);
+	if (strcmp(argv[1], "context") == 0) {
+		say_everything();
+		return *null_pointer;
+	}
 	abort();
 }
