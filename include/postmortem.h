@@ -437,8 +437,8 @@ const char *pm_reports_dir(void);
 /*
  * Context the app gives for a crash that may come later.  These work before
  * and after pm_install, from any thread and from signal handlers: each is
- * async-signal-safe, takes no lock, never allocates and never waits (a few
- * hundred nanoseconds: bench/context_cost.c).  Storage is fixed: the limits
+ * async-signal-safe, takes no lock, never allocates and never waits (tens of
+ * nanoseconds: bench/context_cost.c).  Storage is fixed: the limits
  * below.  Text is copied; control characters become spaces, and text cut to
  * fit ends with "…".
  *
