@@ -439,8 +439,9 @@ const char *pm_reports_dir(void);
  * and after pm_install, from any thread and from signal handlers: each is
  * async-signal-safe, takes no lock, never allocates and never waits (tens of
  * nanoseconds: bench/context_cost.c).  Storage is fixed: the limits
- * below.  Text is copied; control characters become spaces, and text cut to
- * fit ends with "…".
+ * below.  Text is copied; control characters become spaces (the crash
+ * message keeps its newlines: one ASI line each), and text cut to fit ends
+ * with "…".  Hang reports and snapshots carry annotations and breadcrumbs too.
  *
  * Concurrency: calls from several threads are safe.  Two calls that overlap
  * on the same item (the crash message, one annotation key) are ordered as if

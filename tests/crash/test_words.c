@@ -123,3 +123,16 @@ Test(words, crash_message_annotations_breadcrumbs, .timeout = 60)
 	free(out);
 	crash_run_free(&run);
 }
+
+Test(words, a_snapshot_carries_annotations_and_breadcrumbs, .timeout = 60)
+{
+	crash_run run;
+	run_words(&run, "snapshot");
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0, "status 0x%x", run.status);
+	cr_expect_eq(run.json.kind, PM_KIND_SNAPSHOT);
+	cr_expect_str_eq(annotation(&run.json, "user.id"), "alice");
+	cr_expect_eq(run.json.breadcrumb_count, PM_BREADCRUMBS_MAX);
+	cr_expect_eq(run.text.annotation_count, run.json.annotation_count);
+	cr_expect_eq(run.text.breadcrumb_count, run.json.breadcrumb_count);
+	crash_run_free(&run);
+}

@@ -1,7 +1,8 @@
 /* The crash in the app's own words: argv[1] picks how it dies.
  *   assert   a failed assert() (glibc keeps its message in __abort_msg)
  *   abort    a plain abort(): no message to report
- *   context  a crash message, annotations and 70 breadcrumbs, then a SIGSEGV */
+ *   context  a crash message, annotations and 70 breadcrumbs, then a SIGSEGV
+ *   snapshot the same context, then a snapshot instead of a crash */
 #include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,10 @@ main(int argc, char **argv)
 	if (strcmp(argv[1], "context") == 0) {
 		say_everything();
 		return *null_pointer;
+	}
+	if (strcmp(argv[1], "snapshot") == 0) {
+		say_everything();
+		return pm_snapshot_write("context check") == 0 ? 0 : 1;
 	}
 	abort();
 }
