@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "crash/crash_util.h"
 #include "util.h"
@@ -135,4 +136,42 @@ Test(words, a_snapshot_carries_annotations_and_breadcrumbs, .timeout = 60)
 	cr_expect_eq(run.text.annotation_count, run.json.annotation_count);
 	cr_expect_eq(run.text.breadcrumb_count, run.json.breadcrumb_count);
 	crash_run_free(&run);
+}
+
+/* A signal another process sent: the sender by name, pid and uid, and not a memory fault. */
+static void
+expect_sent(const char *how, int sig, const char *call)
+{
+	crash_run run;
+	run_words(&run, how);
+	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == sig, "%s: status 0x%x", how, run.status);
+	for (int i = 0; i < 2; i++) {
+		const pm_exception *e = i ? &run.json.exception : &run.text.exception;
+		const char *what = i ? "JSON twin" : ".crash";
+		cr_expect_str_eq(e->terminating_process, "pm-sender", "%s %s", how, what);
+		cr_expect(e->terminating_pid > 0 && e->terminating_pid != run.json.header.pid, "%s %s: pid %lld", how,
+		          what, (long long)e->terminating_pid);
+		char want[128];
+		snprintf(want, sizeof want, "Sent by another process with %s: pm-sender [%lld], uid %u", call,
+		         (long long)e->terminating_pid, (unsigned)getuid());
+		cr_expect(e->term_description && strcmp(e->term_description, want) == 0, "%s %s: %s", how, what,
+		          e->term_description ? e->term_description : "(no description)");
+		cr_expect_not(e->has_address, "%s %s: a sent signal has no fault address", how, what);
+		cr_expect_null(e->note, "%s %s: a sent signal is not a self-termination", how, what);
+	}
+	char *out = explain(run.crash_path);
+	cr_expect(strstr(out, "another process sent it; nothing this process did caused it.") != NULL, "%s:\n%s",
+	          how, out);
+	cr_expect(strstr(out, "pm-sender [") != NULL, "%s: explain does not name the sender:\n%s", how, out);
+	cr_expect(strstr(out, "read or wrote memory") == NULL && strstr(out, "called abort()") == NULL,
+	          "%s: explain blames the process:\n%s", how, out);
+	free(out);
+	crash_run_free(&run);
+}
+
+Test(words, signals_sent_by_another_process_name_the_sender, .timeout = 60)
+{
+	expect_sent("kill", SIGSEGV, "kill()");
+	expect_sent("tgkill", SIGABRT, "tkill() or tgkill()");
+	expect_sent("sigqueue", SIGSEGV, "sigqueue()");
 }

@@ -2,11 +2,18 @@
  *   assert   a failed assert() (glibc keeps its message in __abort_msg)
  *   abort    a plain abort(): no message to report
  *   context  a crash message, annotations and 70 breadcrumbs, then a SIGSEGV
- *   snapshot the same context, then a snapshot instead of a crash */
+ *   snapshot the same context, then a snapshot instead of a crash
+ *   kill | tgkill | sigqueue
+ *            a child named "pm-sender" sends this process SIGSEGV (SIGABRT for
+ *            tgkill) that way, and stays alive until this process is gone */
 #include <assert.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "postmortem.h"
 
@@ -40,6 +47,33 @@ say_everything(void)
 	}
 }
 
+static void
+send_from_child(const char *how)
+{
+	int hold[2];
+	if (pipe(hold) != 0)
+		exit(3);
+	pid_t target = getpid();
+	if (fork() == 0) {
+		close(hold[1]);
+		prctl(PR_SET_NAME, "pm-sender");
+		if (strcmp(how, "kill") == 0)
+			kill(target, SIGSEGV);
+		else if (strcmp(how, "tgkill") == 0)
+			syscall(SYS_tgkill, target, target, SIGABRT);
+		else
+			sigqueue(target, SIGSEGV, (union sigval){ .sival_int = 7 });
+		char c;
+		/* Alive while the report is written, so its name can be read; gone with the target. */
+		while (read(hold[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(hold[0]);
+	for (;;)
+		pause();
+}
+
 int
 main(int argc, char **argv)
 {
@@ -51,6 +85,8 @@ main(int argc, char **argv)
 		say_everything();
 		return *null_pointer;
 	}
+	if (strcmp(argv[1], "kill") == 0 || strcmp(argv[1], "tgkill") == 0 || strcmp(argv[1], "sigqueue") == 0)
+		send_from_child(argv[1]);
 	if (strcmp(argv[1], "snapshot") == 0) {
 		say_everything();
 		return pm_snapshot_write("context check") == 0 ? 0 : 1;
