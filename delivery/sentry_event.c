@@ -139,13 +139,20 @@ add_stacktrace(cJSON *t, const pm_report *r, const pm_thread *th)
 	return ok;
 }
 
+/* Sentry's {"values": [...]} interfaces (exception, threads, breadcrumbs): the array. */
+static cJSON *
+add_values(cJSON *ev, const char *key)
+{
+	cJSON *o = cJSON_AddObjectToObject(ev, key);
+	return o ? cJSON_AddArrayToObject(o, "values") : NULL;
+}
+
 static bool
 add_threads(cJSON *ev, const pm_report *r)
 {
 	if (r->thread_count == 0)
 		return true;
-	cJSON *threads = cJSON_AddObjectToObject(ev, "threads");
-	cJSON *values = threads ? cJSON_AddArrayToObject(threads, "values") : NULL;
+	cJSON *values = add_values(ev, "threads");
 	bool ok = values != NULL;
 	for (uint32_t i = 0; ok && i < r->thread_count; i++) {
 		const pm_thread *th = &r->threads[i];
@@ -236,8 +243,7 @@ add_exception(cJSON *ev, const pm_report *r, int32_t crashed)
 	uint8_t k = kind_of(r);
 	char value[1024];
 	describe(r, value, sizeof value);
-	cJSON *ex = cJSON_AddObjectToObject(ev, "exception");
-	cJSON *values = ex ? cJSON_AddArrayToObject(ex, "values") : NULL;
+	cJSON *values = add_values(ev, "exception");
 	cJSON *v = values ? cJSON_CreateObject() : NULL;
 	if (!v || !cJSON_AddItemToArray(values, v))
 		return cJSON_Delete(v), false;
@@ -353,8 +359,7 @@ add_breadcrumbs(cJSON *ev, const pm_report *r)
 {
 	if (r->breadcrumb_count == 0)
 		return true;
-	cJSON *b = cJSON_AddObjectToObject(ev, "breadcrumbs");
-	cJSON *values = b ? cJSON_AddArrayToObject(b, "values") : NULL;
+	cJSON *values = add_values(ev, "breadcrumbs");
 	bool ok = values != NULL;
 	for (uint32_t i = 0; ok && i < r->breadcrumb_count; i++) {
 		cJSON *o = cJSON_CreateObject();

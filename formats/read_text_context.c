@@ -33,6 +33,19 @@ indented(tx_span raw, tx_span *rest)
 	return true;
 }
 
+/* Room for one more element of a growing array of the report; NULL when full. */
+static void *
+push(tx_parser *p, void **arr, uint32_t *count, uint32_t *cap, size_t elem)
+{
+	if (*count >= TX_MAX_LINES)
+		return NULL;
+	char *a = pm_tx_grow(&p->r->arena, *arr, *count, cap, elem);
+	if (!a)
+		return NULL;
+	*arr = a;
+	return a + (size_t)(*count)++ * elem;
+}
+
 bool
 pm_tx_annotation_line(tx_parser *p, tx_span raw)
 {
@@ -41,16 +54,14 @@ pm_tx_annotation_line(tx_parser *p, tx_span raw)
 		return false;
 	const char *colon = memchr(t.p, ':', t.n);
 	pm_report *r = p->r;
-	if (!colon || colon + 1 >= t.p + t.n || colon[1] != ' ' || r->annotation_count >= TX_MAX_LINES)
+	if (!colon || colon + 1 >= t.p + t.n || colon[1] != ' ')
 		return true;
-	pm_kv *kv = pm_tx_grow(&r->arena, r->annotations, r->annotation_count, &p->annotation_cap, sizeof *kv);
-	if (!kv)
-		return true;
-	r->annotations = kv;
-	size_t kn = (size_t)(colon - t.p);
-	kv[r->annotation_count].key = pm_arena_strndup(&r->arena, t.p, kn);
-	kv[r->annotation_count].value = pm_arena_strndup(&r->arena, colon + 2, t.n - kn - 2);
-	r->annotation_count++;
+	pm_kv *kv = push(p, (void **)&r->annotations, &r->annotation_count, &p->annotation_cap, sizeof *kv);
+	if (kv) {
+		size_t kn = (size_t)(colon - t.p);
+		kv->key = pm_arena_strndup(&r->arena, t.p, kn);
+		kv->value = pm_arena_strndup(&r->arena, colon + 2, t.n - kn - 2);
+	}
 	return true;
 }
 
@@ -70,15 +81,12 @@ pm_tx_crumb_line(tx_parser *p, tx_span raw)
 	}
 	pm_report *r = p->r;
 	pm_time time = { 0 };
-	if (end + 2 > t.n || t.p[end] != ' ' || t.p[end + 1] != ' ' || !pm_tx_time((tx_span){ t.p, end }, &time) ||
-	    r->breadcrumb_count >= TX_MAX_LINES)
+	if (end + 2 > t.n || t.p[end] != ' ' || t.p[end + 1] != ' ' || !pm_tx_time((tx_span){ t.p, end }, &time))
 		return true;
-	pm_crumb *c = pm_tx_grow(&r->arena, r->breadcrumbs, r->breadcrumb_count, &p->crumb_cap, sizeof *c);
-	if (!c)
-		return true;
-	r->breadcrumbs = c;
-	c[r->breadcrumb_count].time = time;
-	c[r->breadcrumb_count].message = pm_arena_strndup(&r->arena, t.p + end + 2, t.n - end - 2);
-	r->breadcrumb_count++;
+	pm_crumb *c = push(p, (void **)&r->breadcrumbs, &r->breadcrumb_count, &p->crumb_cap, sizeof *c);
+	if (c) {
+		c->time = time;
+		c->message = pm_arena_strndup(&r->arena, t.p + end + 2, t.n - end - 2);
+	}
 	return true;
 }
