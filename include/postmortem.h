@@ -447,8 +447,10 @@ const char *pm_reports_dir(void);
  * on the same item (the crash message, one annotation key) are ordered as if
  * one came first: the one still writing wins, the other returns at once.  A
  * crash that interrupts a write shows that item marked " [being written]"
- * rather than waiting for it.  Breadcrumbs from different threads never
- * overwrite each other except by the ring's age.
+ * rather than waiting for it.  Each breadcrumb takes the next place in the
+ * ring (one atomic increment), so threads adding them at once do not
+ * overwrite each other; only a place still being written by a call a whole
+ * ring older makes the newer call give way.
  */
 enum {
 	PM_CRASH_MESSAGE_MAX = 1024,  /* bytes of the crash message */
