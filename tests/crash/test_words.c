@@ -175,3 +175,31 @@ Test(words, signals_sent_by_another_process_name_the_sender, .timeout = 60)
 	expect_sent("tgkill", SIGABRT, "tkill() or tgkill()");
 	expect_sent("sigqueue", SIGSEGV, "sigqueue()");
 }
+
+/* "thread N step M", whole, or anything marked as being written when the crash came. */
+static bool
+whole_or_marked(const char *s)
+{
+	int n, len = 0;
+	long step;
+	if (sscanf(s, "thread %d step %ld%n", &n, &step, &len) == 2 && s[len] == '\0' && n >= 0 && n < 4)
+		return true;
+	const char *mark = strstr(s, " [being written]");
+	return mark && mark[strlen(" [being written]")] == '\0';
+}
+
+Test(words, a_crash_amid_writers_sees_whole_entries_or_marked_ones, .timeout = 60)
+{
+	crash_run run;
+	run_words(&run, "busy");
+	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status 0x%x", run.status);
+	cr_expect_eq(run.json.breadcrumb_count, PM_BREADCRUMBS_MAX);
+	cr_expect_eq(run.json.annotation_count, 4);
+	for (uint32_t i = 0; i < run.json.breadcrumb_count; i++)
+		cr_expect(whole_or_marked(run.json.breadcrumbs[i].message), "breadcrumb %u: %s", i,
+		          run.json.breadcrumbs[i].message);
+	for (uint32_t i = 0; i < run.json.annotation_count; i++)
+		cr_expect(whole_or_marked(run.json.annotations[i].value), "%s: %s", run.json.annotations[i].key,
+		          run.json.annotations[i].value);
+	crash_run_free(&run);
+}

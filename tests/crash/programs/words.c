@@ -3,10 +3,14 @@
  *   abort    a plain abort(): no message to report
  *   context  a crash message, annotations and 70 breadcrumbs, then a SIGSEGV
  *   snapshot the same context, then a snapshot instead of a crash
+ *   busy     four threads add breadcrumbs and annotations without pause while
+ *            the main thread crashes (SIGSEGV)
  *   kill | tgkill | sigqueue
  *            a child named "pm-sender" sends this process SIGSEGV (SIGABRT for
  *            tgkill) that way, and stays alive until this process is gone */
 #include <assert.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,35 @@ say_everything(void)
 		snprintf(crumb, sizeof crumb, "step %d", i);
 		pm_breadcrumb(crumb);
 	}
+}
+
+static atomic_long busy_calls;
+
+static void *
+busy(void *arg)
+{
+	int n = (int)(intptr_t)arg;
+	char key[8], text[64];
+	snprintf(key, sizeof key, "t%d", n);
+	for (long step = 0;; step++) {
+		snprintf(text, sizeof text, "thread %d step %ld", n, step);
+		pm_breadcrumb(text);
+		pm_annotate(key, text);
+		atomic_fetch_add(&busy_calls, 1);
+	}
+	return NULL;
+}
+
+static int
+crash_while_busy(void)
+{
+	pthread_t t;
+	for (intptr_t i = 0; i < 4; i++)
+		pthread_create(&t, NULL, busy, (void *)i);
+	/* Crash only once every thread is well into its loop. */
+	while (atomic_load(&busy_calls) < 100000)
+		;
+	return *null_pointer;
 }
 
 static void
@@ -87,6 +120,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(argv[1], "kill") == 0 || strcmp(argv[1], "tgkill") == 0 || strcmp(argv[1], "sigqueue") == 0)
 		send_from_child(argv[1]);
+	if (strcmp(argv[1], "busy") == 0)
+		return crash_while_busy();
 	if (strcmp(argv[1], "snapshot") == 0) {
 		say_everything();
 		return pm_snapshot_write("context check") == 0 ? 0 : 1;
