@@ -139,13 +139,20 @@ add_stacktrace(cJSON *t, const pm_report *r, const pm_thread *th)
 	return ok;
 }
 
+/* Sentry's {"values": [...]} interfaces (exception, threads, breadcrumbs): the array. */
+static cJSON *
+add_values(cJSON *ev, const char *key)
+{
+	cJSON *o = cJSON_AddObjectToObject(ev, key);
+	return o ? cJSON_AddArrayToObject(o, "values") : NULL;
+}
+
 static bool
 add_threads(cJSON *ev, const pm_report *r)
 {
 	if (r->thread_count == 0)
 		return true;
-	cJSON *threads = cJSON_AddObjectToObject(ev, "threads");
-	cJSON *values = threads ? cJSON_AddArrayToObject(threads, "values") : NULL;
+	cJSON *values = add_values(ev, "threads");
 	bool ok = values != NULL;
 	for (uint32_t i = 0; ok && i < r->thread_count; i++) {
 		const pm_thread *th = &r->threads[i];
@@ -236,8 +243,7 @@ add_exception(cJSON *ev, const pm_report *r, int32_t crashed)
 	uint8_t k = kind_of(r);
 	char value[1024];
 	describe(r, value, sizeof value);
-	cJSON *ex = cJSON_AddObjectToObject(ev, "exception");
-	cJSON *values = ex ? cJSON_AddArrayToObject(ex, "values") : NULL;
+	cJSON *values = add_values(ev, "exception");
 	cJSON *v = values ? cJSON_CreateObject() : NULL;
 	if (!v || !cJSON_AddItemToArray(values, v))
 		return cJSON_Delete(v), false;
@@ -322,6 +328,48 @@ add_contexts(cJSON *ev, const pm_report *r, int32_t crashed)
 	       add_time(app, "app_start_time", &h->launch_time);
 }
 
+/* Sentry's limits on a tag (longer ones are rejected, so they stay in extra only). */
+enum { TAG_KEY_MAX = 32, TAG_VALUE_MAX = 200 };
+
+/* Annotations: every one in extra, those that fit Sentry's limits also as tags;
+ * the Application Specific Information lines in extra too. */
+static bool
+add_annotations(cJSON *ev, cJSON *tags, const pm_report *r)
+{
+	const pm_exception *e = &r->exception;
+	if (r->annotation_count == 0 && e->asi_count == 0)
+		return true;
+	cJSON *extra = cJSON_AddObjectToObject(ev, "extra");
+	bool ok = extra != NULL;
+	for (uint32_t i = 0; ok && i < r->annotation_count; i++) {
+		const pm_kv *kv = &r->annotations[i];
+		ok = add_str(extra, kv->key, kv->value);
+		if (ok && strlen(kv->key) <= TAG_KEY_MAX && strlen(kv->value) <= TAG_VALUE_MAX)
+			ok = add_str(tags, kv->key, kv->value);
+	}
+	if (ok && e->asi_count > 0) {
+		cJSON *asi = cJSON_CreateStringArray(e->asi, (int)e->asi_count);
+		ok = asi && cJSON_AddItemToObject(extra, "application_specific_information", asi);
+	}
+	return ok;
+}
+
+static bool
+add_breadcrumbs(cJSON *ev, const pm_report *r)
+{
+	if (r->breadcrumb_count == 0)
+		return true;
+	cJSON *values = add_values(ev, "breadcrumbs");
+	bool ok = values != NULL;
+	for (uint32_t i = 0; ok && i < r->breadcrumb_count; i++) {
+		cJSON *o = cJSON_CreateObject();
+		ok = o && cJSON_AddItemToArray(values, o) && add_time(o, "timestamp", &r->breadcrumbs[i].time) &&
+		     add_str(o, "message", r->breadcrumbs[i].message) && add_str(o, "category", "app") &&
+		     add_str(o, "level", "info");
+	}
+	return ok;
+}
+
 cJSON *
 sentry_event(const pm_report *r, const char *event_id)
 {
@@ -337,7 +385,7 @@ sentry_event(const pm_report *r, const char *event_id)
 	          add_release(ev, &r->header) && add_str(sdk, "name", "postmortem") &&
 	          add_str(sdk, "version", PM_VERSION) && add_str(tags, "postmortem.kind", kind_tag[k]) &&
 	          add_exception(ev, r, crashed) && add_threads(ev, r) && add_images(ev, r) &&
-	          add_contexts(ev, r, crashed);
+	          add_contexts(ev, r, crashed) && add_annotations(ev, tags, r) && add_breadcrumbs(ev, r);
 	if (!ok) {
 		cJSON_Delete(ev);
 		return NULL;

@@ -4,6 +4,8 @@
  */
 #include "explain.h"
 
+#include "out.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -274,6 +276,38 @@ text_asi(pm_sbuf *b, const pm_exception *e)
 		pm_sbuf_printf(b, "  %s\n", e->asi[i]);
 }
 
+void
+pm_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap)
+{
+	pm_out o;
+	pm_out_init_buf(&o, buf, cap - 1);
+	pm_out_time(&o, &c->time);
+	buf[o.len] = '\0';
+}
+
+uint32_t
+pm_explain_first_crumb(const pm_report *r)
+{
+	return r->breadcrumb_count > PM_EXPLAIN_CRUMBS ? r->breadcrumb_count - PM_EXPLAIN_CRUMBS : 0;
+}
+
+/* What the app said about itself: annotations, then its last breadcrumbs. */
+static void
+text_context(pm_sbuf *b, const pm_report *r)
+{
+	if (r->annotation_count > 0)
+		pm_sbuf_printf(b, "Annotations:\n");
+	for (uint32_t i = 0; i < r->annotation_count; i++)
+		pm_sbuf_printf(b, "  %s: %s\n", r->annotations[i].key, r->annotations[i].value);
+	if (r->breadcrumb_count > 0)
+		pm_sbuf_printf(b, "Last breadcrumbs (%u in the report):\n", r->breadcrumb_count);
+	for (uint32_t i = pm_explain_first_crumb(r); i < r->breadcrumb_count; i++) {
+		char when[48];
+		pm_explain_crumb_time(&r->breadcrumbs[i], when, sizeof when);
+		pm_sbuf_printf(b, "  %s  %s\n", when, r->breadcrumbs[i].message);
+	}
+}
+
 static void
 text_termination(pm_sbuf *b, const pm_explain_facts *f)
 {
@@ -366,6 +400,7 @@ explain_text(const pm_explain_facts *f)
 	pm_sbuf b = { 0 };
 	pm_sbuf_printf(&b, "%s\n", f->summary);
 	text_asi(&b, &f->r->exception);
+	text_context(&b, f->r);
 	text_termination(&b, f);
 	text_thread(&b, f);
 	text_image(&b, f);

@@ -11,6 +11,8 @@
 
 /* Frames of the diagnosed thread shown in a diagnosis. */
 #define PM_EXPLAIN_TOP_FRAMES 6
+/* The last breadcrumbs a diagnosis shows. */
+#define PM_EXPLAIN_CRUMBS 10
 
 /* A growing NUL-terminated string; `failed` sticks after an allocation failure. */
 typedef struct pm_sbuf {
@@ -22,6 +24,10 @@ typedef struct pm_sbuf {
 void pm_sbuf_printf(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The string, owned by the caller from now on; NULL after a failure. */
 char *pm_sbuf_take(pm_sbuf *b);
+/* A breadcrumb's time as the .crash prints it, NUL-terminated in buf. */
+void pm_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap);
+/* Index of the first breadcrumb a diagnosis shows (the last PM_EXPLAIN_CRUMBS). */
+uint32_t pm_explain_first_crumb(const pm_report *r);
 
 /* The termination, decoded. */
 typedef struct pm_explain_term {

@@ -121,6 +121,29 @@ add_asi(jtree *j, cJSON *root, const pm_exception *e)
 }
 
 static void
+add_context(jtree *j, cJSON *root, const pm_report *r)
+{
+	if (r->annotation_count > 0) {
+		cJSON *a = check(j, cJSON_AddObjectToObject(root, "annotations"));
+		for (uint32_t i = 0; a && i < r->annotation_count; i++)
+			add_str(j, a, r->annotations[i].key, r->annotations[i].value);
+	}
+	if (r->breadcrumb_count == 0)
+		return;
+	cJSON *a = check(j, cJSON_AddArrayToObject(root, "breadcrumbs"));
+	for (uint32_t i = pm_explain_first_crumb(r); a && i < r->breadcrumb_count; i++) {
+		cJSON *o = check(j, cJSON_CreateObject());
+		if (!o)
+			return;
+		cJSON_AddItemToArray(a, o);
+		char when[48];
+		pm_explain_crumb_time(&r->breadcrumbs[i], when, sizeof when);
+		add_str(j, o, "time", when);
+		add_str(j, o, "message", r->breadcrumbs[i].message);
+	}
+}
+
+static void
 add_thread(jtree *j, cJSON *root, const pm_explain_facts *f)
 {
 	const pm_thread *t = pm_explain_thread(f);
@@ -163,6 +186,7 @@ build(jtree *j, cJSON *root, const pm_explain_facts *f)
 	if (f->has_address)
 		add_u64(j, root, "address", f->address);
 	add_asi(j, root, &f->r->exception);
+	add_context(j, root, f->r);
 	add_termination(j, root, f);
 	add_thread(j, root, f);
 }

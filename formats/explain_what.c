@@ -5,6 +5,7 @@
  */
 #include "explain.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,30 @@ say_exception_details(pm_sbuf *b, const pm_explain_facts *f)
 		pm_sbuf_printf(b, " %s.", msg);
 }
 
+/* A Linux signal another process sent (kill, tgkill, sigqueue): its si_code is one only a
+ * sender sets, and the sender is not the process itself (abort() and raise() are). */
+static bool
+sent_from_outside(const pm_explain_facts *f)
+{
+	const pm_exception *e = &f->r->exception;
+	if (f->r->os != PM_OS_LINUX || !e->has_si_code || e->terminating_pid < 0 ||
+	    e->terminating_pid == f->r->header.pid)
+		return false;
+	return e->si_code == SI_USER || e->si_code == SI_TKILL || e->si_code == SI_QUEUE;
+}
+
+static void
+say_sender(pm_sbuf *b, const pm_explain_facts *f)
+{
+	const pm_exception *e = &f->r->exception;
+	pm_sbuf_printf(b, ": another process sent it; nothing this process did caused it.");
+	if (e->term_description)
+		pm_sbuf_printf(b, " %s.", e->term_description);
+	else
+		pm_sbuf_printf(b, " Sender: %s [%lld].", e->terminating_process ? e->terminating_process : "?",
+		               (long long)e->terminating_pid);
+}
+
 static void
 say_exception(pm_sbuf *b, const pm_explain_facts *f)
 {
@@ -198,7 +223,9 @@ say_exception(pm_sbuf *b, const pm_explain_facts *f)
 		pm_sbuf_printf(b, "The process was stopped by %s", f->exc_type);
 	else
 		pm_sbuf_printf(b, "The report gives the exception type as %s", f->exc_type);
-	if (!(strcmp(f->exc_type, "EXC_BAD_ACCESS") == 0 && say_bad_access(b, f))) {
+	if (sent_from_outside(f)) {
+		say_sender(b, f);
+	} else if (!(strcmp(f->exc_type, "EXC_BAD_ACCESS") == 0 && say_bad_access(b, f))) {
 		const char *meaning = f->sig ? f->sig->meaning : mach ? mach->meaning : NULL;
 		pm_sbuf_printf(b, ".%s%s", meaning ? " " : "", meaning ? meaning : "");
 		say_exception_details(b, f);

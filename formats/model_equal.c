@@ -184,6 +184,22 @@ image_eq(const pm_image *a, const pm_image *b, long i, const char **where)
 	return true;
 }
 
+static bool
+context_eq(const pm_report *a, const pm_report *b, const char **where)
+{
+	CHECK(a->annotation_count == b->annotation_count, "annotation_count", -1, -1);
+	for (uint32_t i = 0; i < a->annotation_count; i++) {
+		CHECK_STR(a->annotations[i].key, b->annotations[i].key, "annotation.key", i, -1);
+		CHECK_STR(a->annotations[i].value, b->annotations[i].value, "annotation.value", i, -1);
+	}
+	CHECK(a->breadcrumb_count == b->breadcrumb_count, "breadcrumb_count", -1, -1);
+	for (uint32_t i = 0; i < a->breadcrumb_count; i++) {
+		CHECK(time_eq(&a->breadcrumbs[i].time, &b->breadcrumbs[i].time), "breadcrumb.time", i, -1);
+		CHECK_STR(a->breadcrumbs[i].message, b->breadcrumbs[i].message, "breadcrumb.message", i, -1);
+	}
+	return true;
+}
+
 bool
 pm_report_equal(const pm_report *a, const pm_report *b, const char **where)
 {
@@ -193,7 +209,7 @@ pm_report_equal(const pm_report *a, const pm_report *b, const char **where)
 	CHECK_STR(a->os_name, b->os_name, "os_name", -1, -1);
 	if (!header_eq(&a->header, &b->header, where))
 		return false;
-	if (!exception_eq(&a->exception, &b->exception, where))
+	if (!exception_eq(&a->exception, &b->exception, where) || !context_eq(a, b, where))
 		return false;
 	CHECK(a->thread_count == b->thread_count, "thread_count", -1, -1);
 	CHECK(a->threads_truncated == b->threads_truncated, "threads_truncated", -1, -1);

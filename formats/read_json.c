@@ -44,6 +44,15 @@ read_extra_elem(pm_jr *c, const cJSON *it, void *dst)
 }
 
 static void
+read_crumb_elem(pm_jr *c, const cJSON *it, void *dst)
+{
+	pm_crumb *cr = dst;
+	const cJSON *o = pm_jr_object(c, it, NULL);
+	read_time(c, o, "time", &cr->time);
+	cr->message = pm_jr_str(c, o, "message");
+}
+
+static void
 read_header(pm_jr *c, const cJSON *root)
 {
 	const cJSON *o = pm_jr_object(c, root, "header");
@@ -184,6 +193,10 @@ read_report(pm_jr *c, const cJSON *root)
 	r->last_exception_backtrace = pm_jr_list(c, root, "last_exception_backtrace",
 	                                         PM_JR_MAX_FRAMES, sizeof *r->last_exception_backtrace,
 	                                         pm_jr_frame_elem, &r->leb_count, NULL);
+	r->annotations = pm_jr_list(c, root, "annotations", PM_JR_MAX_LINES, sizeof *r->annotations,
+	                            read_extra_elem, &r->annotation_count, NULL);
+	r->breadcrumbs = pm_jr_list(c, root, "breadcrumbs", PM_JR_MAX_LINES, sizeof *r->breadcrumbs,
+	                            read_crumb_elem, &r->breadcrumb_count, NULL);
 	read_header(c, root);
 	read_exception(c, root);
 	r->complete = pm_jr_flag(c, root, "complete");

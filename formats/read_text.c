@@ -126,6 +126,8 @@ static const struct title {
 	title_fn *begin;
 } titles[] = {
 	{ "Last Exception Backtrace", false, begin_leb },
+	{ "Annotations", false, pm_tx_begin_annotations },
+	{ "Breadcrumbs", false, pm_tx_begin_crumbs },
 	{ "Binary Images", false, begin_images },
 	{ "Application Specific Backtrace", true, begin_skip }, /* macOS; not modelled */
 	{ "Filtered syslog", false, begin_skip },
@@ -238,6 +240,10 @@ continue_section(tx_parser *p, tx_span raw, tx_span t)
 		pm_tx_push_line(&p->r->arena, &e->term_reasons, &e->term_reason_count,
 		                &p->reason_cap, raw);
 		return true;
+	case TX_ANNOTATIONS:
+		return pm_tx_annotation_line(p, raw);
+	case TX_CRUMBS:
+		return pm_tx_crumb_line(p, raw);
 	case TX_LEB:
 		if (pm_tx_pc_list(p, t))
 			return true;

@@ -41,6 +41,8 @@ typedef enum tx_section {
 	TX_BLOCK,    /* verbatim multi-line field (VM Region Info, Kernel Triage) */
 	TX_REASONS,  /* lines after a translated Termination Reason */
 	TX_LEB,      /* Last Exception Backtrace frames */
+	TX_ANNOTATIONS, /* "  key: value" lines */
+	TX_CRUMBS,   /* "  <time>  message" lines */
 	TX_THREAD,   /* frames of the last thread */
 	TX_REGS,     /* thread state rows */
 	TX_IMAGES,   /* Binary Images lines */
@@ -68,6 +70,7 @@ typedef struct tx_parser {
 	const char *block_start, *block_end;
 	/* capacities of the growing arrays in r */
 	uint32_t thread_cap, frame_cap, leb_cap, image_cap, asi_cap, reason_cap, extra_cap;
+	uint32_t annotation_cap, crumb_cap;
 	uint32_t total_frames;
 	bool name_pending;         /* the last thread came from a "Thread N name:" line */
 	pm_regs *regs;             /* thread state being read, NULL to drop rows */
@@ -123,6 +126,14 @@ bool pm_tx_cstr(tx_span s, char *buf, size_t cap);
 void *pm_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem);
 /* Append a copy of s to an arena string array (dropped past TX_MAX_LINES). */
 void pm_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap, tx_span s);
+
+/* ---- read_text_context.c: Annotations and Breadcrumbs -------------------- */
+
+void pm_tx_begin_annotations(tx_parser *p, tx_span value);
+void pm_tx_begin_crumbs(tx_parser *p, tx_span value);
+/* A line of the open section (raw, with its indent); false when it ends the section. */
+bool pm_tx_annotation_line(tx_parser *p, tx_span raw);
+bool pm_tx_crumb_line(tx_parser *p, tx_span raw);
 
 /* ---- read_text.c: shared by the section readers ------------------------- */
 

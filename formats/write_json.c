@@ -83,6 +83,16 @@ write_kv(pm_jw *w, const void *elem)
 	pm_jw_close(w, '}', p);
 }
 
+static void
+write_crumb(pm_jw *w, const void *elem)
+{
+	const pm_crumb *c = elem;
+	bool p = pm_jw_open(w, '{', true);
+	write_time(w, "time", &c->time);
+	pm_jw_str(w, "message", c->message);
+	pm_jw_close(w, '}', p);
+}
+
 /* pid members: -1 is the model's "unknown". */
 static void
 pid_member(pm_jw *w, const char *key, int64_t pid)
@@ -350,6 +360,8 @@ pm_write_json(const pm_report *r, pm_out *o)
 	pm_jw_flag(&w, "images_truncated", r->images_truncated);
 	write_array(&w, "last_exception_backtrace", r->last_exception_backtrace, r->leb_count,
 	            sizeof *r->last_exception_backtrace, write_frame);
+	write_array(&w, "annotations", r->annotations, r->annotation_count, sizeof *r->annotations, write_kv);
+	write_array(&w, "breadcrumbs", r->breadcrumbs, r->breadcrumb_count, sizeof *r->breadcrumbs, write_crumb);
 	/* Last, so that a file torn anywhere before it lacks it. */
 	pm_jw_flag(&w, "complete", r->complete);
 	pm_jw_close(&w, '}', p);

@@ -281,6 +281,34 @@ write_multiline(pm_out *o, const char *title, const char *text)
 	pm_out_ch(o, '\n');
 }
 
+/* Indented, so that Apple parsers pass over them (docs/text-format.md, "App context"). */
+static void
+write_context(const pm_report *r, pm_out *o)
+{
+	if (r->annotation_count > 0) {
+		pm_out_str(o, "Annotations:\n");
+		for (uint32_t i = 0; i < r->annotation_count; i++) {
+			pm_out_str(o, "  ");
+			pm_out_str(o, r->annotations[i].key);
+			pm_out_str(o, ": ");
+			pm_out_str(o, r->annotations[i].value);
+			pm_out_ch(o, '\n');
+		}
+		pm_out_ch(o, '\n');
+	}
+	if (r->breadcrumb_count > 0) {
+		pm_out_str(o, "Breadcrumbs:\n");
+		for (uint32_t i = 0; i < r->breadcrumb_count; i++) {
+			pm_out_str(o, "  ");
+			pm_out_time(o, &r->breadcrumbs[i].time);
+			pm_out_str(o, "  ");
+			pm_out_str(o, r->breadcrumbs[i].message);
+			pm_out_ch(o, '\n');
+		}
+		pm_out_ch(o, '\n');
+	}
+}
+
 static void
 write_sections(const pm_report *r, pm_out *o)
 {
@@ -297,6 +325,7 @@ write_sections(const pm_report *r, pm_out *o)
 		}
 		pm_out_ch(o, '\n');
 	}
+	write_context(r, o);
 	if (r->leb_count > 0) {
 		pm_out_str(o, "Last Exception Backtrace:\n");
 		pm_write_frames(r, r->last_exception_backtrace, r->leb_count, o);

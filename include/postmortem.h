@@ -124,6 +124,12 @@ typedef struct pm_kv {
 	const char *value;
 } pm_kv;
 
+/* One breadcrumb: what the app said it was doing, and when (pm_breadcrumb). */
+typedef struct pm_crumb {
+	pm_time time;
+	const char *message;
+} pm_crumb;
+
 typedef struct pm_frame {
 	uint64_t address;        /* pc for frame 0, return address for callers */
 	int32_t image;           /* index into pm_report.images, -1 when unknown */
@@ -270,6 +276,10 @@ typedef struct pm_report {
 	bool images_truncated;
 	pm_frame *last_exception_backtrace;
 	uint32_t leb_count;
+	pm_kv *annotations;      /* pm_annotate's keys and values at the crash */
+	uint32_t annotation_count;
+	pm_crumb *breadcrumbs;   /* pm_breadcrumb's last messages, oldest first */
+	uint32_t breadcrumb_count;
 	const char *os_name;     /* Linux: "Linux" (uname sysname); JSON only */
 } pm_report;
 
@@ -419,6 +429,47 @@ int pm_install(const pm_config *cfg);
 void pm_uninstall(void);
 /* The reports directory in use ("" before pm_install). */
 const char *pm_reports_dir(void);
+
+/* ------------------------------------------------------------------------ */
+/* The crash in the app's own words (docs/text-format.md, "App context")     */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * Context the app gives for a crash that may come later.  These work before
+ * and after pm_install, from any thread and from signal handlers: each is
+ * async-signal-safe, takes no lock, never allocates and never waits (tens of
+ * nanoseconds: bench/context_cost.c).  Storage is fixed: the limits
+ * below.  Text is copied; control characters become spaces (the crash
+ * message keeps its newlines: one ASI line each), and text cut to fit ends
+ * with "…".  Hang reports and snapshots carry annotations and breadcrumbs too.
+ *
+ * Concurrency: calls from several threads are safe.  Two calls that overlap
+ * on the same item (the crash message, one annotation key) are ordered as if
+ * one came first: the one still writing wins, the other returns at once.  A
+ * crash that interrupts a write shows that item marked " [being written]"
+ * rather than waiting for it.  Each breadcrumb takes the next place in the
+ * ring (one atomic increment), so threads adding them at once do not
+ * overwrite each other; only a place still being written by a call a whole
+ * ring older makes the newer call give way.
+ */
+enum {
+	PM_CRASH_MESSAGE_MAX = 1024,  /* bytes of the crash message */
+	PM_ANNOTATIONS_MAX = 32,      /* distinct keys */
+	PM_ANNOTATION_KEY_MAX = 63,   /* bytes of a key: letters, digits, '_', '.', '-' */
+	PM_ANNOTATION_VALUE_MAX = 255,/* bytes of a value */
+	PM_BREADCRUMBS_MAX = 64,      /* the last this many are kept */
+	PM_BREADCRUMB_MAX = 255,      /* bytes of one breadcrumb */
+};
+/* A line for Application Specific Information, for a runtime's panic hook
+ * (a Rust panic hook, a Python extension): replaces the previous one; NULL clears. */
+void pm_set_crash_message(const char *message);
+/* Set or replace key's value; NULL or "" removes it.  0, or -1 with errno:
+ * EINVAL (empty key, or a character outside [A-Za-z0-9_.-]), ENAMETOOLONG (key too
+ * long), ENOSPC (PM_ANNOTATIONS_MAX other keys were used: a removed key
+ * keeps its place). */
+int pm_annotate(const char *key, const char *value);
+/* Add a timestamped message to the ring of the last PM_BREADCRUMBS_MAX. */
+void pm_breadcrumb(const char *message);
 
 /* ------------------------------------------------------------------------ */
 /* Live backtraces, snapshots and the hang watchdog                          */

@@ -54,6 +54,41 @@ indicator(pm_arena *a, const pm_signal_info *s, int sig)
 	return pm_arena_strndup(a, buf, o.len);
 }
 
+/* The call another process used to send a signal, or NULL for codes no process sends. */
+static const char *
+sending_call(int si_code)
+{
+	switch (si_code) {
+	case SI_USER:
+		return "kill()";
+	case SI_TKILL:
+		return "tkill() or tgkill()";
+	case SI_QUEUE:
+		return "sigqueue()";
+	default:
+		return NULL;
+	}
+}
+
+/* "Sent by another process with kill(): pm-sender [4242], uid 1000" (the name as it is now,
+ * read at the crash: "a process that has exited" when it is gone). */
+static const char *
+sender_description(pm_arena *a, const char *call, const char *name, const siginfo_t *info)
+{
+	char buf[160];
+	pm_out o;
+	pm_out_init_buf(&o, buf, sizeof buf);
+	pm_out_str(&o, "Sent by another process with ");
+	pm_out_str(&o, call);
+	pm_out_str(&o, ": ");
+	pm_out_str(&o, name ? name : "a process that has exited");
+	pm_out_str(&o, " [");
+	pm_out_i64(&o, info->si_pid);
+	pm_out_str(&o, "], uid ");
+	pm_out_u64(&o, info->si_uid);
+	return pm_arena_strndup(a, buf, o.len);
+}
+
 static void
 fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, const siginfo_t *info)
 {
@@ -69,6 +104,9 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, const siginfo_t
 		return;
 	}
 	e->terminating_process = pm_as_proc_name(a, "/proc/", info->si_pid);
+	const char *call = sending_call(info->si_code);
+	if (call)
+		e->term_description = sender_description(a, call, e->terminating_process, info);
 }
 
 void
@@ -95,7 +133,8 @@ pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *
 		e->subtype = pm_as_arena_addr(a, prefix, addr);
 	}
 	e->codes = codes_text(a, c, info->si_code, has_addr, addr);
-	if (sig == SIGABRT) /* as Apple notes abort() and other self-terminations */
+	/* As Apple notes abort() and other self-terminations; a SIGABRT another process sent is not one. */
+	if (sig == SIGABRT && (from_kernel(info) || info->si_pid == getpid()))
 		e->note = "EXC_CORPSE_NOTIFY";
 	e->term_namespace = "SIGNAL";
 	e->has_term_code = true;

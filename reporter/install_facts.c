@@ -5,6 +5,7 @@
  */
 #include "install.h"
 
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,8 @@ pm_facts_gather(pm_facts *f, const pm_config *cfg)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	f->cpu_count = (uint8_t)(cpus > 255 ? 255 : cpus > 0 ? cpus : 0);
 	environ_range(&f->environ_start, &f->environ_end);
+	/* A GLIBC_PRIVATE variable: looked up, not linked, so another libc only loses the message. */
+	f->abort_msg_var = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "__abort_msg");
 
 	first_line("/sys/class/dmi/id/product_name", f->hardware_model, sizeof f->hardware_model);
 	if (!f->hardware_model[0])

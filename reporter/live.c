@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "as_capture.h"
+#include "as_context.h"
 #include "as_freeze.h"
 #include "as_images.h"
 #include "as_symbols.h"
@@ -241,6 +242,8 @@ pm_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *fi
 	getcontext(&uc);
 	clock_gettime(CLOCK_REALTIME, &now);
 	pm_as_capture(self, &uc.uc_mcontext, false, &now);
+	/* A hang or a snapshot is read with what the app said before it, as a crash is. */
+	pm_as_fill_context(&pm_g.report, pm_g.facts.tz_min, pm_g.scratch, pm_g.scratch_cap);
 	pm_g.report.kind = (uint8_t)kind;
 	fill(&pm_g.report, ctx);
 	pm_as_capture_symbols();

@@ -198,6 +198,28 @@ report_converted(report *rep, const char *sample)
 	cr_assert_eq(pm_read_report_file(upload_path(rep->dir, "pending", rep->id, ".json"), &rep->twin, &err), PM_OK);
 }
 
+/* pm_annotate's values in extra (and tags when they fit), pm_breadcrumb's in breadcrumbs. */
+static void
+expect_app_context(const cJSON *event, const pm_report *twin)
+{
+	const cJSON *extra = cJSON_GetObjectItem(event, "extra"), *tags = cJSON_GetObjectItem(event, "tags");
+	for (uint32_t i = 0; i < twin->annotation_count; i++) {
+		const pm_kv *kv = &twin->annotations[i];
+		cr_expect_str_eq(str_of(extra, kv->key), kv->value, "extra.%s", kv->key);
+		if (strlen(kv->value) <= 200)
+			cr_expect_str_eq(str_of(tags, kv->key), kv->value, "tags.%s", kv->key);
+		else
+			cr_expect_null(str_of(tags, kv->key), "tags.%s is longer than Sentry accepts", kv->key);
+	}
+	const cJSON *crumbs = cJSON_GetObjectItem(cJSON_GetObjectItem(event, "breadcrumbs"), "values");
+	cr_expect_eq(cJSON_GetArraySize(crumbs), (int)twin->breadcrumb_count);
+	for (uint32_t i = 0; i < twin->breadcrumb_count; i++) {
+		const cJSON *c = cJSON_GetArrayItem(crumbs, (int)i);
+		cr_expect_str_eq(str_of(c, "message"), twin->breadcrumbs[i].message);
+		cr_expect_not_null(str_of(c, "timestamp"));
+	}
+}
+
 /* The one request of rep's upload: framing, auth, attachments, event; the event goes to event_path. */
 static void
 expect_envelope(const report *rep, const http_request *r, const char *event_path)
@@ -258,6 +280,7 @@ expect_envelope(const report *rep, const http_request *r, const char *event_path
 		cr_expect_str_eq(str_of(cJSON_GetObjectItem(cJSON_GetObjectItem(event, "contexts"), "os"), "name"), "Linux");
 	}
 	expect_images(event, &rep->twin, rep->twin.os == PM_OS_DARWIN ? "macho" : "elf");
+	expect_app_context(event, &rep->twin);
 	FILE *f = fopen(event_path, "w");
 	cr_assert(f);
 	fwrite(e.items[0].data, 1, e.items[0].len, f);
@@ -283,7 +306,7 @@ report_free(report *rep)
 Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 {
 	static const char *const hang_args[] = { "keep", NULL };
-	report reps[4] = { 0 };
+	report reps[5] = { 0 };
 	crash_run_sample(&reps[0].run, "two_threads_crash", NULL);
 	report_from_run(&reps[0], "crash");
 	crash_run_program(&reps[1].run, crash_sample_path("hang"), hang_args, NULL);
@@ -291,11 +314,16 @@ Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 	crash_run_program(&reps[2].run, pm_test_build("tests/crash_snapshot"), NULL, NULL);
 	report_from_run(&reps[2], "snapshot");
 	report_converted(&reps[3], pm_test_shared("samples/apple/macsymbolicator__ios-crash-in-ips-format.ips"));
+	static const char *const context_args[] = { "context", NULL };
+	crash_run_program(&reps[4].run, pm_test_build("tests/crash_words"), context_args, NULL);
+	report_from_run(&reps[4], "app-context");
+	cr_assert_gt(reps[4].twin.annotation_count, 0);
+	cr_assert_gt(reps[4].twin.breadcrumb_count, 0);
 
 	char *tmp = pm_test_tmpdir(), *validate;
 	cr_assert(asprintf(&validate, "python3 %s %s", pm_test_source("tests/ecosystem/validate_sentry_event.py"),
 	                   pm_test_shared("sentry/event.schema.json")) > 0);
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < 5; i++) {
 		static const http_reply script[] = { { .status = 200, .body = "{\"id\":\"x\"}" }, { 0 } };
 		http_server *srv = http_server_start(script);
 		char *args = dsn_args(srv), *out;
@@ -323,7 +351,7 @@ Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 	cr_expect_eq(pm_test_run(validate, &out), 0, "events invalid against Sentry's schema:\n%s", out);
 	free(out);
 	free(validate);
-	for (size_t i = 0; i < 4; i++)
+	for (size_t i = 0; i < 5; i++)
 		report_free(&reps[i]);
 	upload_remove(tmp);
 }

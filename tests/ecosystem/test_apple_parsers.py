@@ -26,6 +26,7 @@ CLI = os.path.join(BUILD, 'tools', 'postmortem')
 RUNS = [
     ('crash', ['sample_crashes/crash_two_threads_crash'], -11),
     ('crash', ['sample_crashes/crash_abort'], -6),
+    ('crash', ['tests/crash_words', 'context'], -11),  # crash message, Annotations, Breadcrumbs
     ('crash', ['sample_crashes/crash_stack_overflow_thread'], -11),
     ('crash', ['sample_crashes/crash_many_threads'], -11),
     ('hang', ['sample_crashes/crash_hang', 'keep'], 0),

@@ -307,3 +307,38 @@ Test(read_text_forms, arm32_apple_layout_and_unknown_versions)
 	cr_expect_eq(r.images[2].size, 0);
 	pm_report_free(&r);
 }
+
+/* ---- the app's own sections (docs/text-format.md, "App context") ------------- */
+
+Test(read_text_forms, annotations_and_breadcrumbs_skip_what_they_cannot_read)
+{
+	static const char text[] = "Exception Type:  EXC_BAD_ACCESS (SIGSEGV)\n"
+	                           "Triggered by Thread:  0\n"
+	                           "\n"
+	                           "Annotations:\n"
+	                           "  build: 1234\n"
+	                           "  no colon here\n"
+	                           "  url: https://example.org:8080/x\n"
+	                           "  tight:no space\n"
+	                           "\n"
+	                           "Breadcrumbs:\n"
+	                           "  2026-11-23 19:20:01.123 +0100  opened  the file\n"
+	                           "  not a time  message\n"
+	                           "  2026-11-23 19:20:02.5 +0000 one space only\n"
+	                           "Thread 0 Crashed:\n"
+	                           "0   app                           \t0x000055d0c0de1139 main + 16\n"
+	                           "\n";
+	pm_report r;
+	read_ok(text, &r);
+	cr_assert_eq(r.annotation_count, 2);
+	expect_text(r.annotations[0].key, "build");
+	expect_text(r.annotations[0].value, "1234");
+	expect_text(r.annotations[1].key, "url");
+	expect_text(r.annotations[1].value, "https://example.org:8080/x");
+	cr_assert_eq(r.breadcrumb_count, 1);
+	expect_text(r.breadcrumbs[0].message, "opened  the file");
+	cr_expect_eq(r.breadcrumbs[0].time.usec, 123000);
+	cr_expect_eq(r.breadcrumbs[0].time.tz_min, 60);
+	cr_expect_eq(r.thread_count, 1, "the section ends at the thread line");
+	pm_report_free(&r);
+}

@@ -1,0 +1,15 @@
+/*
+ * as_asi.h — AS-SAFE: the Application Specific Information lines of a crash.
+ */
+#ifndef PM_REPORTER_AS_ASI_H
+#define PM_REPORTER_AS_ASI_H
+
+#include <stddef.h>
+
+#include "state.h"
+
+/* Fill r->exception.asi from what the process said before dying (glibc's
+ * assert/abort message), through `scratch`. */
+void pm_as_fill_asi(pm_report *r, const pm_facts *f, char *scratch, size_t scratch_cap);
+
+#endif

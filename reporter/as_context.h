@@ -1,0 +1,19 @@
+/*
+ * as_context.h — AS-SAFE: what the app said before it crashed
+ * (pm_set_crash_message, pm_annotate, pm_breadcrumb), read at crash time.
+ */
+#ifndef PM_REPORTER_AS_CONTEXT_H
+#define PM_REPORTER_AS_CONTEXT_H
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "postmortem.h"
+
+/* Copy the crash message (lines separated by '\n') into buf; its length, 0 when none. */
+size_t pm_as_context_message(char *buf, size_t cap);
+/* r->annotations and r->breadcrumbs (times in local offset tz_min); buf is scratch. */
+void pm_as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap);
+
+#endif
