@@ -21,7 +21,9 @@ look_up(const pm_sy_table *t, char *why, size_t cap)
 	for (size_t i = 0; ok && i < t->range_count && i < 4096; i++) {
 		uint64_t lo;
 		memcpy(&lo, t->ranges + i * PM_SY_TABLE_RANGE, 8);
-		for (uint64_t pc = lo - 1; ok && pc <= lo + 1; pc++) {
+		/* Three pcs around the start (wrapping at the ends of the address space). */
+		for (uint64_t k = 0; ok && k < 3; k++) {
+			uint64_t pc = lo - 1 + k;
 			out.len = 0;
 			if (pm_sy_table_resolve(t, 0, pc, pc, &strings, &out) == PM_SY_NOMEM)
 				ok = fuzz_say(why, cap, "out of memory at 0x%llx", (unsigned long long)pc);
