@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 static int *volatile null_ptr;
 static struct timespec fault_time;

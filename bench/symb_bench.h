@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 typedef struct sb_lib {
 	const char *path;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* What a DSN ({scheme}://{key}@{host}[:port]/[path/]{project}) tells the uploader. */
 typedef struct sentry_dsn {

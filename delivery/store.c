@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "reporter/install.h"
+#include "base/reports_dir.h"
 
 enum {
 	DEFAULT_MAX_PENDING = 100,

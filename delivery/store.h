@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* The three directories under the reports directory. */
 typedef enum pm_sdir {
@@ -99,7 +99,7 @@ typedef struct pm_crash_rec {
 
 extern const char *const pm_sdir_names[PM_SDIR_COUNT];
 
-/* The directory pm_store_open uses for `dir` (NULL: as documented in postmortem.h). */
+/* The directory pm_store_open uses for `dir` (NULL: as documented in postmortem-tools.h). */
 bool pm_store_resolve_dir(const char *dir, char *out, size_t cap);
 /* Open (creating it 0700 when missing) a directory below root, refusing
  * symlinks and directories not ours; -1 with a reason in why. */

@@ -17,7 +17,10 @@
 #include <unistd.h>
 
 #include "formats/json_util.h"
-#include "reporter/install.h"
+#include "base/reports_dir.h"
+
+/* libpostmortem's, when the process has it (this library never needs it to load). */
+extern const char *pm_reports_dir(void) __attribute__((weak));
 
 const char *const pm_sdir_names[PM_SDIR_COUNT] = { "pending", "quarantine", "sent" };
 
@@ -32,7 +35,7 @@ pm_store_resolve_dir(const char *dir, char *out, size_t cap)
 		int n = snprintf(out, cap, "%s", dir);
 		return n > 0 && (size_t)n < cap;
 	}
-	const char *installed = pm_reports_dir();
+	const char *installed = pm_reports_dir ? pm_reports_dir() : "";
 	if (*installed) {
 		int n = snprintf(out, cap, "%s", installed);
 		return n > 0 && (size_t)n < cap;

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <time.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "sentry.h"
 
 /* Longest quarantine reason we store: status line plus a body excerpt. */

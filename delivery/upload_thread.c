@@ -1,5 +1,6 @@
 /*
- * upload_thread.c — pm_upload_start/pm_upload_stop: delivery on a background thread.
+ * upload_thread.c — pm_upload_thread_start/pm_upload_thread_stop: delivery on a
+ * background thread (libpostmortem's pm_upload_start calls them once a report is pending).
  *
  * The caller's thread only checks the options and copies them; opening the
  * store and every byte of network I/O happen on the uploader thread, so
@@ -28,6 +29,7 @@ typedef struct uploader {
 	bool detached;            /* under lock: nobody will join; the thread frees this */
 	upload_stop stop;
 	pm_upload_options opt;    /* strings point into the copies below */
+	const char *dir;          /* the reports directory, in strings too */
 	const char **headers;
 	char *strings;
 } uploader;
@@ -65,9 +67,9 @@ str_size(const char *s)
 
 /* The options, strings and all: the caller's memory may go away once we return. */
 static bool
-copy_options(uploader *u, const pm_upload_options *in)
+copy_options(uploader *u, const char *dir, const pm_upload_options *in)
 {
-	size_t total = str_size(in->url) + str_size(in->dsn) + str_size(in->app_name) + str_size(in->app_version)
+	size_t total = str_size(dir) + str_size(in->url) + str_size(in->dsn) + str_size(in->app_name) + str_size(in->app_version)
 	               + str_size(in->ca_file);
 	for (size_t i = 0; i < in->header_count; i++)
 		total += str_size(in->headers[i]);
@@ -76,6 +78,7 @@ copy_options(uploader *u, const pm_upload_options *in)
 	if (!u->strings || !u->headers)
 		return false;
 	char *at = u->strings;
+	u->dir = copy_str(&at, dir);
 	u->opt = *in;
 	u->opt.url = copy_str(&at, in->url);
 	u->opt.dsn = copy_str(&at, in->dsn);
@@ -89,7 +92,7 @@ copy_options(uploader *u, const pm_upload_options *in)
 }
 
 static uploader *
-uploader_new(const pm_upload_options *opt)
+uploader_new(const char *dir, const pm_upload_options *opt)
 {
 	uploader *u = calloc(1, sizeof *u);
 	if (!u)
@@ -102,7 +105,7 @@ uploader_new(const pm_upload_options *opt)
 	pthread_mutex_init(&u->lock, NULL);
 	atomic_init(&u->stopping, false);
 	u->stop = (upload_stop){ .lock = &u->lock, .cond = &u->wake, .flag = &u->stopping };
-	if (!copy_options(u, opt)) {
+	if (!copy_options(u, dir, opt)) {
 		uploader_free(u);
 		return NULL;
 	}
@@ -113,7 +116,7 @@ static uint32_t
 run_pass(uploader *u)
 {
 	pm_store *s = NULL;
-	pm_store_options so = { 0 };
+	pm_store_options so = { .dir = u->dir };
 	pm_err e = pm_store_open(&s, &so);
 	if (e != PM_OK) {
 		upload_log("cannot open the reports directory: %s", pm_strerror(e));
@@ -160,19 +163,15 @@ spawn(uploader *u)
 	return rc;
 }
 
-int
-pm_upload_start(const pm_upload_options *opt)
+pm_err
+pm_upload_thread_start(const char *reports_dir, const pm_upload_options *opt)
 {
 	pm_upload_options checked;
-	if (upload_options_resolve(opt, &checked) != PM_OK) {
-		errno = EINVAL;
-		return -1;
-	}
-	uploader *u = uploader_new(opt);
-	if (!u) {
-		errno = ENOMEM;
-		return -1;
-	}
+	if (!reports_dir || upload_options_resolve(opt, &checked) != PM_OK)
+		return PM_E_INVAL;
+	uploader *u = uploader_new(reports_dir, opt);
+	if (!u)
+		return PM_E_NOMEM;
 	pthread_mutex_lock(&current_lock);
 	int rc = current ? EBUSY : spawn(u);
 	if (rc == 0)
@@ -180,14 +179,13 @@ pm_upload_start(const pm_upload_options *opt)
 	pthread_mutex_unlock(&current_lock);
 	if (rc != 0) {
 		uploader_free(u);
-		errno = rc;
-		return -1;
+		return rc == EAGAIN ? PM_E_NOMEM : PM_E_INVAL;
 	}
-	return 0;
+	return PM_OK;
 }
 
 void
-pm_upload_stop(uint32_t timeout_ms)
+pm_upload_thread_stop(uint32_t timeout_ms)
 {
 	pthread_mutex_lock(&current_lock);
 	uploader *u = current;

@@ -5,7 +5,7 @@
  * A heap arena (readers, see arena_heap.c) has a grow callback; this file
  * never calls malloc itself, so the crash path can link it.
  */
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 #include <string.h>
 

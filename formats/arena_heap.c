@@ -2,7 +2,7 @@
  * arena_heap.c — the growing arena readers use, and reports that live on
  * it.  NOT AS-safe (malloc).
  */
-#include "postmortem.h"
+#include "model.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,7 +8,7 @@
 #ifndef PM_FORMATS_DECODE_H
 #define PM_FORMATS_DECODE_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* ---- BSD / Linux signals ------------------------------------------------ */
 

@@ -7,7 +7,7 @@
 #define PM_FORMATS_EXPLAIN_H
 
 #include "decode.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Frames of the diagnosed thread shown in a diagnosis. */
 #define PM_EXPLAIN_TOP_FRAMES 6

@@ -9,7 +9,7 @@
 #ifndef PM_FORMATS_JSON_OUT_H
 #define PM_FORMATS_JSON_OUT_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 typedef struct pm_jw {
 	pm_out *o;

@@ -5,7 +5,7 @@
 #ifndef PM_FORMATS_JSON_TWIN_H
 #define PM_FORMATS_JSON_TWIN_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* The value of the top-level "schema" member. */
 #define PM_JSON_SCHEMA "postmortem"

@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "read_util.h"
 
 /* Parse data[0..len) (NULs allowed only inside strings are rejected by cJSON).  On error

@@ -1,7 +1,7 @@
 /*
  * model.c — AS-SAFE helpers over the report model.
  */
-#include "postmortem.h"
+#include "model.h"
 
 #include <string.h>
 

@@ -2,7 +2,7 @@
  * model_equal.c — deep comparison of two reports, for round-trip tests and
  * the fuzzers' lossless property.  Names the first field that differs.
  */
-#include "postmortem.h"
+#include "model.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 #ifndef PM_FORMATS_OUT_H
 #define PM_FORMATS_OUT_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Append n bytes. */
 void pm_out_put(pm_out *o, const char *p, size_t n);

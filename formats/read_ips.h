@@ -11,7 +11,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /*
  * Caps on what one report may hold.  Real reports stay far below them

@@ -17,7 +17,7 @@
 #ifndef PM_FORMATS_READ_TEXT_H
 #define PM_FORMATS_READ_TEXT_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Past these the rest is dropped and the matching *_truncated flag set. */
 enum {

@@ -4,7 +4,7 @@
 #ifndef PM_FORMATS_READ_UTIL_H
 #define PM_FORMATS_READ_UTIL_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* The checks every reader entry point makes: a report to fill, input that
  * exists, within PM_READ_MAX_BYTES.  PM_OK, or the error with err set. */

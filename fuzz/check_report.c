@@ -1,6 +1,7 @@
 /*
  * check_report.c — what must hold for a report any reader accepted (checks.h).
  */
+#include "formats/model.h"
 #include "fuzz/checks.h"
 
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* A report a reader accepted: both renderings stay inside the model, and the
  * round trip through the JSON twin (model → JSON → model) keeps it whole. */

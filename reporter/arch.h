@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 #if defined(__x86_64__)
 /* DWARF register numbers (System V AMD64 psABI): rax rdx rcx rbx rsi rdi rbp rsp r8–r15, RA = 16. */

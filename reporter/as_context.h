@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Copy the crash message (lines separated by '\n') into buf; its length, 0 when none. */
 size_t pm_as_context_message(char *buf, size_t cap);

@@ -7,7 +7,7 @@
 #define PM_REPORTER_AS_IMAGES_H
 
 #include "as_mem.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* What the unwinder and the symbolizer need to know about an image. */
 typedef struct pm_as_image {

@@ -13,7 +13,7 @@
 
 #include "as_images.h"
 #include "as_mem.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 typedef struct pm_as_symbols pm_as_symbols;
 

@@ -25,7 +25,7 @@
 #include "as_images.h"
 #include "as_mem.h"
 #include "as_symbols.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Bytes of ELF records (symbols, hash words, notes) read per pread or pm_mem read. */
 enum { PM_SYM_CHUNK = 32 * 1024 };

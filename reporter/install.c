@@ -16,7 +16,7 @@
  *      threads at crash time and sets up alternate stacks at install;
  *   5. alternate stacks for this thread and every existing one.
  */
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 #include <errno.h>
 #include <signal.h>

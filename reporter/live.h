@@ -5,7 +5,7 @@
 #ifndef PM_REPORTER_LIVE_H
 #define PM_REPORTER_LIVE_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Writes the exception block (and marks a thread) of a live report. */
 typedef void pm_live_fill_fn(pm_report *r, void *ctx);

@@ -16,7 +16,7 @@
 
 #include "as_fds.h"
 #include "as_images.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 enum { PM_MAX_SIGNALS = 16 };
 

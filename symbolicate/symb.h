@@ -21,7 +21,7 @@
 #include <stdio.h>
 
 #include "formats/grow.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* ---- facts about one ELF file (elf_facts.c) ---------------------------- */
 

@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
-"""check_exports.py HEADER LIBRARY — the shared library exports exactly the
-functions include/postmortem.h declares, plus pthread_create (interposed)."""
+"""check_exports.py HEADER LIBRARY [SYMBOL...] — the shared library exports
+exactly the functions HEADER declares, plus the SYMBOLs named (libpostmortem:
+pthread_create, which it interposes)."""
 import re
 import subprocess
 import sys
 
-header, library = sys.argv[1], sys.argv[2]
+header, library, also = sys.argv[1], sys.argv[2], sys.argv[3:]
 text = re.sub(r"/\*.*?\*/", "", open(header).read(), flags=re.S)
 api = set(re.findall(r"\b(pm_[a-z0-9_]+)\s*\(", text))
 api -= set(re.findall(r"typedef\s+[^;]*?\b(pm_[a-z0-9_]+)\s*\(", text))
-api.add("pthread_create")
+api |= set(also)
 
 nm = subprocess.run(["nm", "-D", "--defined-only", library], check=True, capture_output=True, text=True)
 exported = {line.split()[-1].split("@")[0] for line in nm.stdout.splitlines() if line.split()[1:2] != ["A"]}
@@ -21,4 +22,4 @@ for name in extra:
     print(f"exported but not declared in {header}: {name}")
 if missing or extra:
     sys.exit(1)
-print(f"{len(exported)} exported symbols, all declared")
+print(f"{library}: {len(exported)} exported symbols, all declared")

@@ -7,7 +7,7 @@
 #ifndef PM_TESTS_FIXTURE_REPORT_H
 #define PM_TESTS_FIXTURE_REPORT_H
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /*
  * A Linux x86_64 SIGSEGV with every field of the model set at least once

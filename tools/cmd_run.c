@@ -57,7 +57,7 @@ find_preload(char *out, size_t cap)
 		char *slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		int k = snprintf(out, cap, "%s/../delivery/%s", exe, preload_name);
+		int k = snprintf(out, cap, "%s/../reporter/%s", exe, preload_name);
 		if (k > 0 && (size_t)k < cap && access(out, R_OK) == 0)
 			return true;
 	}

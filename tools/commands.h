@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Exit statuses shared by every subcommand (documented in tools/postmortem.md). */
 enum {

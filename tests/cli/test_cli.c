@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "util.h"
 
 /* Run `postmortem ARGS`; returns the exit status, *out gets stdout+stderr. */

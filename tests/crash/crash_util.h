@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 typedef struct crash_run {
 	char *dir;             /* the reports directory given to the child */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* A real report: crash the null_deref sample, read its JSON twin into r
  * (pm_report_free it), and its two files' bytes (malloc'd) if asked. */

@@ -474,7 +474,7 @@ Test(upload_sentry, the_preload_library_delivers_to_the_dsn_of_the_environment)
 	char *dir = upload_make_reports(1, 0);
 	http_server *srv = http_server_start(script);
 	char *preload, *pm_dir, *dsn;
-	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("delivery/libpostmortem-preload.so")) > 0);
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
 	cr_assert(asprintf(&pm_dir, "POSTMORTEM_DIR=%s", dir) > 0);
 	cr_assert(asprintf(&dsn, "POSTMORTEM_DSN=http://" KEY "@127.0.0.1:%u/42", http_server_port(srv)) > 0);
 	char *const argv[] = { "sleep", "60", NULL };

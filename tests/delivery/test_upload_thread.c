@@ -1,9 +1,11 @@
 /*
  * test_upload_thread.c — pm_upload_start/pm_upload_stop: delivery on a
- * background thread that never holds up its caller.
+ * background thread that never holds up its caller, by libpostmortem-tools,
+ * which is loaded only when a report is pending.
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +16,15 @@
 #include "upload_util.h"
 
 TestSuite(upload_thread, .init = cr_redirect_stderr, .timeout = 120);
+
+static bool
+tools_loaded(void)
+{
+	void *lib = dlopen("libpostmortem-tools.so.0", RTLD_NOW | RTLD_NOLOAD);
+	if (lib)
+		dlclose(lib);
+	return lib != NULL;
+}
 
 /* Poll (the thread gives no other signal) until path is gone; false after ~20 s. */
 static bool
@@ -54,7 +65,9 @@ Test(upload_thread, start_returns_at_once_and_delivers_in_the_background)
 	pm_upload_options opt = upload_options(url);
 	opt.headers = headers;
 	opt.header_count = 1;
+	cr_assert_not(tools_loaded());
 	cr_assert_eq(pm_upload_start(&opt), 0, "pm_upload_start: %s", strerror(errno));
+	cr_assert(tools_loaded(), "a report is pending: the uploader's library must be loaded");
 	memset(url, 'x', strlen(url));
 	memset(header, 'x', strlen(header));
 	free(url);
@@ -98,8 +111,24 @@ Test(upload_thread, stop_aborts_the_request_in_flight)
 	upload_remove(dir);
 }
 
+Test(upload_thread, nothing_pending_loads_nothing)
+{
+	char *dir = upload_make_reports(0, 0);
+	setenv("POSTMORTEM_DIR", dir, 1);
+	pm_upload_options opt = upload_options("http://127.0.0.1:9/upload");
+	cr_assert_eq(pm_upload_start(&opt), 0, "pm_upload_start: %s", strerror(errno));
+	cr_assert_not(tools_loaded(), "nothing is pending, yet libpostmortem-tools was loaded");
+	/* Nothing started: a second start is no uploader too many. */
+	cr_assert_eq(pm_upload_start(&opt), 0);
+	pm_upload_stop(1000);
+	upload_remove(dir);
+}
+
+/* The options are checked once a report makes the uploader worth loading. */
 Test(upload_thread, refused_options_fail_at_once)
 {
+	char *dir = upload_make_reports(1, 0);
+	setenv("POSTMORTEM_DIR", dir, 1);
 	pm_upload_options opt = upload_options("http://198.51.100.7/upload");
 	errno = 0;
 	cr_assert_eq(pm_upload_start(&opt), -1);
@@ -111,11 +140,12 @@ Test(upload_thread, refused_options_fail_at_once)
 	cr_assert_eq(pm_upload_start(&opt), -1);
 	cr_assert_eq(errno, EINVAL);
 	pm_upload_stop(1000); /* nothing to stop: a no-op */
+	upload_remove(dir);
 }
 
 Test(upload_thread, one_uploader_at_a_time)
 {
-	char *dir = upload_make_reports(0, 0);
+	char *dir = upload_make_reports(1, 0);
 	setenv("POSTMORTEM_DIR", dir, 1);
 	pm_upload_options opt = upload_options("http://127.0.0.1:9/upload");
 	cr_assert_eq(pm_upload_start(&opt), 0);

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* A fresh reports directory holding n whole pending reports (the Linux
  * fixture, incident ids "report-0000", ...), each with `pad` more bytes of

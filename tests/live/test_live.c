@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "util.h"
 
 static atomic_int parked_tid;

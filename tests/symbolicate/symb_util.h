@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "crash/crash_util.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* Path of a test program built in tests/symbolicate/ (static storage). */
 const char *symb_program(const char *name);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "symb_util.h"
+#include "formats/model.h"
 #include "util.h"
 
 static uint32_t

@@ -18,7 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
+#include "formats/model.h"
 #include "util.h"
 
 /* A listing: "Thread N: addr addr …\n" per thread, in report order. */

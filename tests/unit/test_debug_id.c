@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 static void
 set_id(pm_image *im, const char *hex)

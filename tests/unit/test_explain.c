@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 #define APP_START UINT64_C(0x555500000000)
 #define LIBC_START UINT64_C(0x7f0000000000)

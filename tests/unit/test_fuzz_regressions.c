@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz/checks.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "util.h"
 
 typedef bool check_fn(const uint8_t *data, size_t size, char *why, size_t cap);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/model.h"
 #include "tests/fixture_report.h"
 
 typedef void fixture_fn(pm_report *r);

@@ -9,7 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
+#include "formats/model.h"
 #include "tests/util.h"
 
 static pm_format

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "formats/read_ips.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "tests/util.h"
 
 static const char META[] = "{\"app_name\":\"x\",\"bug_type\":\"309\"}\n";

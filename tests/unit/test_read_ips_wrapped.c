@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "tests/util.h"
 
 static const char META_309[] =

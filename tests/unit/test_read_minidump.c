@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "formats/minidump.h"
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 enum { CAP = 8192, STREAMS = 5 };
 

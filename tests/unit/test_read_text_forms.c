@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 
 /* A non-NULL string equal to want. */
 static void

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "util.h"
 
 /* Read an exact-size heap copy, so a sanitizer build sees any overrun. */

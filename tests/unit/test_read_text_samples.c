@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "postmortem.h"
+#include "postmortem-tools.h"
 #include "util.h"
 
 #define expect_str(got, want)                                              \

@@ -16,6 +16,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "formats/model.h"
 #include "reporter/as_images.h"
 #include "reporter/as_mem.h"
 #include "reporter/as_symbols.h"

@@ -35,38 +35,6 @@ env(const char *name)
 	return v && *v ? v : NULL;
 }
 
-typedef int upload_start_fn(const pm_upload_options *opt);
-
-/*
- * The uploader (libcurl, TLS, zlib) lives in the full libpostmortem, which
- * only programs that upload load: beside this library (installed layout),
- * one directory up (build tree), then wherever the loader finds it.  It is
- * loaded RTLD_LOCAL, so the program never sees its symbols.
- */
-static upload_start_fn *
-find_uploader(void)
-{
-	static const char *const places[] = { "", "../" };
-	Dl_info self;
-	char path[4096];
-	void *lib = NULL;
-	static const char anchor; /* any address inside this library */
-	if (dladdr(&anchor, &self) && self.dli_fname) {
-		const char *slash = strrchr(self.dli_fname, '/');
-		int dir = slash ? (int)(slash - self.dli_fname + 1) : 0;
-		for (size_t i = 0; !lib && i < sizeof places / sizeof places[0]; i++) {
-			snprintf(path, sizeof path, "%.*s%slibpostmortem.so.0", dir, self.dli_fname, places[i]);
-			lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		}
-	}
-	if (!lib)
-		lib = dlopen("libpostmortem.so.0", RTLD_NOW | RTLD_LOCAL);
-	void *sym = lib ? dlsym(lib, "pm_upload_start") : NULL;
-	upload_start_fn *fn = NULL;
-	memcpy(&fn, &sym, sizeof sym);
-	return fn;
-}
-
 static void
 start_upload(void)
 {
@@ -82,10 +50,8 @@ start_upload(void)
 	};
 	if (!opt.url && !opt.dsn)
 		return;
-	upload_start_fn *start = find_uploader();
-	if (!start)
-		fprintf(stderr, "postmortem-preload: uploads are off: libpostmortem.so.0 not found\n");
-	else if (start(&opt) != 0)
+	/* As in an app: libpostmortem-tools is loaded only when a report is pending. */
+	if (pm_upload_start(&opt) != 0)
 		fprintf(stderr, "postmortem-preload: uploads are off: %s\n", strerror(errno));
 }
 

@@ -1,8 +1,8 @@
 /*
- * install_config.c — where reports go, and making sure the directory exists.
+ * reports_dir.c — where reports go, and making sure the directory exists.
  * NOT AS-safe.
  */
-#include "install.h"
+#include "reports_dir.h"
 
 #include <errno.h>
 #include <limits.h>

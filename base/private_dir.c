@@ -10,7 +10,7 @@
  * replace anything: its subdirectories need only be ours, and lose any
  * group or other bits.
  */
-#include "install.h"
+#include "reports_dir.h"
 
 #include <errno.h>
 #include <fcntl.h>
