@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "postmortem-tools.h"
+#include "postmortem.h"
 
 enum { ROUNDS = 7, THREADS = 4, RING = 64, TEXT = 256 };
 

@@ -4,7 +4,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "postmortem-tools.h"
+#include "postmortem.h"
 
 static int *volatile null_ptr;
 static struct timespec fault_time;

@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "park.h"
-#include "postmortem-tools.h"
+#include "postmortem.h"
 
 static const char *const default_threads[] = { "1", "17", "257" };
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "postmortem-tools.h"
+#include "postmortem.h"
 
 enum { BEATS = 50 * 1000 * 1000, IDLE_SECONDS = 3, HANGS = 8, THRESHOLD_MS = 250 };
 

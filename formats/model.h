@@ -1,7 +1,8 @@
 /*
- * model.h — report model helpers the library uses inside but no caller
- * needs: a report over a fixed block (the crash path's), and the comparison
- * the round-trip tests and fuzzers check readers against.
+ * model.h — report model helpers the libraries use inside but no caller
+ * needs: a report over a fixed block (the crash path's), the comparison the
+ * round-trip tests and fuzzers check readers against, and where a frame is
+ * looked up (capture and symbolication must agree on it).
  */
 #ifndef PM_FORMATS_MODEL_H
 #define PM_FORMATS_MODEL_H
@@ -12,5 +13,15 @@
 void pm_report_init_fixed(pm_report *r, void *mem, size_t size);
 /* True when two reports hold the same facts; on difference *where names the first. */
 bool pm_report_equal(const pm_report *a, const pm_report *b, const char **where);
+
+/* The address to look a frame up at (image, symbol): frame 0 and frames
+ * restored from a signal context hold exact pcs; the others hold return
+ * addresses, which point after the call, possibly past the end of a
+ * noreturn caller.  AS-safe. */
+static inline uint64_t
+pm_frame_lookup_address(const pm_frame *f, uint32_t index)
+{
+	return index == 0 || f->how == PM_HOW_CONTEXT ? f->address : f->address - 1;
+}
 
 #endif

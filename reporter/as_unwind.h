@@ -16,6 +16,7 @@
 #include "arch.h"
 #include "as_images.h"
 #include "as_mem.h"
+#include "formats/model.h"
 
 typedef struct pm_unwind_env {
 	pm_mem mem;
@@ -29,15 +30,5 @@ typedef struct pm_unwind_env {
  */
 uint32_t pm_as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint32_t max,
                       const char **stop);
-
-/* The address to look a frame up at (image, symbol): frame 0 and frames
- * restored from a signal context hold exact pcs; the others hold return
- * addresses, which point after the call, possibly past the end of a
- * noreturn caller. */
-static inline uint64_t
-pm_frame_lookup_address(const pm_frame *f, uint32_t index)
-{
-	return index == 0 || f->how == PM_HOW_CONTEXT ? f->address : f->address - 1;
-}
 
 #endif

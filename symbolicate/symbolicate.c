@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "reporter/as_unwind.h"
+#include "formats/model.h"
 #include "symb.h"
 
 typedef struct group {

@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""start_cost.py BARE INSTALL UPLOAD TOOLS [RUNS] — issue 13: what an app
+that never crashes pays for postmortem.  The four builds of start_target.c
+run in turn, RUNS rounds (interleaved, so machine noise falls on all alike):
+the whole process from spawn to exit, the shared objects it maps, its peak
+resident memory, and its own postmortem calls timed inside it."""
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import clean_env, table
+
+NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
+         'pm_install, tooling linked too (before the split)']
+
+
+def run(path, env):
+    """(wall ms, microseconds inside, peak RSS kB) of one run."""
+    r, w = os.pipe()
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(path, [path, 't'], env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    t1 = time.perf_counter()
+    with os.fdopen(r) as f:
+        out = f.read().split()
+    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 2:
+        raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
+    return (t1 - t0) * 1e3, float(out[0]), int(out[1])
+
+
+def objects(path, env):
+    """Shared objects the loader maps for path (LD_TRACE_LOADED_OBJECTS, as ldd)."""
+    out = subprocess.run([path], env=dict(env, LD_TRACE_LOADED_OBJECTS='1'), capture_output=True,
+                         text=True, check=True).stdout
+    return sum(1 for line in out.splitlines() if line.strip() and 'vdso' not in line)
+
+
+def main():
+    progs = sys.argv[1:5]
+    runs = int(sys.argv[5]) if len(sys.argv) > 5 else 200
+    with tempfile.TemporaryDirectory(prefix='pm-start-') as d:
+        env = clean_env(POSTMORTEM_DIR=d)
+        for p in progs:          # warm the page cache and the loader's caches
+            run(p, env)
+        res = [[] for _ in progs]
+        for _ in range(runs):
+            for i, p in enumerate(progs):
+                res[i].append(run(p, env))
+    med = [[statistics.median(x[k] for x in r) for k in range(3)] for r in res]
+    print('Process start to exit (spawn to reaped), %d runs of each, interleaved; pending/ empty\n'
+          '(goal: pm_install and pm_upload_start within 1.2x of bare, peak RSS within 1 MB)\n' % runs)
+    rows = []
+    for i, name in enumerate(NAMES):
+        rows.append([name, objects(progs[i], env), '%.2f' % min(x[0] for x in res[i]), '%.2f' % med[i][0],
+                     '%.2fx' % (med[i][0] / med[0][0]), '%.0f' % med[i][1], '%.0f' % med[i][2],
+                     '%+.0f' % (med[i][2] - med[0][2])])
+    table(['program', 'shared objects', 'min ms', 'median ms', 'x bare', 'calls us', 'peak RSS kB',
+           'vs bare kB'], rows)
+    ok = all(med[i][0] <= 1.2 * med[0][0] and med[i][2] - med[0][2] <= 1024 for i in (1, 2))
+    print('\n"calls us": pm_install (and pm_upload_start) as timed inside the process, median.')
+    print('goal %s' % ('met' if ok else 'NOT met'))
+
+
+main()

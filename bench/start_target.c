@@ -1,0 +1,64 @@
+/*
+ * start_target.c — issue 13: a whole process that starts and ends at once,
+ * built four ways (bench/meson.build): bare; linked with libpostmortem and
+ * calling pm_install; the same and pm_upload_start with nothing pending;
+ * and, for comparison, also linked with libpostmortem-tools (what every app
+ * loaded before the split).  With an argument it prints what its own
+ * postmortem calls took, in microseconds, and its peak resident memory in kB
+ * (VmHWM: a parent's spawn would count the parent's pages too).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#if defined(START_INSTALL)
+#include "postmortem.h"
+#endif
+#if defined(START_TOOLS)
+#include "postmortem-tools.h"
+/* Referenced, so that --as-needed keeps the library among what is loaded. */
+const char *(*volatile start_keep_tools)(pm_err) = pm_strerror;
+#endif
+
+static double
+now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static long
+peak_rss_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			kb = strtol(line + 6, NULL, 10);
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+int
+main(int argc, char **argv)
+{
+	(void)argv;
+	double t0 = now_us();
+#if defined(START_INSTALL)
+	if (pm_install(NULL) != 0)
+		return 2;
+#endif
+#if defined(START_UPLOAD)
+	pm_upload_options opt = { .url = "http://127.0.0.1:9/upload" };
+	if (pm_upload_start(&opt) != 0)
+		return 3;
+#endif
+	double t1 = now_us();
+	if (argc > 1)
+		printf("%.1f %ld\n", t1 - t0, peak_rss_kb());
+	return 0;
+}
