@@ -13,9 +13,9 @@
 #include <sys/auxv.h>
 #include <sys/mman.h>
 #include <time.h>
-#include <ucontext.h>
 #include <unistd.h>
 
+#include "as_altstack.h"
 #include "as_sys.h"
 #include "state.h"
 
@@ -26,12 +26,6 @@ enum { HANDLER_STACK = 128 * 1024 };
 static pthread_key_t stack_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static bool key_ok;
-static int setup_acks; /* futex word: threads that have answered a broadcast */
-
-struct own_stack {
-	void *map;      /* guard page + stack */
-	size_t size;
-};
 
 size_t
 pm_altstack_size(void)
@@ -46,7 +40,7 @@ pm_altstack_size(void)
 static void
 free_stack(void *p)
 {
-	struct own_stack *s = p;
+	pm_as_stack *s = p;
 	stack_t off = { .ss_flags = SS_DISABLE };
 	stack_t cur;
 	/* Only disable it if it is still ours (not replaced by the app). */
@@ -66,37 +60,18 @@ bool
 pm_altstack_init(void)
 {
 	pthread_once(&key_once, make_key);
+	pm_as_altstack_set_geometry(pm_altstack_size(), (size_t)sysconf(_SC_PAGESIZE));
 	return key_ok;
 }
 
 bool
 pm_altstack_ensure(void)
 {
-	stack_t cur;
-	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
-		return true; /* the thread has one (ours or the app's) */
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = pm_altstack_size();
-	/* mmap, not malloc: this also runs in the setup-signal handler. */
-	struct own_stack *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s == MAP_FAILED)
+	pm_as_stack *made;
+	if (!pm_as_altstack_make(&made))
 		return false;
-	s->size = size + page;
-	s->map = mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (s->map == MAP_FAILED) {
-		munmap(s, sizeof *s);
-		return false;
-	}
-	/* The guard page below the stack turns an overflow of the handler
-	 * itself into a clean fault instead of silent corruption. */
-	mprotect(s->map, page, PROT_NONE);
-	stack_t ss = { .ss_sp = (char *)s->map + page, .ss_size = size, .ss_flags = 0 };
-	if (sigaltstack(&ss, NULL) != 0) {
-		munmap(s->map, s->size);
-		munmap(s, sizeof *s);
-		return false;
-	}
-	if (key_ok)
-		pthread_setspecific(stack_key, s);
+	if (made && key_ok)
+		pthread_setspecific(stack_key, made);
 	return true;
 }
 
@@ -105,23 +80,11 @@ pm_altstack_release(void)
 {
 	if (!key_ok)
 		return;
-	struct own_stack *s = pthread_getspecific(stack_key);
+	pm_as_stack *s = pthread_getspecific(stack_key);
 	if (s) {
 		pthread_setspecific(stack_key, NULL);
 		free_stack(s);
 	}
-}
-
-void
-pm_altstack_on_setup(void *uctx)
-{
-	/* sigreturn restores the alternate stack saved in the signal frame:
-	 * record the new one there, or leaving the handler would undo it. */
-	stack_t cur;
-	if (pm_altstack_ensure() && sigaltstack(NULL, &cur) == 0)
-		((ucontext_t *)uctx)->uc_stack = cur;
-	__atomic_add_fetch(&setup_acks, 1, __ATOMIC_RELEASE);
-	pm_sys_futex_wake(&setup_acks);
 }
 
 void
@@ -131,8 +94,8 @@ pm_altstack_broadcast(int sig, unsigned timeout_ms)
 	if (!d)
 		return;
 	pid_t self = pm_sys_gettid(), pid = getpid();
-	int sent = 0;
-	__atomic_store_n(&setup_acks, 0, __ATOMIC_RELEASE);
+	int sent = 0, *answers = pm_as_altstack_answers();
+	__atomic_store_n(answers, 0, __ATOMIC_RELEASE);
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(e->d_name);
@@ -142,11 +105,11 @@ pm_altstack_broadcast(int sig, unsigned timeout_ms)
 	closedir(d);
 	uint64_t deadline = pm_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	int acks;
-	while ((acks = __atomic_load_n(&setup_acks, __ATOMIC_ACQUIRE)) < sent) {
+	while ((acks = __atomic_load_n(answers, __ATOMIC_ACQUIRE)) < sent) {
 		uint64_t now = pm_sys_now_ns();
 		if (now >= deadline)
 			break;
-		pm_sys_futex_wait(&setup_acks, acks, deadline - now);
+		pm_sys_futex_wait(answers, acks, deadline - now);
 	}
 }
 

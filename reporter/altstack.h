@@ -6,10 +6,13 @@
  * signal stack lets it run.  sigaltstack is per thread, so:
  *   - the thread calling pm_install gets one directly;
  *   - threads that already exist get one through a setup signal whose
- *     handler runs on each of them (pm_altstack_broadcast);
+ *     handler runs on each of them (pm_altstack_broadcast; the handler's
+ *     part is the crash path's as_altstack.c);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
- * A pthread key frees each thread's stack when the thread exits.
+ * A pthread key frees the stack of a thread started or installed from when
+ * it exits; a stack made in the setup handler stays (a key cannot be set
+ * there: pthread_setspecific may allocate).
  */
 #ifndef PM_REPORTER_ALTSTACK_H
 #define PM_REPORTER_ALTSTACK_H
@@ -23,10 +26,9 @@ size_t pm_altstack_size(void);
 bool pm_altstack_ensure(void);
 /* Prepare the thread-exit cleanup; call once at install. */
 bool pm_altstack_init(void);
-/* Ask every other thread to run pm_altstack_ensure (through `sig`), waiting up to timeout_ms. */
+/* Ask every other thread for a stack (through `sig`, whose handler runs
+ * pm_as_altstack_on_setup), waiting up to timeout_ms. */
 void pm_altstack_broadcast(int sig, unsigned timeout_ms);
-/* Called from the setup-signal handler on each thread, with its ucontext. */
-void pm_altstack_on_setup(void *uctx);
 /* Drop the calling thread's stack if we made it. */
 void pm_altstack_release(void);
 

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -101,4 +102,30 @@ pm_sys_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void *
+pm_sys_map(size_t n, int flags)
+{
+	long r = raw(SYS_mmap, 0, L(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+	/* Addresses in the last page of the address space are errors (-4095..-1). */
+	return r < 0 && r >= -4095 ? NULL : (void *)r;
+}
+
+long
+pm_sys_unmap(void *p, size_t n)
+{
+	return raw(SYS_munmap, L(p), L(n), 0, 0, 0, 0);
+}
+
+long
+pm_sys_protect(void *p, size_t n, int prot)
+{
+	return raw(SYS_mprotect, L(p), L(n), prot, 0, 0, 0);
+}
+
+long
+pm_sys_sigaltstack(const stack_t *ss, stack_t *old)
+{
+	return raw(SYS_sigaltstack, L(ss), L(old), 0, 0, 0, 0);
 }

@@ -26,5 +26,10 @@ long pm_sys_getrandom(void *buf, size_t n);
 void pm_sys_sleep_ns(uint64_t ns);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pm_sys_now_ns(void);
+/* Anonymous private read-write memory (flags added to MAP_PRIVATE | MAP_ANONYMOUS); NULL when refused. */
+void *pm_sys_map(size_t n, int flags);
+long pm_sys_unmap(void *p, size_t n);
+long pm_sys_protect(void *p, size_t n, int prot);
+long pm_sys_sigaltstack(const stack_t *ss, stack_t *old);
 
 #endif

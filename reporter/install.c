@@ -27,12 +27,11 @@
 
 #include "altstack.h"
 #include "arch.h"
+#include "as_control.h"
 #include "as_fds.h"
-#include "as_freeze.h"
 #include "as_handler.h"
 #include "as_mem.h"
 #include "as_minidump.h"
-#include "as_sample.h"
 #include "as_symbols.h"
 #include "install.h"
 #include "live.h"
@@ -53,21 +52,6 @@ enum {
 };
 
 static const int default_signals[] = { SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGSYS };
-
-/* The control signal serves three purposes: a live backtrace's sample
- * request (it says so in its siginfo), stopping threads while a report is
- * captured (a report has an owner), and setting up alternate stacks at
- * install (otherwise). */
-static void
-on_control_signal(int sig, siginfo_t *info, void *uctx)
-{
-	if (pm_as_is_sample_request(info))
-		pm_as_on_sample(uctx);
-	else if (atomic_load(&pm_g.owner) != 0)
-		pm_as_on_freeze(sig, info, uctx);
-	else
-		pm_altstack_on_setup(uctx);
-}
 
 static bool
 is_default(int sig)
@@ -191,7 +175,7 @@ install_handlers(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = on_control_signal;
+	sa.sa_sigaction = pm_as_on_control;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&sa.sa_mask);
 	if (sigaction(pm_g.freeze_signal, &sa, &pm_g.previous_freeze) != 0)

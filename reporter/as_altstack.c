@@ -1,0 +1,72 @@
+/*
+ * as_altstack.c — AS-SAFE: alternate signal stacks made on the signal path
+ * (see as_altstack.h).  Raw system calls only (as_sys.c): no malloc, no
+ * thread-specific data, whose first use on a thread may allocate.
+ */
+#include "as_altstack.h"
+
+#include <signal.h>
+#include <sys/mman.h>
+#include <ucontext.h>
+
+#include "as_sys.h"
+
+static size_t stack_size, page_size;
+static int answers; /* futex word: threads that have answered a setup broadcast */
+
+void
+pm_as_altstack_set_geometry(size_t size, size_t page)
+{
+	stack_size = size;
+	page_size = page;
+}
+
+bool
+pm_as_altstack_make(pm_as_stack **made)
+{
+	stack_t cur;
+	*made = NULL;
+	if (pm_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+		return true; /* the thread has one (ours or the app's) */
+	if (!stack_size)
+		return false;
+	pm_as_stack *s = pm_sys_map(sizeof *s, 0);
+	if (!s)
+		return false;
+	s->size = stack_size + page_size;
+	s->map = pm_sys_map(s->size, MAP_NORESERVE);
+	if (!s->map) {
+		pm_sys_unmap(s, sizeof *s);
+		return false;
+	}
+	/* The guard page below the stack turns an overflow of the handler
+	 * itself into a clean fault instead of silent corruption. */
+	pm_sys_protect(s->map, page_size, PROT_NONE);
+	stack_t ss = { .ss_sp = (char *)s->map + page_size, .ss_size = stack_size, .ss_flags = 0 };
+	if (pm_sys_sigaltstack(&ss, NULL) != 0) {
+		pm_sys_unmap(s->map, s->size);
+		pm_sys_unmap(s, sizeof *s);
+		return false;
+	}
+	*made = s;
+	return true;
+}
+
+void
+pm_as_altstack_on_setup(void *uctx)
+{
+	/* sigreturn restores the alternate stack saved in the signal frame:
+	 * record the new one there, or leaving the handler would undo it. */
+	pm_as_stack *made;
+	stack_t cur;
+	if (pm_as_altstack_make(&made) && pm_sys_sigaltstack(NULL, &cur) == 0)
+		((ucontext_t *)uctx)->uc_stack = cur;
+	__atomic_add_fetch(&answers, 1, __ATOMIC_RELEASE);
+	pm_sys_futex_wake(&answers);
+}
+
+int *
+pm_as_altstack_answers(void)
+{
+	return &answers;
+}

@@ -1,0 +1,31 @@
+/*
+ * as_altstack.h — AS-SAFE: making a thread's alternate signal stack, the
+ * part of altstack.h that also runs inside the setup-signal handler.
+ */
+#ifndef PM_REPORTER_AS_ALTSTACK_H
+#define PM_REPORTER_AS_ALTSTACK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* A stack we made: its mapping, a guard page and the stack above it. */
+typedef struct pm_as_stack {
+	void *map;
+	size_t size;
+} pm_as_stack;
+
+/* How large each stack is and the page size, decided once at install
+ * (sysconf and getauxval stay off the signal path). */
+void pm_as_altstack_set_geometry(size_t stack_size, size_t page_size);
+/* Give the calling thread an alternate stack, unless it has one (then
+ * *made is NULL).  The record lives in its own mapping.  False when the
+ * memory or sigaltstack was refused. */
+bool pm_as_altstack_make(pm_as_stack **made);
+/* The setup signal's work on each thread: a stack, recorded in the signal
+ * frame so that sigreturn keeps it, then one more answer in the counter
+ * pm_as_altstack_answers points to (a futex word).  A stack made here is
+ * never freed: no thread-exit hook can be registered from a handler. */
+void pm_as_altstack_on_setup(void *uctx);
+int *pm_as_altstack_answers(void);
+
+#endif
