@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "formats/debug_id.h"
-#include "formats/decode.h"
-#include "formats/out.h"
+#include "debug_id.h"
+#include "decode.h"
+#include "out.h"
 #include "sentry.h"
 
 static bool

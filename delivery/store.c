@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "base/reports_dir.h"
+#include "reports_dir.h"
 
 enum {
 	DEFAULT_MAX_PENDING = 100,

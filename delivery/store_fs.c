@@ -16,8 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "formats/json_util.h"
-#include "base/reports_dir.h"
+#include "json_util.h"
+#include "reports_dir.h"
 
 /* libpostmortem's, when the process has it (this library never needs it to load). */
 extern const char *pm_reports_dir(void) __attribute__((weak));

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/out.h"
+#include "out.h"
 
 enum { LINE_MAX_BYTES = 256 };
 

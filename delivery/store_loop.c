@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/reports_dir.h"
+#include "reports_dir.h"
 
 enum {
 	/* Reports whose headers pm_crash_loop_detected reads, per crash it needs. */

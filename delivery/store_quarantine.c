@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/out.h"
+#include "out.h"
 
 void
 pm_store_log(const char *fmt, ...)

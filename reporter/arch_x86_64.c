@@ -12,7 +12,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
-#include "formats/minidump.h"
+#include "minidump.h"
 
 const char pm_arch_code_type[] = "X86-64 (Native)";
 const char pm_arch_sigreturn_name[] = "__restore_rt";

@@ -5,7 +5,7 @@
  * the images are scanned and every stack is walked.
  */
 #include "as_capture.h"
-#include "formats/model.h"
+#include "model.h"
 
 #include "as_freeze.h"
 #include "as_report.h"

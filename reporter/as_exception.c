@@ -6,8 +6,8 @@
 
 #include "as_report.h"
 #include "as_util.h"
-#include "formats/decode.h"
-#include "formats/out.h"
+#include "decode.h"
+#include "out.h"
 
 /* The kernel raised it (a fault): si_code > 0.  Otherwise a process sent it. */
 static bool

@@ -10,7 +10,7 @@
 #include "as_report.h"
 #include "as_sys.h"
 #include "as_util.h"
-#include "formats/out.h"
+#include "out.h"
 
 const char *
 pm_as_proc_name(pm_arena *a, const char *dir, pid_t id)

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "arch.h"
-#include "formats/out.h"
+#include "out.h"
 
 uint32_t
 pm_md_rva(const pm_md_writer *w)

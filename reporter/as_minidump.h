@@ -13,7 +13,7 @@
 #ifndef PM_REPORTER_AS_MINIDUMP_H
 #define PM_REPORTER_AS_MINIDUMP_H
 
-#include "formats/minidump.h"
+#include "minidump.h"
 #include "state.h"
 
 enum {

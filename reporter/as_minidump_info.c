@@ -6,7 +6,7 @@
  */
 #include "arch.h"
 #include "as_minidump.h"
-#include "formats/out.h"
+#include "out.h"
 
 void
 pm_md_system_info(pm_md_writer *w)

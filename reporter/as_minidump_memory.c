@@ -11,7 +11,7 @@
 
 #include "as_mem.h"
 #include "as_minidump.h"
-#include "formats/out.h"
+#include "out.h"
 
 /* [lo, hi) clipped to the readable mapping holding lo; false if none. */
 static bool

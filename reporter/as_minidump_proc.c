@@ -8,7 +8,7 @@
 
 #include "as_minidump.h"
 #include "as_util.h"
-#include "formats/out.h"
+#include "out.h"
 
 /* Large enough for the maps of a big process (tens of thousands of mappings). */
 static const uint64_t file_cap = 16u * 1024 * 1024;

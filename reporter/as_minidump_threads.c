@@ -5,7 +5,7 @@
  * .crash still names them.
  */
 #include "as_minidump.h"
-#include "formats/out.h"
+#include "out.h"
 
 static uint32_t
 listed_count(pm_md_writer *w)

@@ -16,7 +16,7 @@
 #include "arch.h"
 #include "as_images.h"
 #include "as_mem.h"
-#include "formats/model.h"
+#include "model.h"
 
 typedef struct pm_unwind_env {
 	pm_mem mem;

@@ -17,7 +17,7 @@
 #include "as_fds.h"
 #include "as_minidump.h"
 #include "as_util.h"
-#include "formats/out.h"
+#include "out.h"
 
 typedef pm_err write_fn(const pm_report *r, pm_out *o);
 

@@ -4,7 +4,7 @@
 #ifndef PM_REPORTER_INSTALL_H
 #define PM_REPORTER_INSTALL_H
 
-#include "base/reports_dir.h"
+#include "reports_dir.h"
 #include "state.h"
 
 /* Read the process facts the handler will copy into every report. */

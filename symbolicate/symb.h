@@ -20,7 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "formats/grow.h"
+#include "grow.h"
 #include "postmortem-tools.h"
 
 /* ---- facts about one ELF file (elf_facts.c) ---------------------------- */

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/model.h"
+#include "model.h"
 #include "symb.h"
 
 typedef struct group {
