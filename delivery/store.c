@@ -1,5 +1,5 @@
 /*
- * store.c — the report store's public API (include/postmortem.h, docs/store.md).
+ * store.c — the report store's public API (include/postmortem-tools.h, docs/store.md).
  *
  * pm_store_open does all the work once: list, salvage, quarantine, caps,
  * crash loops, sort.  What follows acts on single reports by id and keeps
@@ -23,12 +23,6 @@ enum {
 	DEFAULT_MAX_PENDING = 100,
 	DEFAULT_MAX_BYTES = 50 * 1024 * 1024,
 };
-
-pm_sdir
-pm_store_state_dir(pm_report_state st)
-{
-	return st == PM_STATE_QUARANTINED ? PM_SDIR_QUARANTINE : st == PM_STATE_SENT ? PM_SDIR_SENT : PM_SDIR_PENDING;
-}
 
 static void
 configure(pm_store *s, const pm_store_options *opt)
@@ -167,17 +161,6 @@ pm_store_get(const pm_store *s, pm_report_state state, size_t i)
 	return &s->v[s->start[state] + i].pub;
 }
 
-pm_sentry *
-pm_store_find(pm_store *s, const char *id)
-{
-	if (!s || !pm_store_valid_id(id))
-		return NULL;
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i].pub.id, id) == 0)
-			return &s->v[i];
-	return NULL;
-}
-
 pm_err
 pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err)
 {
@@ -223,64 +206,6 @@ pm_store_minidump_path(pm_store *s, const char *id)
 {
 	pm_sentry *e = pm_store_find(s, id);
 	return e ? path_of(s, s->path_buf[2], pm_store_state_dir(e->pub.state), id, PM_SK_DMP) : NULL;
-}
-
-/* One file's outcome folded into its report's: one file found is found, a real error wins. */
-static pm_err
-fold(pm_err report, pm_err file)
-{
-	if (file == PM_OK)
-		return report == PM_E_NOTFOUND ? PM_OK : report;
-	return file == PM_E_NOTFOUND ? report : file;
-}
-
-pm_err
-pm_store_remove(pm_store *s, pm_sdir d, const char *id)
-{
-	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_REASON, PM_SK_DMP, PM_SK_DMP_TMP };
-	pm_err e = PM_E_NOTFOUND;
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-		char name[PM_ID_MAX + 16];
-		pm_store_file_name(name, sizeof name, id, kinds[i]);
-		e = fold(e, pm_store_unlink(s->dir[d], name));
-	}
-	return e;
-}
-
-/* Does dfd hold a whole report file of this id? */
-static bool
-holds_report(int dfd, const char *id)
-{
-	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON };
-	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-		char name[PM_ID_MAX + 16];
-		struct stat st;
-		pm_store_file_name(name, sizeof name, id, kinds[i]);
-		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-			return true;
-	}
-	return false;
-}
-
-pm_err
-pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
-{
-	/* Two reports of one id (a copied file, a hostile directory): neither
-	 * replaces the other. */
-	if (holds_report(s->dir[to], id))
-		return PM_E_INVAL;
-	/* Temporaries first, so a renamed file of the same report wins.  A torn
-	 * minidump has no header yet: it is never moved, only removed. */
-	static const pm_skind src[] = { PM_SK_CRASH_TMP, PM_SK_JSON_TMP, PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
-	static const pm_skind dst[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
-	pm_err e = PM_E_NOTFOUND;
-	for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
-		char a[PM_ID_MAX + 16], b[PM_ID_MAX + 16];
-		pm_store_file_name(a, sizeof a, id, src[i]);
-		pm_store_file_name(b, sizeof b, id, dst[i]);
-		e = fold(e, pm_store_move(s->dir[from], a, s->dir[to], b));
-	}
-	return e;
 }
 
 pm_err

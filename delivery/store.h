@@ -164,7 +164,7 @@ int64_t pm_sgroup_mtime(const pm_sgroup *g);
 /* The oldest: when the report was written, which salvaging a twin does not move. */
 int64_t pm_sgroup_first_mtime(const pm_sgroup *g);
 
-/* ---- store_pending.c, store_salvage.c, store_quarantine.c -------------------------- */
+/* ---- store_files.c: a report's files as a whole ----------------------------------- */
 
 /* Where the reports of a state live. */
 pm_sdir pm_store_state_dir(pm_report_state st);
@@ -176,6 +176,14 @@ pm_err pm_store_remove(pm_store *s, pm_sdir d, const char *id);
  * final names) from one directory to another; PM_E_NOTFOUND when none was there,
  * PM_E_INVAL (nothing moved) when the destination holds a report of that id. */
 pm_err pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id);
+
+/* ---- store_log.c ------------------------------------------------------------------ */
+
+/* Log a line to stderr, prefixed "postmortem: ". */
+void pm_store_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- store_pending.c, store_salvage.c, store_quarantine.c -------------------------- */
+
 /* Decide what one report in pending/ is: whole, partial, being written, torn. */
 void pm_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g);
 /* One report in quarantine/ or sent/, listed as it is. */
@@ -191,8 +199,6 @@ void pm_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reas
 void pm_store_set_reason(pm_sentry *e, const char *reason);
 /* ... and write it to quarantine/<id>.reason. */
 pm_err pm_store_write_reason(pm_store *s, const pm_sentry *e);
-/* Log a line to stderr, prefixed "postmortem: ". */
-void pm_store_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- store_caps.c ------------------------------------------------------------------- */
 

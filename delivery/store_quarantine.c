@@ -8,23 +8,10 @@
  */
 #include "store.h"
 
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "out.h"
-
-void
-pm_store_log(const char *fmt, ...)
-{
-	char line[PM_REASON_MAX + 256];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "postmortem: %s\n", line);
-}
 
 void
 pm_store_set_reason(pm_sentry *e, const char *reason)
