@@ -19,73 +19,6 @@
 /* Longest label we take for a "Label: value" line ("System Integrity Protection"). */
 enum { LABEL_MAX = 48 };
 
-/* The verbatim text of a multi-line field; CRs ending a line are dropped, as for single lines. */
-static const char *
-copy_block(pm_arena *a, const char *s, const char *e)
-{
-	char *out = pm_arena_alloc(a, (size_t)(e - s) + 1, 1);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	for (const char *c = s; c < e;) {
-		const char *q = c;
-		while (q < e && *q == '\r')
-			q++;
-		if (q == c) {
-			out[o++] = *c++;
-			continue;
-		}
-		if (q == e || *q != '\n') {
-			memcpy(out + o, c, (size_t)(q - c));
-			o += (size_t)(q - c);
-		}
-		c = q;
-	}
-	out[o] = '\0';
-	return out;
-}
-
-void
-pm_tx_end_section(tx_parser *p)
-{
-	if (p->section == TX_BLOCK && p->block_start)
-		*p->block_dst = copy_block(&p->r->arena, p->block_start, p->block_end);
-	p->block_dst = NULL;
-	p->block_start = p->block_end = NULL;
-	p->section = TX_NONE;
-}
-
-void
-pm_tx_begin_section(tx_parser *p, tx_section s)
-{
-	pm_tx_end_section(p);
-	p->section = s;
-}
-
-void
-pm_tx_enter_phase(tx_parser *p, tx_phase ph)
-{
-	if (ph > p->phase)
-		p->phase = ph;
-}
-
-static void
-extend_block(tx_parser *p, tx_span s)
-{
-	if (!p->block_start)
-		p->block_start = s.p;
-	p->block_end = s.p + s.n;
-}
-
-void
-pm_tx_begin_block(tx_parser *p, const char **dst, tx_span first)
-{
-	pm_tx_begin_section(p, TX_BLOCK);
-	p->block_dst = dst;
-	if (first.n)
-		extend_block(p, first);
-}
-
 /* ---- section titles without a field of their own ------------------------ */
 
 typedef void title_fn(tx_parser *p, tx_span value);
@@ -232,7 +165,7 @@ continue_section(tx_parser *p, tx_span raw, tx_span t)
 	case TX_BLOCK:
 		if (ends_run(t))
 			return false;
-		extend_block(p, raw);
+		pm_tx_extend_block(p, raw);
 		return true;
 	case TX_REASONS:
 		if (ends_run(t))

@@ -135,13 +135,15 @@ void pm_tx_begin_crumbs(tx_parser *p, tx_span value);
 bool pm_tx_annotation_line(tx_parser *p, tx_span raw);
 bool pm_tx_crumb_line(tx_parser *p, tx_span raw);
 
-/* ---- read_text.c: shared by the section readers ------------------------- */
+/* ---- read_text_section.c: shared by the section readers ----------------- */
 
 void pm_tx_begin_section(tx_parser *p, tx_section s);
 void pm_tx_end_section(tx_parser *p);
 void pm_tx_enter_phase(tx_parser *p, tx_phase ph);
 /* Start collecting a verbatim multi-line field into *dst (first may be empty). */
 void pm_tx_begin_block(tx_parser *p, const char **dst, tx_span first);
+/* One more line (raw) of the open block. */
+void pm_tx_extend_block(tx_parser *p, tx_span s);
 
 /* ---- read_text_header.c ------------------------------------------------- */
 
