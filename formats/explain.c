@@ -4,115 +4,12 @@
  */
 #include "explain.h"
 
-#include "out.h"
 
 #include <ctype.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- Growing string ------------------------------------------------------ */
-
-void
-pm_sbuf_printf(pm_sbuf *b, const char *fmt, ...)
-{
-	if (b->failed)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		b->failed = true;
-		return;
-	}
-	if (b->p && (size_t)n < b->cap - b->len) {
-		b->len += (size_t)n;
-		return;
-	}
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap - b->len <= (size_t)n)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
-		b->failed = true;
-		return;
-	}
-	b->p = p;
-	b->cap = cap;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, cap - b->len, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-}
-
-char *
-pm_sbuf_take(pm_sbuf *b)
-{
-	char *p = b->failed ? NULL : b->p ? b->p : calloc(1, 1);
-	if (b->failed)
-		free(b->p);
-	*b = (pm_sbuf){ 0 };
-	return p;
-}
-
-/* ---- Frames and images --------------------------------------------------- */
-
-const pm_thread *
-pm_explain_thread(const pm_explain_facts *f)
-{
-	return f->thread >= 0 ? &f->r->threads[f->thread] : NULL;
-}
-
-static const pm_image *
-frame_image(const pm_report *r, const pm_frame *fr)
-{
-	return fr->image >= 0 && (uint32_t)fr->image < r->image_count ? &r->images[fr->image] : NULL;
-}
-
-const char *
-pm_explain_frame_image(const pm_report *r, const pm_frame *fr)
-{
-	const pm_image *im = frame_image(r, fr);
-	const char *name = im && im->name ? im->name : fr->image_name;
-	return name ? name : "???";
-}
-
-void
-pm_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index)
-{
-	pm_sbuf_printf(b, "  %u  %s  ", index, pm_explain_frame_image(r, fr));
-	if (fr->symbol && fr->has_offset)
-		pm_sbuf_printf(b, "%s + %llu", fr->symbol, (unsigned long long)fr->symbol_offset);
-	else if (fr->symbol)
-		pm_sbuf_printf(b, "%s", fr->symbol);
-	else
-		pm_sbuf_printf(b, "0x%016llx", (unsigned long long)fr->address);
-	if (fr->file && fr->line)
-		pm_sbuf_printf(b, " (%s:%u)", fr->file, fr->line);
-	else if (fr->file)
-		pm_sbuf_printf(b, " (%s)", fr->file);
-	if (fr->inlined)
-		pm_sbuf_printf(b, " [inlined]");
-}
-
-static bool
-same(const char *a, const char *b)
-{
-	return a && b && strcmp(a, b) == 0;
-}
-
-/* The main executable: flagged, or the process's own path or name. */
-bool
-pm_explain_frame_in_app(const pm_report *r, const pm_frame *fr)
-{
-	const pm_image *im = frame_image(r, fr);
-	if (im && (im->is_app || same(im->path, r->header.process_path)))
-		return true;
-	return same(pm_explain_frame_image(r, fr), r->header.process_name);
-}
 
 static bool
 app_known(const pm_report *r)
@@ -182,7 +79,7 @@ gather_address(pm_explain_facts *f)
 	if (e->has_address) {
 		f->has_address = true;
 		f->address = e->address;
-	} else if (same(f->exc_type, "EXC_BAD_ACCESS")) {
+	} else if (pm_explain_same(f->exc_type, "EXC_BAD_ACCESS")) {
 		/* Apple's EXC_BAD_ACCESS subcode is the faulting address. */
 		if (e->raw_code_count >= 2) {
 			f->has_address = true;
@@ -240,7 +137,7 @@ gather_termination(pm_explain_facts *f)
 	if (t->magic) {
 		t->name = t->magic->nickname;
 		t->meaning = t->magic->meaning;
-	} else if (same(t->ns, "SIGNAL") && t->has_code) {
+	} else if (pm_explain_same(t->ns, "SIGNAL") && t->has_code) {
 		const pm_signal_info *s = pm_signal_by_number(f->os, (int)t->code);
 		t->name = s ? s->name : NULL;
 		t->meaning = s ? s->text : NULL;
@@ -274,21 +171,6 @@ text_asi(pm_sbuf *b, const pm_exception *e)
 	pm_sbuf_printf(b, "Application Specific Information:\n");
 	for (uint32_t i = 0; i < e->asi_count; i++)
 		pm_sbuf_printf(b, "  %s\n", e->asi[i]);
-}
-
-void
-pm_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap)
-{
-	pm_out o;
-	pm_out_init_buf(&o, buf, cap - 1);
-	pm_out_time(&o, &c->time);
-	buf[o.len] = '\0';
-}
-
-uint32_t
-pm_explain_first_crumb(const pm_report *r)
-{
-	return r->breadcrumb_count > PM_EXPLAIN_CRUMBS ? r->breadcrumb_count - PM_EXPLAIN_CRUMBS : 0;
 }
 
 /* What the app said about itself: annotations, then its last breadcrumbs. */
