@@ -4,7 +4,6 @@
  */
 #include "explain.h"
 
-
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>

@@ -19,41 +19,6 @@
 
 #include "symb.h"
 
-/* Mach-O files past this are not debug files of one image. */
-#define MAX_MACHO_BYTES ((uint64_t)4 << 30)
-
-int
-pm_sy_map_file(const char *path, pm_sy_map *m)
-{
-	*m = (pm_sy_map){ 0 };
-	int fd = pm_sy_open_file(path);
-	if (fd < 0)
-		return errno == EINVAL ? ENOEXEC : errno;
-	struct stat st;
-	int err = 0;
-	if (fstat(fd, &st) != 0)
-		err = errno;
-	else if (st.st_size == 0 || (uint64_t)st.st_size > MAX_MACHO_BYTES)
-		err = ENOEXEC;
-	if (!err) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-		if (p == MAP_FAILED)
-			err = errno;
-		else
-			*m = (pm_sy_map){ .data = p, .len = (size_t)st.st_size };
-	}
-	close(fd);
-	return err;
-}
-
-void
-pm_sy_unmap(pm_sy_map *m)
-{
-	if (m->data)
-		munmap(m->data, m->len);
-	*m = (pm_sy_map){ 0 };
-}
-
 /* Errors as find_debug.c words them: ENOEXEC "not a Mach-O file", ESRCH "no slice for …". */
 int
 pm_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f)
