@@ -21,14 +21,6 @@
 const char *(*volatile start_keep_tools)(pm_err) = pm_strerror;
 #endif
 
-static double
-now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 static long
 peak_rss_kb(void)
 {
@@ -47,7 +39,8 @@ int
 main(int argc, char **argv)
 {
 	(void)argv;
-	double t0 = now_us();
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 #if defined(START_INSTALL)
 	if (pm_install(NULL) != 0)
 		return 2;
@@ -57,8 +50,9 @@ main(int argc, char **argv)
 	if (pm_upload_start(&opt) != 0)
 		return 3;
 #endif
-	double t1 = now_us();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (argc > 1)
-		printf("%.1f %ld\n", t1 - t0, peak_rss_kb());
+		printf("%.1f %ld\n", (double)(t1.tv_sec - t0.tv_sec) * 1e6 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e3,
+		       peak_rss_kb());
 	return 0;
 }
