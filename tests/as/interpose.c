@@ -2,11 +2,14 @@
  * interpose.c — an LD_PRELOAD library that catches calls a crash handler
  * must never make.
  *
- * malloc, calloc, realloc, free, pthread_mutex_lock, dl_iterate_phdr and
- * dladdr are wrapped.  A call made while the calling thread runs on its
- * alternate signal stack — that is, inside postmortem's fatal-signal or
- * freeze handler — is recorded as a line "<function>" in the file named by
- * $PM_INTERPOSE_LOG, with write(2) at once (the process is about to die).
+ * malloc, calloc, realloc, free, pthread_mutex_lock, pthread_setspecific,
+ * dl_iterate_phdr and dladdr are wrapped.  A call made inside a handler is
+ * recorded as a line "<function>" in the file named by $PM_INTERPOSE_LOG,
+ * with write(2) at once (the process is about to die).  Inside a handler
+ * means: on the thread's alternate signal stack (postmortem's fatal-signal,
+ * freeze and sample handlers), or in a handler of a real-time signal, which
+ * this library wraps as sigaction installs it — the control signal also
+ * runs on threads that have no alternate stack yet (the setup at install).
  * The first line, "loaded", proves the library was in the process.
  */
 
@@ -36,11 +39,54 @@ open_log(void)
 		log_fd = -1;
 }
 
+/* The real function behind a wrapper, looked up on first use. */
+static void *
+next(const char *name, void **cache)
+{
+	if (!*cache)
+		*cache = dlsym(RTLD_NEXT, name);
+	return *cache;
+}
+
+/* Real-time signal handlers as the program installed them, run by rt_trampoline. */
+typedef void rt_handler(int, siginfo_t *, void *);
+static rt_handler *rt_handlers[_NSIG];
+static __thread int rt_depth __attribute__((tls_model("initial-exec")));
+
+static void
+rt_trampoline(int sig, siginfo_t *info, void *uctx)
+{
+	rt_depth++;
+	rt_handlers[sig](sig, info, uctx);
+	rt_depth--;
+}
+
+int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	static void *real;
+	int (*fn)(int, const struct sigaction *, struct sigaction *);
+	void *p = next("sigaction", &real);
+	memcpy(&fn, &p, sizeof p);
+	rt_handler *before = sig >= SIGRTMIN && sig <= SIGRTMAX ? rt_handlers[sig] : NULL;
+	struct sigaction wrapped;
+	if (act && sig >= SIGRTMIN && sig <= SIGRTMAX && (act->sa_flags & SA_SIGINFO)) {
+		wrapped = *act;
+		wrapped.sa_sigaction = rt_trampoline;
+		rt_handlers[sig] = act->sa_sigaction;
+		act = &wrapped;
+	}
+	int rc = fn(sig, act, old);
+	if (rc == 0 && old && (old->sa_flags & SA_SIGINFO) && old->sa_sigaction == rt_trampoline)
+		old->sa_sigaction = before;
+	return rc;
+}
+
 static int
 in_signal_handler(void)
 {
 	stack_t ss;
-	return sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK);
+	return rt_depth > 0 || (sigaltstack(NULL, &ss) == 0 && (ss.ss_flags & SS_ONSTACK));
 }
 
 static void
@@ -84,15 +130,6 @@ free(void *p)
 	__libc_free(p);
 }
 
-/* The real function behind a wrapper, looked up on first use. */
-static void *
-next(const char *name, void **cache)
-{
-	if (!*cache)
-		*cache = dlsym(RTLD_NEXT, name);
-	return *cache;
-}
-
 int
 pthread_mutex_lock(pthread_mutex_t *m)
 {
@@ -124,4 +161,15 @@ dladdr(const void *addr, Dl_info *info)
 	memcpy(&fn, &p, sizeof p);
 	record("dladdr");
 	return fn(addr, info);
+}
+
+int
+pthread_setspecific(pthread_key_t key, const void *value)
+{
+	static void *real;
+	int (*fn)(pthread_key_t, const void *);
+	void *p = next("pthread_setspecific", &real);
+	memcpy(&fn, &p, sizeof p);
+	record("pthread_setspecific");
+	return fn(key, value);
 }

@@ -2,10 +2,13 @@
  * test_as_interpose.c — no allocation, lock or loader call from a handler.
  *
  * Each sample runs with tests/as/interpose.c preloaded; the interposer logs
- * every malloc/calloc/realloc/free/pthread_mutex_lock/dl_iterate_phdr/dladdr
- * made while a thread runs on its alternate signal stack (inside the fatal
- * handler or a freeze handler).  A crash must log none.  A control program
- * that does call malloc in a handler shows the interposer would notice.
+ * every malloc/calloc/realloc/free/pthread_mutex_lock/pthread_setspecific/
+ * dl_iterate_phdr/dladdr made inside a handler: on a thread's alternate
+ * signal stack (the fatal handler, a freeze handler) or in a real-time
+ * signal's handler (the control signal, also when it sets up the alternate
+ * stack of a thread that existed before pm_install).  A crash must log none.
+ * A control program that does call malloc in a handler, and one that sets
+ * thread-specific data in a real-time handler, show the interposer would notice.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -34,32 +37,49 @@ env_kv(const char *k, const char *v)
 	return s;
 }
 
-Test(as_interpose, detects_malloc_in_a_handler)
+/* Run the control program (with `arg`) under the interposer; what it logged. */
+static char *
+probe_log(const char *arg)
 {
 	char *log = log_path(), *cmd, *out;
 	char *lib = strdup(pm_test_build("tests/libpm_interpose.so")); /* static buffer */
-	cr_assert(asprintf(&cmd, "PM_INTERPOSE_LOG='%s' LD_PRELOAD='%s' '%s'", log, lib,
-	                   pm_test_build("tests/probe_unsafe_handler")) > 0);
+	cr_assert(asprintf(&cmd, "PM_INTERPOSE_LOG='%s' LD_PRELOAD='%s' '%s' %s", log, lib,
+	                   pm_test_build("tests/probe_unsafe_handler"), arg) > 0);
 	free(lib);
 	int st = pm_test_run(cmd, &out);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "probe failed: %s", out);
 	char *text = pm_test_slurp(log, NULL);
 	cr_expect(strstr(text, "loaded\n") == text, "the interposer was not loaded");
-	cr_expect(strstr(text, "malloc\n") != NULL, "the interposer missed a malloc in a handler:\n%s", text);
-	free(text);
 	free(out);
 	free(cmd);
 	free(log);
+	return text;
+}
+
+Test(as_interpose, detects_malloc_in_a_handler)
+{
+	char *text = probe_log("");
+	cr_expect(strstr(text, "malloc\n") != NULL, "the interposer missed a malloc in a handler:\n%s", text);
+	free(text);
+}
+
+Test(as_interpose, detects_thread_specific_data_in_a_real_time_handler)
+{
+	char *text = probe_log("rt");
+	cr_expect(strstr(text, "pthread_setspecific\n") != NULL,
+	          "the interposer missed pthread_setspecific in a real-time signal's handler:\n%s", text);
+	free(text);
 }
 
 static void
-expect_clean_crash(const char *sample)
+expect_clean_crash_of(const char *sample, const char *built)
 {
+	char *path = strdup(built); /* pm_test_build's buffer is reused below */
 	char *log = log_path();
 	char *env[] = { env_kv("PM_INTERPOSE_LOG", log),
 	                env_kv("LD_PRELOAD", pm_test_build("tests/libpm_interpose.so")), NULL };
 	crash_run run;
-	crash_run_sample(&run, sample, (const char *const *)env);
+	crash_run_program(&run, path, NULL, (const char *const *)env);
 	char *text = pm_test_slurp(log, NULL);
 	cr_expect_str_eq(text, "loaded\n", "%s: calls made from a signal handler during the crash:\n%s", sample,
 	                 text);
@@ -70,13 +90,25 @@ expect_clean_crash(const char *sample)
 	cr_expect(access(dmp, R_OK) == 0, "%s: no minidump was written", sample);
 	free(dmp);
 	crash_run_free(&run);
+	free(path);
 	free(text);
 	free(env[0]);
 	free(env[1]);
 	free(log);
 }
 
+static void
+expect_clean_crash(const char *sample)
+{
+	expect_clean_crash_of(sample, crash_sample_path(sample));
+}
+
 Test(as_interpose, null_deref, .timeout = 60) { expect_clean_crash("null_deref"); }
+/* A thread from before pm_install gets its alternate stack in the control signal's handler. */
+Test(as_interpose, thread_from_before_install, .timeout = 60)
+{
+	expect_clean_crash_of("early_thread", pm_test_build("tests/crash_early_thread"));
+}
 Test(as_interpose, abort, .timeout = 60) { expect_clean_crash("abort"); }
 Test(as_interpose, many_threads, .timeout = 60) { expect_clean_crash("many_threads"); }
 Test(as_interpose, two_threads_crash, .timeout = 60) { expect_clean_crash("two_threads_crash"); }
