@@ -102,3 +102,11 @@ pm_sys_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+uint64_t
+pm_sys_lap_ns(uint64_t *since)
+{
+	uint64_t now = pm_sys_now_ns(), d = now - *since;
+	*since = now;
+	return d;
+}

@@ -26,5 +26,7 @@ long pm_sys_getrandom(void *buf, size_t n);
 void pm_sys_sleep_ns(uint64_t ns);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pm_sys_now_ns(void);
+/* Nanoseconds from *since to now; *since moves to now (one phase after another). */
+uint64_t pm_sys_lap_ns(uint64_t *since);
 
 #endif

@@ -115,6 +115,7 @@ typedef struct pm_state {
 	siginfo_t crash_info;
 	mcontext_t crash_mc;
 	pm_report report;
+	pm_crash_phases phases;   /* of the capture under way, for the crash callback */
 	pm_as_images images;
 	char crash_path[PATH_MAX];
 	char json_path[PATH_MAX];

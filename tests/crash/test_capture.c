@@ -123,6 +123,40 @@ Test(capture, fault_in_the_callback_keeps_the_report_and_the_signal, .timeout = 
 	crash_run_free(&run);
 }
 
+Test(capture, the_callback_is_told_each_phase_of_the_handler, .timeout = 60)
+{
+	char *dir = pm_test_tmpdir(), *marker, *env_marker;
+	cr_assert(asprintf(&marker, "%s/marker", dir) > 0);
+	cr_assert(asprintf(&env_marker, "MARKER=%s", marker) > 0);
+	const char *env[] = { env_marker, NULL };
+	crash_run run;
+	crash_run_program(&run, program("phases"), NULL, env);
+	cr_expect(died_of(run.status, SIGSEGV));
+	cr_expect_eq(run.json.thread_count, 2);
+	char *text = pm_test_slurp(marker, NULL);
+	cr_assert(text != NULL, "the callback wrote nothing");
+	static const char *const names[] = { "freeze", "images", "threads", "symbols", "write", "fsync", "minidump" };
+	unsigned long long total, phase, sum = 0;
+	char *p = text, *end;
+	total = strtoull(p, &end, 10);
+	cr_assert(end != p && total > 0, "no total in \"%s\"", text);
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+		p = end;
+		phase = strtoull(p, &end, 10);
+		cr_assert(end != p, "phase %s missing in \"%s\"", names[i], text);
+		/* Every phase does work here: a second thread, files to write, a minidump. */
+		cr_expect_gt(phase, 0, "phase %s took no time", names[i]);
+		sum += phase;
+	}
+	/* The phases are parts of the handler, which runs after the fault and before the callback. */
+	cr_expect_leq(sum, total, "the phases (%llu ns) exceed the fault-to-callback time (%llu ns)", sum, total);
+	free(text);
+	crash_run_free(&run);
+	free(env_marker);
+	free(marker);
+	free(dir);
+}
+
 Test(capture, fault_in_the_writer_leaves_a_minimal_report, .timeout = 60)
 {
 	char *preload;
