@@ -29,8 +29,8 @@ pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const st
 	pm_as_mem_cache_reset(pm_g.mem_cache);
 	pm_g.mem = pm_as_mem_cached(pm_g.mem_cache);
 	r->threads_truncated = truncated;
-	r->images = pm_arena_alloc(&r->arena, pm_g.image_cap * sizeof *r->images, _Alignof(pm_image));
-	pm_g.images = (pm_as_images){ .images = pm_g.as_images, .cap = r->images ? pm_g.image_cap : 0,
+	r->images = pm_g.model_images;
+	pm_g.images = (pm_as_images){ .images = pm_g.as_images, .cap = pm_g.image_cap,
 	                              .maps = pm_g.as_maps, .map_cap = pm_g.map_cap };
 	pm_as_images_scan(&pm_g.images, r, &pm_g.mem, pm_g.facts.exe_path, pm_g.scratch, pm_g.scratch_cap);
 	pm_as_fill_header(r, &pm_g.facts, now);

@@ -107,7 +107,7 @@ arena_bytes(void)
 {
 	size_t per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
 	return STRINGS_BYTES + (size_t)pm_g.max_threads * per_thread +
-	       (size_t)pm_g.max_threads * pm_g.max_frames * sizeof(pm_frame) + IMAGE_CAP * sizeof(pm_image);
+	       (size_t)pm_g.max_threads * pm_g.max_frames * sizeof(pm_frame);
 }
 
 /* Every piece the handler uses, in one place: run once to measure the
@@ -118,6 +118,7 @@ lay_out(carver *c)
 	pm_g.arena_mem = carve(c, pm_g.arena_size, 64);
 	pm_g.slots = carve(c, (size_t)pm_g.max_threads * 2 * sizeof(pm_slot), 64);
 	pm_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
+	pm_g.model_images = carve(c, IMAGE_CAP * sizeof(pm_image), 16);
 	pm_g.as_maps = carve(c, MAP_CAP * sizeof(pm_as_map), 16);
 	pm_g.io_buf = carve(c, IO_CAP, 64);
 	pm_g.scratch = carve(c, SCRATCH_CAP, 64);

@@ -89,6 +89,8 @@ typedef struct pm_state {
 	size_t arena_size;
 	pm_slot *slots;           /* max_threads, open addressing by tid */
 	pm_as_image *as_images;
+	pm_image *model_images;   /* image_cap: the report's images, outside the arena so that a
+	                             capture touches only the entries it fills (no zeroing) */
 	pm_as_map *as_maps;
 	size_t image_cap, map_cap;
 	char *io_buf;             /* writer buffer */
