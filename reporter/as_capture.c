@@ -6,6 +6,7 @@
  */
 #include "as_capture.h"
 
+#include "as_cfi_cache.h"
 #include "as_freeze.h"
 #include "as_report.h"
 #include "as_symbols.h"
@@ -27,6 +28,7 @@ pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const st
 	pm_report_init_fixed(r, pm_g.arena_mem, pm_g.arena_size);
 	pm_g.capture_generation++;
 	pm_as_mem_cache_reset(pm_g.mem_cache);
+	pm_cfi_cache_clear(pm_g.cfi_cache);
 	pm_g.mem = pm_as_mem_cached(pm_g.mem_cache);
 	r->threads_truncated = truncated;
 	r->images = pm_g.model_images;

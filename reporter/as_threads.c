@@ -36,7 +36,7 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 static void
 walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
 {
-	pm_unwind_env env = { .mem = pm_g.mem, .images = &pm_g.images };
+	pm_unwind_env env = { .mem = pm_g.mem, .images = &pm_g.images, .cfi_cache = pm_g.cfi_cache };
 	pm_cpu cpu;
 	const char *stop;
 	pm_arch_cpu_from_mcontext(mc, &cpu);

@@ -27,6 +27,7 @@
 
 #include "altstack.h"
 #include "arch.h"
+#include "as_cfi_cache.h"
 #include "as_fds.h"
 #include "as_freeze.h"
 #include "as_handler.h"
@@ -125,6 +126,7 @@ lay_out(carver *c)
 	pm_g.frame_tmp = carve(c, pm_g.max_frames * sizeof(pm_frame), 16);
 	pm_g.tids = carve(c, pm_g.max_threads * sizeof(pid_t), 16);
 	pm_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
+	pm_g.cfi_cache = carve(c, pm_cfi_cache_size(), 64);
 	pm_g.md_ranges = carve(c, pm_g.md_range_cap * sizeof(pm_md_range), 16);
 	return pm_g.md_ranges != NULL;
 }

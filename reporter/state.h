@@ -101,6 +101,7 @@ typedef struct pm_state {
 	pid_t *tids;              /* max_threads: the threads listed */
 	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
 	pm_mem_cache *mem_cache;  /* pages read during one capture */
+	struct pm_cfi_cache *cfi_cache; /* CFI rows found during one capture */
 	pm_mem mem;               /* the reader a capture uses (through mem_cache) */
 	struct pm_md_range *md_ranges; /* the minidump's memory ranges */
 	size_t md_range_cap;
