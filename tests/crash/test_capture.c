@@ -76,6 +76,28 @@ Test(capture, thread_from_before_install_overflows_its_stack, .timeout = 60)
 	crash_run_free(&run);
 }
 
+Test(capture, reinstall_does_not_signal_a_thread_that_has_its_stack, .timeout = 60)
+{
+	const char *args[] = { "reinstall", NULL };
+	crash_run run;
+	crash_run_program(&run, program("early_thread"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	const char *counts = NULL;
+	for (uint32_t i = 0; i < run.json.annotation_count; i++)
+		if (strcmp(run.json.annotations[i].key, "interrupted") == 0)
+			counts = run.json.annotations[i].value;
+	cr_assert(counts != NULL, "the program did not say how often its thread was interrupted");
+	int first, second;
+	cr_assert_eq(sscanf(counts, "%d %d", &first, &second), 2, "interrupted: %s", counts);
+	cr_expect_eq(second, first, "the second pm_install interrupted the thread again (%s)", counts);
+	/* It still has the stack the first install gave it. */
+	int32_t t = pm_report_crashed_thread(&run.json);
+	cr_assert(t >= 0);
+	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
+	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	crash_run_free(&run);
+}
+
 Test(capture, library_loaded_after_install_is_found, .timeout = 60)
 {
 	const char *lib = pm_test_build("tests/libpm_late_library.so");
