@@ -113,6 +113,8 @@ typedef struct pm_state {
 	_Atomic int owner;        /* tid of the thread writing the report */
 	_Atomic int nesting;      /* faults taken by the owner inside the handler */
 	int release;              /* futex word, a generation: frozen threads go on when it changes */
+	int answers;              /* futex word: threads that answered the freeze signal */
+	int answers_wanted;       /* the answer that wakes the reporting thread (INT_MAX: none yet) */
 	int crash_signal;         /* 0 while no crash is being reported */
 	bool written;             /* the crash report is on disk */
 	siginfo_t crash_info;
