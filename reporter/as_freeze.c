@@ -309,6 +309,7 @@ pm_as_reset_slots(void)
 		atomic_store(&pm_g.slots[i].state, SLOT_EMPTY);
 		atomic_store(&pm_g.slots[i].tid, 0);
 		pm_g.slots[i].signal = 0;
+		pm_g.slots[i].name[0] = '\0';
 	}
 }
 
@@ -326,6 +327,8 @@ pm_as_on_freeze(int sig, siginfo_t *info, void *uctx)
 	s = s && atomic_load(&s->state) == SLOT_ASKED ? s : NULL;
 	if (s) {
 		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
+		/* One prctl here spares the reporting thread an open, read and close of its comm file. */
+		pm_sys_thread_name(s->name);
 		/* The slot may have been reset meanwhile (a snapshot gave up on us). */
 		if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_CAPTURED)) {
 			/* The last answer wakes the reporting thread (wait_for_answers). */

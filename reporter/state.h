@@ -27,6 +27,7 @@ typedef struct pm_slot {
 	_Atomic int tid;          /* owner; claimed by CAS from 0 */
 	_Atomic int state;        /* SLOT_* */
 	int signal;               /* non-zero: the thread crashed too, with this signal */
+	char name[16];            /* its name, told by itself when it answered ("": ask /proc) */
 	mcontext_t mc;            /* registers when the thread stopped */
 } pm_slot;
 

@@ -154,7 +154,11 @@ Test(capture, the_callback_is_told_each_phase_of_the_handler, .timeout = 60)
 	crash_run run;
 	crash_run_program(&run, program("phases"), NULL, env);
 	cr_expect(died_of(run.status, SIGSEGV));
-	cr_expect_eq(run.json.thread_count, 2);
+	cr_assert_eq(run.json.thread_count, 2);
+	/* The other thread answered the freeze with its name, the crashed one named itself. */
+	for (uint32_t i = 0; i < 2; i++)
+		cr_expect_str_eq(run.json.threads[i].name ? run.json.threads[i].name : "(none)",
+		                 run.json.threads[i].crashed ? "crash_phases" : "idle-worker");
 	char *text = pm_test_slurp(marker, NULL);
 	cr_assert(text != NULL, "the callback wrote nothing");
 	static const char *const names[] = { "freeze", "images", "threads", "symbols", "write", "fsync", "minidump" };

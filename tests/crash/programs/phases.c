@@ -3,6 +3,7 @@
  * $MARKER (open and write only: it runs in the handler). */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <time.h>
@@ -11,6 +12,7 @@
 #include "postmortem.h"
 
 int *volatile null_pointer;
+static atomic_int named;
 static struct timespec fault_time;
 
 static size_t
@@ -52,6 +54,8 @@ static void *
 idle(void *arg)
 {
 	(void)arg;
+	pthread_setname_np(pthread_self(), "idle-worker");
+	atomic_store(&named, 1);
 	pause();
 	return NULL;
 }
@@ -63,6 +67,8 @@ main(void)
 	pthread_t t;
 	if (!cfg.on_crash_ctx || pm_install(&cfg) != 0 || pthread_create(&t, NULL, idle, NULL) != 0)
 		return 2;
+	while (!atomic_load(&named))
+		usleep(1000);
 	clock_gettime(CLOCK_MONOTONIC, &fault_time);
 	return *null_pointer;
 }
