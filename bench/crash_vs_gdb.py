@@ -76,22 +76,19 @@ def time_parked(target, threads, argv):
     return (t1 - t0) / 1e6, out
 
 
-def time_gdb(target, threads):
-    ms, out = time_parked(target, threads, ['gdb', '-nx', '-batch', '-ex', 'thread apply all bt', '-p'])
-    frames = len(re.findall(rb'^#\d+ ', out, re.M))
-    gdb_threads = len(re.findall(rb'^Thread \d+ ', out, re.M))
-    if gdb_threads != threads:
-        raise RuntimeError('gdb listed %d threads, expected %d' % (gdb_threads, threads))
-    return ms, frames
+# Each tool's command (the parked target's pid follows), the lines that count its frames and its threads.
+GDB = ('gdb', ['gdb', '-nx', '-batch', '-ex', 'thread apply all bt', '-p'], rb'^#\d+ ', rb'^Thread \d+ ')
+EU_STACK = ('eu-stack', ['eu-stack', '-p'], rb'^#\d+ ', rb'^TID \d+:')
 
 
-def time_eu_stack(target, threads):
-    ms, out = time_parked(target, threads, ['eu-stack', '-p'])
-    frames = len(re.findall(rb'^#\d+ ', out, re.M))
-    eu_threads = len(re.findall(rb'^TID \d+:', out, re.M))
-    if eu_threads != threads:
-        raise RuntimeError('eu-stack listed %d threads, expected %d' % (eu_threads, threads))
-    return ms, frames
+def time_tool(target, threads, tool):
+    """Wall clock of the tool on the parked target, and the frames it printed."""
+    name, argv, frame_re, thread_re = tool
+    ms, out = time_parked(target, threads, argv)
+    listed = len(re.findall(thread_re, out, re.M))
+    if listed != threads:
+        raise RuntimeError('%s listed %d threads, expected %d' % (name, listed, threads))
+    return ms, len(re.findall(frame_re, out, re.M))
 
 
 def ratio(num, den):
@@ -110,11 +107,11 @@ def main():
             ph.append([ms - sum(p)] + p)
             if n not in THREADS:
                 continue
-            ms, gdb_frames = time_gdb(target, n)
+            ms, gdb_frames = time_tool(target, n, GDB)
             gdb.append(ms)
             if os.path.isdir(TMPFS):
                 shm.append(time_postmortem(target, n, TMPFS)[0])
-            ms, eu_frames = time_eu_stack(target, n)
+            ms, eu_frames = time_tool(target, n, EU_STACK)
             eu.append(ms)
         phases[n] = [summary([p[k] for p in ph])[1] for k in range(len(PHASES) + 1)]
         phases[n].insert(0, summary(pm)[1])

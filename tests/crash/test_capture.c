@@ -29,24 +29,43 @@ died_of(int status, int sig)
 	return WIFSIGNALED(status) && WTERMSIG(status) == sig;
 }
 
+/* A file the child writes at crash time: MARKER=path in its environment. */
+typedef struct marker {
+	char *dir, *path, *env;
+} marker;
+
+/* Run the program called name with a new marker. */
+static void
+run_with_marker(crash_run *run, marker *m, const char *name)
+{
+	m->dir = pm_test_tmpdir();
+	cr_assert(asprintf(&m->path, "%s/marker", m->dir) > 0);
+	cr_assert(asprintf(&m->env, "MARKER=%s", m->path) > 0);
+	const char *env[] = { m->env, NULL };
+	crash_run_program(run, program(name), NULL, env);
+}
+
+static void
+marker_free(marker *m)
+{
+	free(m->env);
+	free(m->path);
+	free(m->dir);
+}
+
 Test(capture, previous_handler_runs_after_the_report, .timeout = 60)
 {
-	char *dir = pm_test_tmpdir(), *marker, *env_marker;
-	cr_assert(asprintf(&marker, "%s/marker", dir) > 0);
-	cr_assert(asprintf(&env_marker, "MARKER=%s", marker) > 0);
-	const char *env[] = { env_marker, NULL };
+	marker m;
 	crash_run run;
-	crash_run_program(&run, program("chain_previous"), NULL, env);
+	run_with_marker(&run, &m, "chain_previous");
 	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 42,
 	          "the previous handler did not end the process (status 0x%x)", run.status);
-	char *text = pm_test_slurp(marker, NULL);
+	char *text = pm_test_slurp(m.path, NULL);
 	cr_expect_str_eq(text, "original siginfo\n", "the previous handler did not see the original siginfo");
 	cr_expect_str_eq(run.json.exception.signal_name, "SIGSEGV");
 	free(text);
 	crash_run_free(&run);
-	free(env_marker);
-	free(marker);
-	free(dir);
+	marker_free(&m);
 }
 
 Test(capture, install_uninstall_install, .timeout = 60)
@@ -147,40 +166,33 @@ Test(capture, fault_in_the_callback_keeps_the_report_and_the_signal, .timeout = 
 
 Test(capture, the_callback_is_told_each_phase_of_the_handler, .timeout = 60)
 {
-	char *dir = pm_test_tmpdir(), *marker, *env_marker;
-	cr_assert(asprintf(&marker, "%s/marker", dir) > 0);
-	cr_assert(asprintf(&env_marker, "MARKER=%s", marker) > 0);
-	const char *env[] = { env_marker, NULL };
+	marker m;
 	crash_run run;
-	crash_run_program(&run, program("phases"), NULL, env);
+	run_with_marker(&run, &m, "phases");
 	cr_expect(died_of(run.status, SIGSEGV));
 	cr_assert_eq(run.json.thread_count, 2);
 	/* The other thread answered the freeze with its name, the crashed one named itself. */
 	for (uint32_t i = 0; i < 2; i++)
 		cr_expect_str_eq(run.json.threads[i].name ? run.json.threads[i].name : "(none)",
 		                 run.json.threads[i].crashed ? "crash_phases" : "idle-worker");
-	char *text = pm_test_slurp(marker, NULL);
-	cr_assert(text != NULL, "the callback wrote nothing");
+	size_t len = 0;
+	char *bytes = pm_test_slurp(m.path, &len);
 	static const char *const names[] = { "freeze", "images", "threads", "symbols", "write", "fsync", "minidump" };
-	unsigned long long total, phase, sum = 0;
-	char *p = text, *end;
-	total = strtoull(p, &end, 10);
-	cr_assert(end != p && total > 0, "no total in \"%s\"", text);
-	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-		p = end;
-		phase = strtoull(p, &end, 10);
-		cr_assert(end != p, "phase %s missing in \"%s\"", names[i], text);
+	enum { PHASES = sizeof names / sizeof names[0] };
+	uint64_t v[1 + PHASES], sum = 0;
+	cr_assert(bytes != NULL && len == sizeof v, "the callback wrote %zu bytes, not %zu", len, sizeof v);
+	memcpy(v, bytes, sizeof v);
+	for (size_t i = 0; i < PHASES; i++) {
 		/* Every phase does work here: a second thread, files to write, a minidump. */
-		cr_expect_gt(phase, 0, "phase %s took no time", names[i]);
-		sum += phase;
+		cr_expect_gt(v[1 + i], 0, "phase %s took no time", names[i]);
+		sum += v[1 + i];
 	}
 	/* The phases are parts of the handler, which runs after the fault and before the callback. */
-	cr_expect_leq(sum, total, "the phases (%llu ns) exceed the fault-to-callback time (%llu ns)", sum, total);
-	free(text);
+	cr_expect_leq(sum, v[0], "the phases (%llu ns) exceed the fault-to-callback time (%llu ns)",
+	              (unsigned long long)sum, (unsigned long long)v[0]);
+	free(bytes);
 	crash_run_free(&run);
-	free(env_marker);
-	free(marker);
-	free(dir);
+	marker_free(&m);
 }
 
 Test(capture, fault_in_the_writer_leaves_a_minimal_report, .timeout = 60)

@@ -1,6 +1,7 @@
-/* The crash callback is told where the handler's time went: it writes
- * "<ns from just before the fault to the callback> <each phase in ns>" to
- * $MARKER (open and write only: it runs in the handler). */
+/* The crash callback is told where the handler's time went: it writes the
+ * nanoseconds from just before the fault to the callback, then each phase's,
+ * as eight uint64_t in this machine's byte order to $MARKER (open and write
+ * only: it runs in the handler). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -15,20 +16,6 @@ int *volatile null_pointer;
 static atomic_int named;
 static struct timespec fault_time;
 
-static size_t
-put_u64(char *out, uint64_t v)
-{
-	char tmp[24];
-	size_t n = 0, k = 0;
-	do
-		tmp[n++] = (char)('0' + v % 10);
-	while ((v /= 10) != 0);
-	while (n > 0)
-		out[k++] = tmp[--n];
-	out[k++] = ' ';
-	return k;
-}
-
 static void
 on_crash(const pm_crash_info *info, void *ctx)
 {
@@ -39,13 +26,9 @@ on_crash(const pm_crash_info *info, void *ctx)
 		(uint64_t)((end.tv_sec - fault_time.tv_sec) * 1000000000 + (end.tv_nsec - fault_time.tv_nsec)),
 		p->freeze, p->images, p->threads, p->symbols, p->write, p->fsync, p->minidump,
 	};
-	char line[256];
-	size_t n = 0;
-	for (size_t i = 0; i < sizeof values / sizeof values[0]; i++)
-		n += put_u64(line + n, values[i]);
 	int fd = open(ctx, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd >= 0) {
-		(void)!write(fd, line, n);
+		(void)!write(fd, values, sizeof values);
 		close(fd);
 	}
 }
