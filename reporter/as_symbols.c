@@ -4,9 +4,11 @@
  * that fits, and name the frames by binary search in it.
  *
  * Memory: only the mapping symbols_setup.c reserved at install.  A table
- * costs its string table plus 16 bytes per function: libc with libc6-dbg's
- * .symtab about 240 KiB, its .dynsym about 80 KiB.  An image whose table
- * does not fit falls back to the next source (see pm_as_symbols_load).
+ * costs its string table plus 16 bytes per kept function: only the symbols
+ * that may be the nearest below one of the image's frame addresses are kept
+ * (pm_symtab_add), so the sort at the end is small even for libc6-dbg's
+ * .symtab.  An image whose table does not fit falls back to the next source
+ * (see pm_as_symbols_load).
  * Names are copied into the report's arena once per symbol and image, as
  * long as the copy cache remembers them (many threads wait in the same few
  * functions).

@@ -3,8 +3,10 @@
  * shared by its files and its tests.
  *
  * The working memory reserved at install starts with one flag per image (a
- * frame needs its names); the rest is the area where one image at a time
- * gets a table of its function symbols:
+ * frame needs its names), then room for the addresses one image's frames look
+ * up (pm_sym_want, at most a quarter of it); the rest is the area where one
+ * image at a time gets a table of the function symbols that may name those
+ * addresses (every function symbol when they did not fit):
  *
  *     area: [ string table, NUL-terminated | pm_sym entries ...... ]
  *
