@@ -45,7 +45,7 @@ static cache_entry *
 slot(pm_cfi_cache *c, uint64_t hdr, uint64_t pc)
 {
 	uint64_t h = (pc ^ (pc >> 17) ^ hdr) * UINT64_C(0x9e3779b97f4a7c15);
-	return &c->entries[h >> 55 & (CACHE_ENTRIES - 1)];
+	return &c->entries[(h >> 55) & (CACHE_ENTRIES - 1)];
 }
 
 pm_cfi_result
@@ -60,9 +60,10 @@ pm_as_cfi_step_cached(pm_cfi_cache *c, const pm_mem *mem, uint64_t eh_frame_hdr,
 		e->hdr = eh_frame_hdr;
 		e->pc = pc;
 		e->result = pm_cfi_find(mem, eh_frame_hdr, pc, &fde);
-		if (e->result == PM_CFI_OK)
+		if (e->result == PM_CFI_OK) {
+			e->cie = fde.cie;
 			e->result = pm_cfi_run(mem, &fde, pc, &e->row);
-		e->cie = fde.cie;
+		}
 		e->generation = c->generation;
 	}
 	return e->result == PM_CFI_OK ? pm_cfi_apply(mem, &e->cie, &e->row, cpu) : e->result;
