@@ -54,12 +54,18 @@ pm_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len)
 }
 
 static bool
-is_function(const pm_symtab *t, const Elf64_Sym *y)
+is_function(const Elf64_Sym *y)
 {
 	unsigned type = ELF64_ST_TYPE(y->st_info);
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) && y->st_shndx != SHN_UNDEF &&
-	       y->st_shndx != SHN_ABS && y->st_size > 0 && y->st_name < t->names_len &&
-	       t->names[y->st_name] != '\0';
+	       y->st_shndx != SHN_ABS && y->st_size > 0;
+}
+
+/* Looked at last: the string table is large, and a symbol's name anywhere in it. */
+static bool
+is_named(const pm_symtab *t, const Elf64_Sym *y)
+{
+	return y->st_name < t->names_len && t->names[y->st_name] != '\0';
 }
 
 /*
@@ -69,9 +75,11 @@ is_function(const pm_symtab *t, const Elf64_Sym *y)
  * dropped.  One kept that a greater start later outdoes stays in the table,
  * unused (a lookup takes the nearest start), so a lookup of a wanted address
  * finds exactly what it would in the table of every symbol, aliases included.
+ * *at is the place of that first wanted address, where the caller records
+ * the start of a symbol it keeps.
  */
 static bool
-may_name_wanted(const pm_symtab *t, uint64_t start)
+may_name_wanted(const pm_symtab *t, uint64_t start, size_t *at)
 {
 	const pm_sym_want *w = t->want;
 	if (!w)
@@ -84,10 +92,8 @@ may_name_wanted(const pm_symtab *t, uint64_t start)
 		else
 			hi = mid;
 	}
-	if (lo == w->count || start < w->kept[lo])
-		return false;
-	w->kept[lo] = start;
-	return true;
+	*at = lo;
+	return lo < w->count && start >= w->kept[lo];
 }
 
 bool
@@ -95,11 +101,14 @@ pm_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const Elf64_Sym *y = &syms[i];
-		if (!is_function(t, y))
+		if (!is_function(y))
 			continue;
 		uint64_t start = y->st_value + t->bias;
-		if (start < t->lo || start >= t->hi || !may_name_wanted(t, start))
+		size_t at = 0;
+		if (start < t->lo || start >= t->hi || !may_name_wanted(t, start, &at) || !is_named(t, y))
 			continue;
+		if (t->want)
+			t->want->kept[at] = start;
 		if (t->count == t->cap) {
 			t->truncated = true;
 			return false;
