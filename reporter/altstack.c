@@ -52,6 +52,7 @@ free_stack(void *p)
 	/* Only disable it if it is still ours (not replaced by the app). */
 	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pm_altstack_size()))
 		sigaltstack(&off, NULL);
+	pm_altstack_known_remove(pm_sys_gettid());
 	munmap(s->map, s->size);
 	munmap(s, sizeof *s);
 }
@@ -73,8 +74,10 @@ bool
 pm_altstack_ensure(void)
 {
 	stack_t cur;
-	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+	if (sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+		pm_altstack_known_add(pm_sys_gettid());
 		return true; /* the thread has one (ours or the app's) */
+	}
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = pm_altstack_size();
 	/* mmap, not malloc: this also runs in the setup-signal handler. */
 	struct own_stack *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -97,6 +100,7 @@ pm_altstack_ensure(void)
 	}
 	if (key_ok)
 		pthread_setspecific(stack_key, s);
+	pm_altstack_known_add(pm_sys_gettid());
 	return true;
 }
 
@@ -136,7 +140,7 @@ pm_altstack_broadcast(int sig, unsigned timeout_ms)
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0 && tid != self && pm_sys_tgkill(pid, tid, sig) == 0)
+		if (tid > 0 && tid != self && !pm_altstack_is_known(tid) && pm_sys_tgkill(pid, tid, sig) == 0)
 			sent++;
 	}
 	closedir(d);

@@ -6,7 +6,9 @@
  * signal stack lets it run.  sigaltstack is per thread, so:
  *   - the thread calling pm_install gets one directly;
  *   - threads that already exist get one through a setup signal whose
- *     handler runs on each of them (pm_altstack_broadcast);
+ *     handler runs on each of them (pm_altstack_broadcast), unless they are
+ *     known to hold one already (from an earlier install, or started
+ *     through our pthread_create);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
  * A pthread key frees each thread's stack when the thread exits.
@@ -16,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Size of each alternate stack: AT_MINSIGSTKSZ plus room for the handler. */
 size_t pm_altstack_size(void);
@@ -29,5 +32,10 @@ void pm_altstack_broadcast(int sig, unsigned timeout_ms);
 void pm_altstack_on_setup(void *uctx);
 /* Drop the calling thread's stack if we made it. */
 void pm_altstack_release(void);
+
+/* Threads known to hold an alternate stack (altstack_known.c; AS-safe). */
+void pm_altstack_known_add(pid_t tid);
+void pm_altstack_known_remove(pid_t tid);
+bool pm_altstack_is_known(pid_t tid);
 
 #endif

@@ -166,6 +166,7 @@ notify(bool written)
 		.crash_path = pm_g.crash_path,
 		.json_path = pm_g.json_path,
 		.written = written,
+		.phases = pm_g.phases,
 	};
 	pm_g.on_crash(&info, pm_g.on_crash_ctx);
 }

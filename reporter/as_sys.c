@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <linux/futex.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -101,4 +102,21 @@ pm_sys_now_ns(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void
+pm_sys_thread_name(char name[16])
+{
+	name[0] = '\0';
+	if (raw(SYS_prctl, PR_GET_NAME, L(name), 0, 0, 0, 0) != 0)
+		name[0] = '\0';
+	name[15] = '\0';
+}
+
+uint64_t
+pm_sys_lap_ns(uint64_t *since)
+{
+	uint64_t now = pm_sys_now_ns(), d = now - *since;
+	*since = now;
+	return d;
 }

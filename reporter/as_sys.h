@@ -24,7 +24,12 @@ long pm_sys_getcpu(unsigned *cpu);
 long pm_sys_getrandom(void *buf, size_t n);
 /* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
 void pm_sys_sleep_ns(uint64_t ns);
+/* The calling thread's name (prctl PR_GET_NAME: what /proc/.../comm shows), NUL-terminated
+ * in 16 bytes; an empty string when it cannot be had. */
+void pm_sys_thread_name(char name[16]);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pm_sys_now_ns(void);
+/* Nanoseconds from *since to now; *since moves to now (one phase after another). */
+uint64_t pm_sys_lap_ns(uint64_t *since);
 
 #endif
