@@ -134,9 +134,10 @@ gather_frames(pm_explain_facts *f)
 	f->app_known = app_known(f->r);
 	f->crash_image_known = strcmp(pm_explain_frame_image(f->r, &t->frames[0]), "???") != 0;
 	f->crash_in_app = pm_explain_frame_in_app(f->r, &t->frames[0]);
-	for (uint32_t i = 1; i < t->frame_count && !f->crash_in_app; i++) {
-		if (pm_explain_frame_in_app(f->r, &t->frames[i])) {
-			f->first_app_frame = (int32_t)i;
+	for (uint32_t i = 0; i < t->frame_count; i++) {
+		const pm_frame *fr = &t->frames[i];
+		if (pm_explain_frame_in_app(f->r, fr) && !pm_explain_frame_in_runtime(fr)) {
+			f->first_app_frame = i ? (int32_t)i : -1;
 			break;
 		}
 	}
@@ -373,11 +374,13 @@ text_image(pm_sbuf *b, const pm_explain_facts *f)
 	if (!t || t->frame_count == 0)
 		return;
 	const char *image = pm_explain_frame_image(f->r, &t->frames[0]);
-	if (f->crash_in_app) {
+	if (f->crash_in_app && f->first_app_frame < 0) {
 		pm_sbuf_printf(b, "Frame 0 is in %s, your app's own code.\n", image);
 		return;
 	}
-	if (!f->crash_image_known)
+	if (f->crash_in_app)
+		pm_sbuf_printf(b, "Frame 0 is in %s, in the language runtime's abort path", image);
+	else if (!f->crash_image_known)
 		pm_sbuf_printf(b, "Frame 0 is outside every known image");
 	else
 		pm_sbuf_printf(b, "Frame 0 is in %s%s", image,
