@@ -123,24 +123,30 @@ app_known(const pm_report *r)
 	return r->header.process_path || r->header.process_name;
 }
 
+/* The first of n frames in the app's own code (language runtime passed), or -1. */
+static int32_t
+first_own(const pm_report *r, const pm_frame *v, uint32_t n)
+{
+	for (uint32_t i = 0; v && i < n; i++)
+		if (pm_explain_frame_in_app(r, &v[i]) && !pm_explain_frame_in_runtime(&v[i]))
+			return (int32_t)i;
+	return -1;
+}
+
 static void
 gather_frames(pm_explain_facts *f)
 {
 	const pm_thread *t = pm_explain_thread(f);
 	f->first_app_frame = -1;
+	f->thrown_at = first_own(f->r, f->r->last_exception_backtrace, f->r->leb_count);
 	if (!t || t->frame_count == 0)
 		return;
 	f->top_frames = t->frame_count < PM_EXPLAIN_TOP_FRAMES ? t->frame_count : PM_EXPLAIN_TOP_FRAMES;
 	f->app_known = app_known(f->r);
 	f->crash_image_known = strcmp(pm_explain_frame_image(f->r, &t->frames[0]), "???") != 0;
 	f->crash_in_app = pm_explain_frame_in_app(f->r, &t->frames[0]);
-	for (uint32_t i = 0; i < t->frame_count; i++) {
-		const pm_frame *fr = &t->frames[i];
-		if (pm_explain_frame_in_app(f->r, fr) && !pm_explain_frame_in_runtime(fr)) {
-			f->first_app_frame = i ? (int32_t)i : -1;
-			break;
-		}
-	}
+	int32_t own = first_own(f->r, t->frames, t->frame_count);
+	f->first_app_frame = own > 0 ? own : -1;
 }
 
 /* ---- Signal, exception type, address ------------------------------------- */
@@ -397,6 +403,16 @@ text_image(pm_sbuf *b, const pm_explain_facts *f)
 	}
 }
 
+static void
+text_thrown(pm_sbuf *b, const pm_explain_facts *f)
+{
+	if (f->thrown_at < 0)
+		return;
+	pm_sbuf_printf(b, "The exception was thrown at (Last Exception Backtrace):\n");
+	pm_explain_frame_line(b, f->r, &f->r->last_exception_backtrace[f->thrown_at], (uint32_t)f->thrown_at);
+	pm_sbuf_printf(b, "\n");
+}
+
 static char *
 explain_text(const pm_explain_facts *f)
 {
@@ -407,6 +423,7 @@ explain_text(const pm_explain_facts *f)
 	text_termination(&b, f);
 	text_thread(&b, f);
 	text_image(&b, f);
+	text_thrown(&b, f);
 	return pm_sbuf_take(&b);
 }
 

@@ -56,6 +56,8 @@ typedef struct pm_explain_facts {
 	bool crash_in_app;         /* frame 0 is in the app */
 	int32_t first_app_frame;   /* first frame in the app's own code when that is not
 	                              frame 0 (runtime frames passed), or -1 */
+	int32_t thrown_at;         /* the same in the Last Exception Backtrace: where the
+	                              exception was thrown, or -1 */
 } pm_explain_facts;
 
 /* The diagnosed thread, or NULL. */

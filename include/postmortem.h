@@ -547,8 +547,15 @@ pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
 char *pm_demangle(const char *name);
 
 /*
+ * text with each mangled name in it demangled (a name is a run of letters,
+ * digits, '_', '$' and '.'): malloc'd, or NULL when text holds none.
+ */
+char *pm_demangle_text(const char *text);
+
+/*
  * Demangle every frame's symbol in place (threads and Last Exception
- * Backtrace); names already readable are kept.  pm_symbolicate ends with it,
+ * Backtrace), and the names in Application Specific Information (an
+ * uncaught C++ exception's type); names already readable are kept.  pm_symbolicate ends with it,
  * so frames named at crash time from .symtab read like those from DWARF.
  */
 pm_err pm_demangle_report(pm_report *r);

@@ -7,6 +7,8 @@
  * legacy Rust names are valid C++ names ending in a hash that Rust's own
  * demangler drops.  Only ever called at display time, never on the crash path.
  */
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +30,54 @@ char *
 pm_demangle(const char *name)
 {
 	return name ? pm_sy_demangle(name) : NULL;
+}
+
+/* Characters of a mangled name: Itanium and Rust v0 use [A-Za-z0-9_];
+ * legacy Rust adds '$' and '.', clones add ".cold" and the like. */
+static bool
+name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '$' || c == '.';
+}
+
+char *
+pm_demangle_text(const char *text)
+{
+	if (!text)
+		return NULL;
+	char *out = NULL;
+	size_t out_len = 0;
+	FILE *f = NULL;
+	const char *done = text;
+	for (const char *p = text; *p;) {
+		size_t n = 0;
+		while (name_char(p[n]))
+			n++;
+		if (n == 0) {
+			p++;
+			continue;
+		}
+		char *word = strndup(p, n);
+		char *plain = word ? pm_sy_demangle(word) : NULL;
+		free(word);
+		if (plain && !f)
+			f = open_memstream(&out, &out_len);
+		if (plain && f) {
+			fwrite(done, 1, (size_t)(p - done), f);
+			fputs(plain, f);
+			done = p + n;
+		}
+		free(plain);
+		p += n;
+	}
+	if (!f)
+		return NULL;
+	fputs(done, f);
+	if (fclose(f) != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
 }
 
 static bool
@@ -52,6 +102,13 @@ pm_demangle_report(pm_report *r)
 	if (!r)
 		return PM_E_INVAL;
 	bool ok = demangle_frames(r, r->last_exception_backtrace, r->leb_count);
+	/* An uncaught C++ exception's type ("_ZSt13runtime_error"), as the crash path wrote it. */
+	for (uint32_t i = 0; ok && r->exception.asi && i < r->exception.asi_count; i++) {
+		char *plain = pm_demangle_text(r->exception.asi[i]);
+		if (plain && !(r->exception.asi[i] = pm_arena_strdup(&r->arena, plain)))
+			ok = false;
+		free(plain);
+	}
 	for (uint32_t t = 0; ok && r->threads && t < r->thread_count; t++)
 		ok = demangle_frames(r, r->threads[t].frames, r->threads[t].frame_count);
 	return ok ? PM_OK : PM_E_NOMEM;

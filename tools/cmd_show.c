@@ -71,8 +71,10 @@ text_out(const char *path)
 		/* A NUL inside a line would end it early: mask it like any control. */
 		if (tty || memchr(line, 0, (size_t)n))
 			cli_mask(line, (size_t)n, &after_c2);
-		if (cli_put_demangled(stdout, line) == EOF)
+		char *plain = pm_demangle_text(line);
+		if (fputs(plain ? plain : line, stdout) == EOF)
 			rc = PM_EXIT_IO;
+		free(plain);
 	}
 	if (rc == PM_EXIT_OK && ferror(in)) {
 		cli_error("show", "cannot read %s: %s", path, strerror(errno));

@@ -44,8 +44,6 @@ bool cli_locale_is_utf8(void);
 char *cli_for_locale(const char *text);
 /* fputs of a masked copy of text, in the locale's character set (cli_for_locale). */
 int cli_print_masked(FILE *f, const char *text);
-/* fputs of a report's line with its mangled names demangled (cli_demangle.c). */
-int cli_put_demangled(FILE *f, const char *line);
 /* Write r as .crash text or JSON to fd, masked when fd is a terminal; false when a write failed. */
 bool cli_render(const pm_report *r, bool json, int fd);
 /* Standard "unknown option"/"missing argument" handling for getopt_long loops. */

@@ -4,7 +4,9 @@
  * uncaught exception and a Rust program (rustc, legacy and v0 mangling)
  * that aborts through std: the .crash keeps the names as the symbol tables
  * have them; `show`, `symbolicate` and `explain` print them demangled, and
- * explain's first frame in your code passes the runtime's abort path.
+ * explain's first frame in your code passes the runtime's abort path.  The
+ * C++ exception's type, what() and throw site (reporter/cxx_throw.c) are in
+ * Application Specific Information and the Last Exception Backtrace.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -19,7 +21,7 @@
 
 /* Crash tests/<program> under the preload library; skip when its toolchain was missing. */
 static bool
-run_preloaded(crash_run *run, const char *program)
+run_preloaded(crash_run *run, const char *program, const char *arg)
 {
 	const char *path = pm_test_build("tests/%s", program);
 	if (access(path, X_OK) != 0) {
@@ -29,7 +31,8 @@ run_preloaded(crash_run *run, const char *program)
 	char *preload;
 	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("delivery/libpostmortem-preload.so")) > 0);
 	const char *env[] = { preload, NULL };
-	crash_run_program(run, path, NULL, env);
+	const char *args[] = { arg, NULL };
+	crash_run_program(run, path, args, env);
 	free(preload);
 	cr_expect(WIFSIGNALED(run->status) && WTERMSIG(run->status) == SIGABRT, "status 0x%x", run->status);
 	return true;
@@ -102,7 +105,7 @@ expect_readable(const crash_run *run, const char *mangled, const char *plain)
 Test(runtimes, cxx_names_demangled_and_first_frame_is_the_thrower, .timeout = 120)
 {
 	crash_run run;
-	if (!run_preloaded(&run, "crash_cxx_throw"))
+	if (!run_preloaded(&run, "crash_cxx_throw", NULL))
 		return;
 	expect_readable(&run, "_ZN3app12parse_configEi", "app::parse_config(int)");
 	/* Symbolicated by default: the app was built with -g. */
@@ -121,7 +124,7 @@ Test(runtimes, cxx_names_demangled_and_first_frame_is_the_thrower, .timeout = 12
 Test(runtimes, rust_legacy_names_demangled_and_std_abort_path_passed, .timeout = 120)
 {
 	crash_run run;
-	if (!run_preloaded(&run, "crash_words_rust_legacy"))
+	if (!run_preloaded(&run, "crash_words_rust_legacy", NULL))
 		return;
 	expect_readable(&run, "_ZN23crash_words_rust_legacy3app12parse_config", "crash_words_rust_legacy::app::parse_config");
 	char *explained = cli("explain", run.crash_path);
@@ -134,8 +137,72 @@ Test(runtimes, rust_legacy_names_demangled_and_std_abort_path_passed, .timeout =
 Test(runtimes, rust_v0_names_demangled, .timeout = 120)
 {
 	crash_run run;
-	if (!run_preloaded(&run, "crash_words_rust_v0"))
+	if (!run_preloaded(&run, "crash_words_rust_v0", NULL))
 		return;
 	expect_readable(&run, "_RNv", "crash_words_rust_v0::app::parse_config");
+	crash_run_free(&run);
+}
+
+static int
+asi_line(const pm_report *r, const char *needle)
+{
+	for (uint32_t i = 0; i < r->exception.asi_count; i++)
+		if (strstr(r->exception.asi[i], needle))
+			return (int)i;
+	return -1;
+}
+
+/* The index of the first frame whose symbol is `symbol`, or -1. */
+static int
+leb_frame(const pm_report *r, const char *symbol)
+{
+	for (uint32_t i = 0; i < r->leb_count; i++)
+		if (r->last_exception_backtrace[i].symbol && strcmp(r->last_exception_backtrace[i].symbol, symbol) == 0)
+			return (int)i;
+	return -1;
+}
+
+Test(runtimes, cxx_uncaught_exception_type_what_and_throw_site, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_cxx_throw", NULL))
+		return;
+	/* As the crash path writes it: the type mangled, as a name demanglers read. */
+	const char *line = "terminating due to uncaught exception of type _ZSt13runtime_error: bad config line 42";
+	cr_expect(asi_line(&run.text, line) >= 0, "the .crash has no ASI line '%s'", line);
+	cr_expect(asi_line(&run.json, line) >= 0, "the JSON twin has no ASI line '%s'", line);
+	/* The throw site: the hook, then the thrower, then main. */
+	const pm_report *twins[] = { &run.text, &run.json };
+	for (size_t k = 0; k < 2; k++) {
+		const pm_report *r = twins[k];
+		cr_assert_geq(r->leb_count, 3, "%s: no Last Exception Backtrace", k ? "json" : "crash");
+		cr_expect_str_eq(r->last_exception_backtrace[0].symbol, "__cxa_throw");
+		cr_expect_eq(leb_frame(r, "_ZN3app12parse_configEi"), 1, "%s: the thrower is not frame 1", k ? "json" : "crash");
+		cr_expect_eq(leb_frame(r, "main"), 2);
+	}
+	char *explained = cli("explain", run.crash_path);
+	cr_expect(strstr(explained, "uncaught exception of type std::runtime_error: bad config line 42"), "%s",
+	          explained);
+	const char *thrown = strstr(explained, "The exception was thrown at (Last Exception Backtrace):\n");
+	cr_expect(thrown && strstr(thrown, "  crash_cxx_throw  app::parse_config(int) + ") &&
+	          strstr(thrown, "cxx_throw.cpp:"), "%s", explained);
+	free(explained);
+	char *shown = cli("show", run.crash_path);
+	cr_expect(strstr(shown, "uncaught exception of type std::runtime_error: bad config line 42"), "%s", shown);
+	cr_expect(strstr(shown, "Last Exception Backtrace:\n0   ") != NULL, "%s", shown);
+	free(shown);
+	crash_run_free(&run);
+}
+
+/* An exception that was caught is not why the process died: neither its
+ * type nor its throw site are in the report of a later abort(). */
+Test(runtimes, cxx_caught_exception_is_not_the_cause, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_cxx_throw", "caught"))
+		return;
+	cr_expect(asi_line(&run.text, "uncaught exception") < 0, "a caught exception is named");
+	cr_expect_eq(run.text.leb_count, 0, "a caught exception's backtrace is kept");
+	cr_expect_eq(run.json.leb_count, 0);
 	crash_run_free(&run);
 }

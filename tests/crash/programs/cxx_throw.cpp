@@ -1,5 +1,8 @@
-// cxx_throw.cpp — a C++ program that dies of an exception nobody catches.
-// It does not link postmortem: the tests run it under libpostmortem-preload.so.
+// cxx_throw.cpp — a C++ program that dies of an exception nobody catches
+// (no argument), or that catches one and then aborts ("caught").  It does
+// not link postmortem: the tests run it under libpostmortem-preload.so.
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -16,6 +19,12 @@ parse_config(int line)
 int
 main(int argc, char **argv)
 {
-	(void)argv;
+	if (argc > 1 && std::strcmp(argv[1], "caught") == 0) {
+		try {
+			app::parse_config(42);
+		} catch (const std::exception &) {
+		}
+		std::abort();
+	}
 	return app::parse_config(argc + 41);
 }
