@@ -18,6 +18,7 @@
  */
 #include <dlfcn.h>
 #include <execinfo.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,6 +44,23 @@ typedef const char *(*what_fn)(const void *self);
 
 static _Atomic(throw_fn) real_throw;
 static const void *std_exception_ti; /* typeid(std::exception), NULL when there is none */
+/* The thread's id, asked of the kernel once per thread (a system call costs
+ * as much as the rest of the record); a fork's child asks again. */
+static __thread int32_t my_tid;
+
+static void
+forget_tid(void)
+{
+	my_tid = 0;
+}
+
+static int32_t
+tid(void)
+{
+	if (!my_tid)
+		my_tid = (int32_t)gettid();
+	return my_tid;
+}
 
 static HOOK throw_fn
 resolve(void)
@@ -53,6 +71,7 @@ resolve(void)
 	/* The next definition; RTLD_DEFAULT could find this one. */
 	AS_FN(f, dlsym(RTLD_NEXT, "__cxa_throw"));
 	std_exception_ti = dlsym(RTLD_DEFAULT, "_ZTISt9exception");
+	pthread_atfork(NULL, NULL, forget_tid);
 	atomic_store(&pm_cxx_hook_lo, (uintptr_t)__start_pm_cxx_hook);
 	atomic_store(&pm_cxx_hook_hi, (uintptr_t)__stop_pm_cxx_hook);
 	atomic_store_explicit(&real_throw, f, memory_order_release);
@@ -112,7 +131,7 @@ record_what(pm_cxx_throw *s, void *obj, const void *tinfo)
 static inline __attribute__((always_inline)) void
 record(void *obj, const void *tinfo)
 {
-	pm_cxx_throw *s = slot_for((int32_t)gettid());
+	pm_cxx_throw *s = slot_for(tid());
 	atomic_fetch_add_explicit(&s->seq, 1, memory_order_acq_rel);
 	void *frames[PM_CXX_FRAMES];
 	int n = backtrace(frames, PM_CXX_FRAMES);

@@ -13,7 +13,7 @@
 enum {
 	PM_CXX_SLOTS = 64,         /* threads whose last throw is kept */
 	PM_CXX_PROBE = 8,          /* slots a thread may take past its hash */
-	PM_CXX_FRAMES = 64,        /* throw-site frames kept */
+	PM_CXX_FRAMES = 32,        /* throw-site frames kept: the walk is most of a throw's cost */
 	PM_CXX_TYPE_MAX = 160,     /* the mangled type name, NUL included */
 	PM_CXX_WHAT_MAX = 512,     /* what(), NUL included; longer is cut */
 };
