@@ -206,3 +206,31 @@ Test(runtimes, cxx_caught_exception_is_not_the_cause, .timeout = 120)
 	cr_expect_eq(run.json.leb_count, 0);
 	crash_run_free(&run);
 }
+
+/* Python's faulthandler, installed after postmortem (the preload library's
+ * constructor ran first), catches the fault, prints its traceback and
+ * re-raises it: the report says so instead of passing the re-raise off as
+ * the fault. */
+Test(runtimes, fault_reraised_by_a_later_handler_is_named, .timeout = 120)
+{
+	char *preload;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("delivery/libpostmortem-preload.so")) > 0);
+	const char *env[] = { preload, NULL };
+	const char *args[] = { "-X", "faulthandler", "-c", "import ctypes; ctypes.string_at(0)", NULL };
+	crash_run run;
+	crash_run_program(&run, "/usr/bin/python3", args, env);
+	free(preload);
+	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status 0x%x", run.status);
+	const pm_report *twins[] = { &run.text, &run.json };
+	for (size_t k = 0; k < 2; k++) {
+		const char *d = twins[k]->exception.term_description;
+		cr_expect(d && strstr(d, "Re-raised by the process itself"), "%s: %s", k ? "json" : "crash",
+		          d ? d : "no description");
+	}
+	char *explained = cli("explain --no-symbolicate", run.crash_path);
+	cr_expect(strstr(explained, "the process raised it itself, so this is not where the fault happened"), "%s",
+	          explained);
+	cr_expect(!strstr(explained, "it read or wrote memory"), "%s", explained);
+	free(explained);
+	crash_run_free(&run);
+}
