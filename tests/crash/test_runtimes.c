@@ -143,15 +143,6 @@ Test(runtimes, rust_v0_names_demangled, .timeout = 120)
 	crash_run_free(&run);
 }
 
-static int
-asi_line(const pm_report *r, const char *needle)
-{
-	for (uint32_t i = 0; i < r->exception.asi_count; i++)
-		if (strstr(r->exception.asi[i], needle))
-			return (int)i;
-	return -1;
-}
-
 /* The index of the first frame whose symbol is `symbol`, or -1. */
 static int
 leb_frame(const pm_report *r, const char *symbol)
@@ -169,8 +160,8 @@ Test(runtimes, cxx_uncaught_exception_type_what_and_throw_site, .timeout = 120)
 		return;
 	/* As the crash path writes it: the type mangled, as a name demanglers read. */
 	const char *line = "terminating due to uncaught exception of type _ZSt13runtime_error: bad config line 42";
-	cr_expect(asi_line(&run.text, line) >= 0, "the .crash has no ASI line '%s'", line);
-	cr_expect(asi_line(&run.json, line) >= 0, "the JSON twin has no ASI line '%s'", line);
+	cr_expect(crash_asi_line(&run.text, line) >= 0, "the .crash has no ASI line '%s'", line);
+	cr_expect(crash_asi_line(&run.json, line) >= 0, "the JSON twin has no ASI line '%s'", line);
 	/* The throw site: the hook, then the thrower, then main. */
 	const pm_report *twins[] = { &run.text, &run.json };
 	for (size_t k = 0; k < 2; k++) {
@@ -201,7 +192,7 @@ Test(runtimes, cxx_caught_exception_is_not_the_cause, .timeout = 120)
 	crash_run run;
 	if (!run_preloaded(&run, "crash_cxx_throw", "caught"))
 		return;
-	cr_expect(asi_line(&run.text, "uncaught exception") < 0, "a caught exception is named");
+	cr_expect(crash_asi_line(&run.text, "uncaught exception") < 0, "a caught exception is named");
 	cr_expect_eq(run.text.leb_count, 0, "a caught exception's backtrace is kept");
 	cr_expect_eq(run.json.leb_count, 0);
 	crash_run_free(&run);
@@ -233,4 +224,21 @@ Test(runtimes, fault_reraised_by_a_later_handler_is_named, .timeout = 120)
 	cr_expect(!strstr(explained, "it read or wrote memory"), "%s", explained);
 	free(explained);
 	crash_run_free(&run);
+}
+
+/* The library stays C: the throw hook finds libstdc++ at run time, so neither
+ * library needs a C++ runtime (a C program loads none). */
+Test(runtimes, libraries_need_no_cxx_runtime)
+{
+	const char *libs[] = { "libpostmortem.so", "delivery/libpostmortem-preload.so" };
+	for (size_t i = 0; i < 2; i++) {
+		char *cmd, *out;
+		cr_assert(asprintf(&cmd, "readelf -d '%s'", pm_test_build("%s", libs[i])) > 0);
+		int st = pm_test_run(cmd, &out);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %s", cmd, out);
+		cr_expect(strstr(out, "(NEEDED)") != NULL, "%s", out);
+		cr_expect(!strstr(out, "libstdc++") && !strstr(out, "libc++") && !strstr(out, "libgcc_s"), "%s", out);
+		free(cmd);
+		free(out);
+	}
 }
