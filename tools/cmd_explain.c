@@ -85,16 +85,13 @@ cmd_explain(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	/* At most every other argument is a directory. */
-	const char **dirs = calloc((size_t)argc, sizeof *dirs);
+	const char **dirs = cli_debug_dirs("explain", argc);
+	if (!dirs)
+		return PM_EXIT_FAIL;
 	pm_symbolicate_options opt = { .debug_dirs = dirs };
 	const char *dir = NULL;
 	bool json = false, symbolicate = true;
 	int c, rc = -1;
-	if (!dirs) {
-		cli_error("explain", "out of memory");
-		return PM_EXIT_FAIL;
-	}
 	while (rc < 0 && (c = getopt_long(argc, argv, "d:jnh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dir = optarg; break;
