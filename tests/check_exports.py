@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """check_exports.py HEADER LIBRARY — the shared library exports exactly the
-functions include/postmortem.h declares, plus pthread_create (interposed)."""
+functions include/postmortem.h declares, plus pthread_create and __cxa_throw (interposed)."""
 import re
 import subprocess
 import sys
@@ -10,6 +10,7 @@ text = re.sub(r"/\*.*?\*/", "", open(header).read(), flags=re.S)
 api = set(re.findall(r"\b(pm_[a-z0-9_]+)\s*\(", text))
 api -= set(re.findall(r"typedef\s+[^;]*?\b(pm_[a-z0-9_]+)\s*\(", text))
 api.add("pthread_create")
+api.add("__cxa_throw")
 
 nm = subprocess.run(["nm", "-D", "--defined-only", library], check=True, capture_output=True, text=True)
 exported = {line.split()[-1].split("@")[0] for line in nm.stdout.splitlines() if line.split()[1:2] != ["A"]}
