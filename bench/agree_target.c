@@ -72,7 +72,7 @@ main(void)
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_usr2;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGUSR2, &sa, NULL) != 0 || crash_clock_install() != 0 ||
+	if (sigaction(SIGUSR2, &sa, NULL) != 0 || crash_clock_install(0) != 0 ||
 	    park_threads(PARK_KINDS, 2) != 0 || park_threads(PARK_KINDS, 9) != 0 ||
 	    park_thread(sorting_thread, NULL) != 0 || park_thread(signalled_thread, NULL) != 0 ||
 	    park_wait(2 * PARK_KINDS + 2) != 0) {

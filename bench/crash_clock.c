@@ -27,22 +27,28 @@ static void
 on_crash(const pm_crash_info *info, void *ctx)
 {
 	struct timespec end;
-	char line[64];
+	char line[256];
 	(void)ctx;
 	clock_gettime(CLOCK_MONOTONIC, &end);
 	int64_t ns = (int64_t)(end.tv_sec - fault_time.tv_sec) * 1000000000 + (end.tv_nsec - fault_time.tv_nsec);
+	const pm_crash_phases *p = &info->phases;
+	const uint64_t phases[] = { p->freeze, p->images, p->threads, p->symbols, p->write, p->fsync, p->minidump };
 	size_t n = format_u64(line, (uint64_t)ns);
 	line[n++] = ' ';
 	line[n++] = info->written ? '1' : '0';
+	for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++) {
+		line[n++] = ' ';
+		n += format_u64(line + n, phases[i]);
+	}
 	line[n++] = '\n';
 	if (write(STDOUT_FILENO, line, n) < 0)
 		_exit(3);
 }
 
 int
-crash_clock_install(void)
+crash_clock_install(uint32_t max_threads)
 {
-	pm_config cfg = { .on_crash = on_crash };
+	pm_config cfg = { .on_crash = on_crash, .max_threads = max_threads };
 	return pm_install(&cfg);
 }
 

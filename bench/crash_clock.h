@@ -8,10 +8,14 @@
 #ifndef PM_BENCH_CRASH_CLOCK_H
 #define PM_BENCH_CRASH_CLOCK_H
 
+#include <stdint.h>
+
 /* pm_install (reports in $POSTMORTEM_DIR) with a callback that prints
  * "<ns from the fault to the callback> <1 if both files were written>"
- * on stdout.  0, or -1 with errno set. */
-int crash_clock_install(void);
+ * then the handler's phases in ns (pm_crash_phases, in its order: freeze
+ * images threads symbols write fsync minidump) on stdout.  Reports hold
+ * max_threads threads (0: postmortem's default).  0, or -1 with errno set. */
+int crash_clock_install(uint32_t max_threads);
 
 /* Note the time and fault (SIGSEGV).  The argument is unused: the function
  * fits park_descend. */

@@ -16,6 +16,8 @@
 #include "park.h"
 
 enum { PARK_DEPTH = 30 };
+/* pm_config.max_threads' default: more threads than this need room asked for. */
+enum { DEFAULT_MAX_THREADS = 1024 };
 
 static void
 park_main(void *arg)
@@ -34,7 +36,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	size_t others = (size_t)atoi(argv[1]) - 1;
-	if (crash_clock_install() != 0 || park_threads(others, PARK_DEPTH) != 0 || park_wait(others) != 0) {
+	if (crash_clock_install(others + 1 > DEFAULT_MAX_THREADS ? (uint32_t)others + 1 : 0) != 0 || park_threads(others, PARK_DEPTH) != 0 || park_wait(others) != 0) {
 		fprintf(stderr, "crash_target: %s\n", strerror(errno));
 		return 2;
 	}

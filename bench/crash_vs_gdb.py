@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""Issue 3, benchmarks (a) and (c).
+"""Issue 3, benchmarks (a) and (c); issue 14, the eu-stack column and the phases.
 
-(a) Time from the fault to both report files fsync'd, against gdb printing
-    every thread's backtrace of the same kind of process.
+(a) Time from the fault to both report files fsync'd, against gdb and
+    eu-stack printing every thread's backtrace of the same kind of process.
       postmortem: the target reads CLOCK_MONOTONIC just before its faulting
                   store and again in postmortem's on_crash callback, which
                   runs once both files are written, fsync'd and renamed and
@@ -11,10 +11,14 @@
                   from spawn to exit, on the target in "park" mode: the same
                   threads at the same depths, the main thread blocked
                   instead of faulting.
-    Runs alternate (postmortem, gdb, postmortem, gdb, ...) so that noise on
-    the machine hits both sides alike.  The reports go to the system's
-    temporary directory (a disk here); a third run per round writes them to
-    tmpfs (/dev/shm), where fsync costs nothing, to show the disk's share.
+      eu-stack:   wall clock of `eu-stack -p PID` (elfutils: ptrace and
+                  libdwfl) on the same parked target.
+    Runs alternate (postmortem, gdb, postmortem on tmpfs, eu-stack, ...) so
+    that noise on the machine hits every side alike.  The reports go to the
+    system's temporary directory (a disk here); the tmpfs run writes them to
+    /dev/shm, where fsync costs nothing, to show the disk's share.
+(b) Where the handler's time goes (pm_crash_phases, from the on_crash
+    callback) at 1, 17, 257 and 1025 threads: medians of the disk runs.
 (c) Bytes of the .crash and the .json, and what each thread adds.
 
 usage: crash_vs_gdb.py TARGET [REPEATS]
@@ -31,6 +35,8 @@ import time
 from benchlib import Crash, clean_env, size_table, summary, table
 
 THREADS = (1, 17, 257)
+PHASE_THREADS = THREADS + (1025,)
+PHASES = ('freeze', 'images', 'threads', 'symbols', 'write', 'fsync', 'minidump')
 TMPFS = '/dev/shm'
 
 
@@ -39,19 +45,20 @@ def time_postmortem(target, threads, parent=None):
     try:
         if c.proc.returncode != -signal.SIGSEGV:
             raise RuntimeError('target ended with status %d, not SIGSEGV' % c.proc.returncode)
-        ns, written = c.stdout.split()
+        ns, written, *phases = c.stdout.split()
         if written != '1':
             raise RuntimeError('postmortem says the report was not written')
         if len(c.report['threads']) != threads:
             raise RuntimeError('the report lists %d threads, expected %d' % (len(c.report['threads']), threads))
         frames = sum(len(t.get('frames', [])) for t in c.report['threads'])
         sizes = os.path.getsize(c.crash_path), os.path.getsize(c.json_path)
-        return int(ns) / 1e6, frames, sizes
+        return int(ns) / 1e6, frames, sizes, [int(v) / 1e6 for v in phases]
     finally:
         c.close()
 
 
-def time_gdb(target, threads):
+def time_parked(target, threads, argv):
+    """Wall clock of argv + [pid of the parked target] and what it printed."""
     reports = tempfile.mkdtemp(prefix='pm-bench-')
     p = subprocess.Popen([target, str(threads), 'park'], env=clean_env(POSTMORTEM_DIR=reports),
                          stdout=subprocess.PIPE)
@@ -59,44 +66,76 @@ def time_gdb(target, threads):
         if p.stdout.readline().strip() != b'ready':
             raise RuntimeError('the parked target did not start')
         t0 = time.monotonic_ns()
-        out = subprocess.run(['gdb', '-nx', '-batch', '-p', str(p.pid), '-ex', 'thread apply all bt'],
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=False).stdout
+        out = subprocess.run(argv + [str(p.pid)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             check=False).stdout
         t1 = time.monotonic_ns()
     finally:
         p.kill()
         p.wait()
         shutil.rmtree(reports, ignore_errors=True)
-    frames = len(re.findall(rb'^#\d+ ', out, re.M))
-    gdb_threads = len(re.findall(rb'^Thread \d+ ', out, re.M))
-    if gdb_threads != threads:
-        raise RuntimeError('gdb listed %d threads, expected %d' % (gdb_threads, threads))
-    return (t1 - t0) / 1e6, frames
+    return (t1 - t0) / 1e6, out
+
+
+# Each tool's command (the parked target's pid follows), the lines that count its frames and its threads.
+GDB = ('gdb', ['gdb', '-nx', '-batch', '-ex', 'thread apply all bt', '-p'], rb'^#\d+ ', rb'^Thread \d+ ')
+EU_STACK = ('eu-stack', ['eu-stack', '-p'], rb'^#\d+ ', rb'^TID \d+:')
+
+
+def time_tool(target, threads, tool):
+    """Wall clock of the tool on the parked target, and the frames it printed."""
+    name, argv, frame_re, thread_re = tool
+    ms, out = time_parked(target, threads, argv)
+    listed = len(re.findall(thread_re, out, re.M))
+    if listed != threads:
+        raise RuntimeError('%s listed %d threads, expected %d' % (name, listed, threads))
+    return ms, len(re.findall(frame_re, out, re.M))
+
+
+def ratio(num, den):
+    return '%.0fx' % (num / den)
 
 
 def main():
     target = sys.argv[1]
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 5
-    timing, sizes = [], {}
-    for n in THREADS:
-        pm, shm, gdb = [], [], []
+    timing, sizes, phases = [], {}, {}
+    for n in PHASE_THREADS:
+        pm, shm, gdb, eu, ph = [], [], [], [], []
         for _ in range(repeats):
-            ms, pm_frames, sizes[n] = time_postmortem(target, n)
+            ms, pm_frames, sizes[n], p = time_postmortem(target, n)
             pm.append(ms)
-            ms, gdb_frames = time_gdb(target, n)
+            ph.append([ms - sum(p)] + p)
+            if n not in THREADS:
+                continue
+            ms, gdb_frames = time_tool(target, n, GDB)
             gdb.append(ms)
             if os.path.isdir(TMPFS):
                 shm.append(time_postmortem(target, n, TMPFS)[0])
-        (pm_min, pm_med), (gdb_min, gdb_med) = summary(pm), summary(gdb)
-        timing.append([n, pm_frames, gdb_frames, '%.2f' % pm_min, '%.2f' % pm_med,
+            ms, eu_frames = time_tool(target, n, EU_STACK)
+            eu.append(ms)
+        phases[n] = [summary([p[k] for p in ph])[1] for k in range(len(PHASES) + 1)]
+        phases[n].insert(0, summary(pm)[1])
+        if n not in THREADS:
+            continue
+        (pm_min, pm_med), (gdb_min, gdb_med), (eu_min, eu_med) = summary(pm), summary(gdb), summary(eu)
+        timing.append([n, pm_frames, gdb_frames, eu_frames, '%.2f' % pm_min, '%.2f' % pm_med,
                        '%.2f' % summary(shm)[1] if shm else '-',
-                       '%.1f' % gdb_min, '%.1f' % gdb_med,
-                       '%.0fx' % (gdb_min / pm_min), '%.0fx' % (gdb_med / pm_med),
-                       'yes' if gdb_med / pm_med >= 100 else 'NO'])
-    print('(a) fault -> both files fsync\'d (postmortem) vs gdb -batch -p PID '
-          '"thread apply all bt" (wall clock); %d runs each, alternating; times in ms;\n'
-          '    ratios: gdb / postmortem with the reports on disk' % repeats)
-    table(['threads', 'frames pm', 'frames gdb', 'pm min', 'pm median', 'pm tmpfs median', 'gdb min', 'gdb median',
-           'ratio min', 'ratio median', '>=100x'], timing)
+                       '%.1f' % gdb_min, '%.1f' % gdb_med, '%.1f' % eu_min, '%.1f' % eu_med,
+                       ratio(gdb_min, pm_min), ratio(gdb_med, pm_med), ratio(eu_min, pm_min), ratio(eu_med, pm_med),
+                       'yes' if gdb_med / pm_med >= 100 else 'NO',
+                       'yes' if eu_med / pm_med >= 8 else 'NO'])
+    print('(a) fault -> both files fsync\'d (postmortem) vs gdb -batch -p PID "thread apply all bt" and '
+          'eu-stack -p PID (wall clock);\n'
+          '    %d runs each, alternating; times in ms; ratios: the tool\'s time / postmortem\'s with the '
+          'reports on disk' % repeats)
+    table(['threads', 'frames pm', 'frames gdb', 'frames eu', 'pm min', 'pm median', 'pm tmpfs median',
+           'gdb min', 'gdb median', 'eu min', 'eu median', 'gdb/pm min', 'gdb/pm median', 'eu/pm min',
+           'eu/pm median', '>=100x gdb', '>=8x eu'], timing)
+    print()
+    print('(b) where the time goes, medians in ms of the disk runs; "entry" is the fault to the handler\'s\n'
+          '    first phase plus the callback (total less the phases)')
+    table(['threads', 'total', 'entry'] + list(PHASES),
+          [[n] + ['%.3f' % v for v in phases[n]] for n in PHASE_THREADS])
     print()
     print('(c) report size in bytes; "per thread" is what each thread past the first adds')
     size_table(['threads', '.crash', '.json', '.crash/thread', '.json/thread'], sizes, THREADS)

@@ -35,7 +35,7 @@ def crash_once(target, threads, minidump):
                            stderr=subprocess.PIPE, timeout=120, check=False)
         if p.returncode != -signal.SIGSEGV:
             raise RuntimeError('target ended with status %d, not SIGSEGV' % p.returncode)
-        ns, written = p.stdout.decode().split()
+        ns, written = p.stdout.decode().split()[:2]
         if written != '1':
             raise RuntimeError('postmortem says the report was not written')
         dmp = glob.glob(os.path.join(d, 'pending', '*.dmp'))

@@ -19,23 +19,30 @@ app_known(const pm_report *r)
 	return r->header.process_path || r->header.process_name;
 }
 
+/* The first of n frames in the app's own code (language runtime passed), or -1. */
+static int32_t
+first_own(const pm_report *r, const pm_frame *v, uint32_t n)
+{
+	for (uint32_t i = 0; v && i < n; i++)
+		if (pm_explain_frame_in_app(r, &v[i]) && !pm_explain_frame_in_runtime(&v[i]))
+			return (int32_t)i;
+	return -1;
+}
+
 static void
 gather_frames(pm_explain_facts *f)
 {
 	const pm_thread *t = pm_explain_thread(f);
 	f->first_app_frame = -1;
+	f->thrown_at = first_own(f->r, f->r->last_exception_backtrace, f->r->leb_count);
 	if (!t || t->frame_count == 0)
 		return;
 	f->top_frames = t->frame_count < PM_EXPLAIN_TOP_FRAMES ? t->frame_count : PM_EXPLAIN_TOP_FRAMES;
 	f->app_known = app_known(f->r);
 	f->crash_image_known = strcmp(pm_explain_frame_image(f->r, &t->frames[0]), "???") != 0;
 	f->crash_in_app = pm_explain_frame_in_app(f->r, &t->frames[0]);
-	for (uint32_t i = 1; i < t->frame_count && !f->crash_in_app; i++) {
-		if (pm_explain_frame_in_app(f->r, &t->frames[i])) {
-			f->first_app_frame = (int32_t)i;
-			break;
-		}
-	}
+	int32_t own = first_own(f->r, t->frames, t->frame_count);
+	f->first_app_frame = own > 0 ? own : -1;
 }
 
 /* ---- Signal, exception type, address ------------------------------------- */
@@ -254,11 +261,13 @@ text_image(pm_sbuf *b, const pm_explain_facts *f)
 	if (!t || t->frame_count == 0)
 		return;
 	const char *image = pm_explain_frame_image(f->r, &t->frames[0]);
-	if (f->crash_in_app) {
+	if (f->crash_in_app && f->first_app_frame < 0) {
 		pm_sbuf_printf(b, "Frame 0 is in %s, your app's own code.\n", image);
 		return;
 	}
-	if (!f->crash_image_known)
+	if (f->crash_in_app)
+		pm_sbuf_printf(b, "Frame 0 is in %s, in the language runtime's abort path", image);
+	else if (!f->crash_image_known)
 		pm_sbuf_printf(b, "Frame 0 is outside every known image");
 	else
 		pm_sbuf_printf(b, "Frame 0 is in %s%s", image,
@@ -275,6 +284,16 @@ text_image(pm_sbuf *b, const pm_explain_facts *f)
 	}
 }
 
+static void
+text_thrown(pm_sbuf *b, const pm_explain_facts *f)
+{
+	if (f->thrown_at < 0)
+		return;
+	pm_sbuf_printf(b, "The exception was thrown at (Last Exception Backtrace):\n");
+	pm_explain_frame_line(b, f->r, &f->r->last_exception_backtrace[f->thrown_at], (uint32_t)f->thrown_at);
+	pm_sbuf_printf(b, "\n");
+}
+
 static char *
 explain_text(const pm_explain_facts *f)
 {
@@ -285,6 +304,7 @@ explain_text(const pm_explain_facts *f)
 	text_termination(&b, f);
 	text_thread(&b, f);
 	text_image(&b, f);
+	text_thrown(&b, f);
 	return pm_sbuf_take(&b);
 }
 

@@ -52,7 +52,10 @@ typedef struct pm_explain_facts {
 	bool app_known;            /* the report says which image is the app */
 	bool crash_image_known;    /* frame 0 names its image */
 	bool crash_in_app;         /* frame 0 is in the app */
-	int32_t first_app_frame;   /* when frame 0 is not: first frame in the app, or -1 */
+	int32_t first_app_frame;   /* first frame in the app's own code when that is not
+	                              frame 0 (runtime frames passed), or -1 */
+	int32_t thrown_at;         /* the same in the Last Exception Backtrace: where the
+	                              exception was thrown, or -1 */
 } pm_explain_facts;
 
 /* ---- explain_frames.c ---- */
@@ -65,6 +68,8 @@ const pm_thread *pm_explain_thread(const pm_explain_facts *f);
 const char *pm_explain_frame_image(const pm_report *r, const pm_frame *fr);
 /* The frame is in the app's main executable. */
 bool pm_explain_frame_in_app(const pm_report *r, const pm_frame *fr);
+/* The frame is in a language runtime's abort or panic path (explain_runtime.c). */
+bool pm_explain_frame_in_runtime(const pm_frame *fr);
 /* "  3  myapp  main + 20 (main.c:5)" without a newline. */
 void pm_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index);
 /* A breadcrumb's time as the .crash prints it, NUL-terminated in buf. */

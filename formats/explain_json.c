@@ -162,6 +162,9 @@ add_thread(jtree *j, cJSON *root, const pm_explain_facts *f)
 		if (fo)
 			cJSON_AddItemToArray(frames, fo);
 	}
+	if (f->thrown_at >= 0)
+		add_frame(j, root, "thrown_at", f->r, &f->r->last_exception_backtrace[f->thrown_at],
+		          (uint32_t)f->thrown_at);
 	if (t->frame_count == 0)
 		return;
 	cJSON *img = add_object(j, root, "crashed_image");

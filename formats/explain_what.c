@@ -201,6 +201,21 @@ sent_from_outside(const pm_explain_facts *f)
 	return e->si_code == SI_USER || e->si_code == SI_TKILL || e->si_code == SI_QUEUE;
 }
 
+/* A fault signal the process sent itself: a handler that caught the real fault re-raised it. */
+static bool
+reraised_fault(const pm_explain_facts *f)
+{
+	const pm_exception *e = &f->r->exception;
+	static const char *const faults[] = { "SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGTRAP" };
+	if (f->r->os != PM_OS_LINUX || !e->has_si_code || !f->sig || e->terminating_pid != f->r->header.pid ||
+	    !(e->si_code == SI_USER || e->si_code == SI_TKILL || e->si_code == SI_QUEUE))
+		return false;
+	for (size_t i = 0; i < sizeof faults / sizeof *faults; i++)
+		if (strcmp(f->sig->name, faults[i]) == 0)
+			return true;
+	return false;
+}
+
 static void
 say_sender(pm_sbuf *b, const pm_explain_facts *f)
 {
@@ -225,6 +240,12 @@ say_exception(pm_sbuf *b, const pm_explain_facts *f)
 		pm_sbuf_printf(b, "The report gives the exception type as %s", f->exc_type);
 	if (sent_from_outside(f)) {
 		say_sender(b, f);
+	} else if (reraised_fault(f)) {
+		pm_sbuf_printf(b, ": the process raised it itself, so this is not where the fault happened. "
+		                  "Another signal handler, installed after postmortem's (Python's "
+		                  "faulthandler, a language runtime), caught the original fault first and "
+		                  "re-raised it when it was done; its address is not known, and the "
+		                  "crashed thread's frames below the re-raise show where that handler ran.");
 	} else if (!(strcmp(f->exc_type, "EXC_BAD_ACCESS") == 0 && say_bad_access(b, f))) {
 		const char *meaning = f->sig ? f->sig->meaning : mach ? mach->meaning : NULL;
 		pm_sbuf_printf(b, ".%s%s", meaning ? " " : "", meaning ? meaning : "");

@@ -59,14 +59,18 @@ pm_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint
 	table_for(l, &t, &n);
 	memset(out, 0, l->size);
 	pm_md_put32(out + l->flags_offset, l->flags);
+	/* The model lists registers in the table's order: starting the search at
+	 * the same place finds each at once (a crash writes one context per thread). */
 	for (uint32_t i = 0; i < regs->count && i < PM_MAX_REGS; i++)
-		for (size_t k = 0; k < n; k++) {
+		for (size_t j = 0; j < n; j++) {
+			size_t k = (i + j) % n;
 			if (strncmp(regs->reg[i].name, t[k].name, PM_REG_NAME_MAX) != 0)
 				continue;
 			if (t[k].width == 8)
 				pm_md_put64(out + t[k].offset, regs->reg[i].value);
 			else
 				pm_md_put32(out + t[k].offset, (uint32_t)regs->reg[i].value);
+			break;
 		}
 }
 

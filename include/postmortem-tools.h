@@ -378,6 +378,27 @@ typedef struct pm_symbolicate_options {
 pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
 
 /*
+ * A mangled name as people read it: C++ (Itanium ABI), Rust (legacy, without
+ * its hash, and v0) and D, as binutils prints them.  malloc'd; NULL when
+ * `name` is not a mangled name.  Display time only: not AS-safe.
+ */
+char *pm_demangle(const char *name);
+
+/*
+ * text with each mangled name in it demangled (a name is a run of letters,
+ * digits, '_', '$' and '.'): malloc'd, or NULL when text holds none.
+ */
+char *pm_demangle_text(const char *text);
+
+/*
+ * Demangle every frame's symbol in place (threads and Last Exception
+ * Backtrace), and the names in Application Specific Information (an
+ * uncaught C++ exception's type); names already readable are kept.  pm_symbolicate ends with it,
+ * so frames named at crash time from .symtab read like those from DWARF.
+ */
+pm_err pm_demangle_report(pm_report *r);
+
+/*
  * Write the pre-parsed symbol table of each image the debug file at `path`
  * describes (an ELF file with its build id; a dSYM or Mach-O file, one per
  * slice, by UUID) into `dir` as <id in hex>.pmsym: every answer

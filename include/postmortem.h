@@ -55,6 +55,18 @@ typedef struct pm_frame {
 /* Capture: install a crash handler in this process                          */
 /* ------------------------------------------------------------------------ */
 
+/* Where the handler's time went, in nanoseconds (CLOCK_MONOTONIC), for tuning and
+ * benchmarks.  The time before the handler ran (the kernel's signal delivery) is in none. */
+typedef struct pm_crash_phases {
+	uint64_t freeze;          /* stopping the other threads */
+	uint64_t images;          /* /proc/self/maps and each image's ELF headers */
+	uint64_t threads;         /* each thread's name, registers and stack walk */
+	uint64_t symbols;         /* naming the frames */
+	uint64_t write;           /* rendering and writing the .crash and the .json */
+	uint64_t fsync;           /* every fsync: the files' and the reports directory's */
+	uint64_t minidump;        /* rendering and writing the .dmp (0 when turned off) */
+} pm_crash_phases;
+
 /* What the crash callback is told.  Strings point into preallocated storage. */
 typedef struct pm_crash_info {
 	int signal;               /* the fatal signal */
@@ -63,6 +75,7 @@ typedef struct pm_crash_info {
 	const char *crash_path;   /* <reports_dir>/pending/<id>.crash */
 	const char *json_path;    /* <reports_dir>/pending/<id>.json */
 	bool written;             /* both files were written and renamed into place */
+	pm_crash_phases phases;
 } pm_crash_info;
 
 /* Called in the signal handler after the report is written: must be AS-safe. */

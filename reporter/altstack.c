@@ -46,6 +46,7 @@ free_stack(void *p)
 	/* Only disable it if it is still ours (not replaced by the app). */
 	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pm_altstack_size()))
 		sigaltstack(&off, NULL);
+	pm_altstack_known_remove(pm_sys_gettid());
 	munmap(s->map, s->size);
 	munmap(s, sizeof *s);
 }
@@ -99,7 +100,7 @@ pm_altstack_broadcast(int sig, unsigned timeout_ms)
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0 && tid != self && pm_sys_tgkill(pid, tid, sig) == 0)
+		if (tid > 0 && tid != self && !pm_altstack_is_known(tid) && pm_sys_tgkill(pid, tid, sig) == 0)
 			sent++;
 	}
 	closedir(d);

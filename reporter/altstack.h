@@ -7,7 +7,9 @@
  *   - the thread calling pm_install gets one directly;
  *   - threads that already exist get one through a setup signal whose
  *     handler runs on each of them (pm_altstack_broadcast; the handler's
- *     part is the crash path's as_altstack.c);
+ *     part is the crash path's as_altstack.c), unless they are known to
+ *     hold one already (from an earlier install, or started through our
+ *     pthread_create: as_altstack_known.c);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
  * A pthread key frees the stack of a thread started or installed from when

@@ -26,8 +26,10 @@ pm_as_altstack_make(pm_as_stack **made)
 {
 	stack_t cur;
 	*made = NULL;
-	if (pm_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE))
+	if (pm_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+		pm_altstack_known_add(pm_sys_gettid());
 		return true; /* the thread has one (ours or the app's) */
+	}
 	if (!stack_size)
 		return false;
 	pm_as_stack *s = pm_sys_map(sizeof *s, 0);
@@ -49,6 +51,7 @@ pm_as_altstack_make(pm_as_stack **made)
 		return false;
 	}
 	*made = s;
+	pm_altstack_known_add(pm_sys_gettid());
 	return true;
 }
 

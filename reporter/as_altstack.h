@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* A stack we made: its mapping, a guard page and the stack above it. */
 typedef struct pm_as_stack {
@@ -27,5 +28,10 @@ bool pm_as_altstack_make(pm_as_stack **made);
  * never freed: no thread-exit hook can be registered from a handler. */
 void pm_as_altstack_on_setup(void *uctx);
 int *pm_as_altstack_answers(void);
+
+/* Threads known to hold an alternate stack (as_altstack_known.c). */
+void pm_altstack_known_add(pid_t tid);
+void pm_altstack_known_remove(pid_t tid);
+bool pm_altstack_is_known(pid_t tid);
 
 #endif

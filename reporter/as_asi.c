@@ -1,11 +1,13 @@
 /*
  * as_asi.c — AS-SAFE: Application Specific Information, the crash in the
- * app's own words: the app's crash message (pm_set_crash_message), then
- * glibc's last assert/abort message (docs/text-format.md).
+ * app's own words: the app's crash message (pm_set_crash_message), the
+ * uncaught C++ exception (as_cxx_exception.c), then glibc's last
+ * assert/abort message (docs/text-format.md).
  */
 #include "as_asi.h"
 
 #include "as_context.h"
+#include "as_cxx_exception.h"
 #include "as_mem.h"
 
 enum {
@@ -59,7 +61,7 @@ add_lines(pm_report *r, const char **lines, uint32_t cap, const char *text, size
 }
 
 void
-pm_as_fill_asi(pm_report *r, const pm_facts *f, char *scratch, size_t scratch_cap)
+pm_as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap)
 {
 	const char **lines = pm_arena_alloc(&r->arena, MAX_ASI_LINES * sizeof *lines, _Alignof(const char *));
 	if (!lines)
@@ -67,6 +69,7 @@ pm_as_fill_asi(pm_report *r, const pm_facts *f, char *scratch, size_t scratch_ca
 	r->exception.asi = lines;
 	r->exception.asi_count = 0;
 	add_lines(r, lines, MAX_ASI_LINES, scratch, pm_as_context_message(scratch, scratch_cap));
+	add_lines(r, lines, MAX_ASI_LINES, scratch, pm_as_cxx_exception_text(r, tid, scratch, scratch_cap));
 	uint64_t msg_ptr = 0;
 	if (f->abort_msg_var && pm_as_mem_read(&msg_ptr, f->abort_msg_var, sizeof msg_ptr) && msg_ptr) {
 		size_t cap = scratch_cap < MAX_ABORT_MSG ? scratch_cap : MAX_ABORT_MSG;

@@ -5,11 +5,13 @@
 #define PM_REPORTER_AS_ASI_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "state.h"
 
-/* Fill r->exception.asi from what the process said before dying (glibc's
+/* Fill r->exception.asi from what the process said before dying (the app's
+ * crash message, the uncaught C++ exception thread tid died of, glibc's
  * assert/abort message), through `scratch`. */
-void pm_as_fill_asi(pm_report *r, const pm_facts *f, char *scratch, size_t scratch_cap);
+void pm_as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap);
 
 #endif

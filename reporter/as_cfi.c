@@ -58,8 +58,8 @@ recover(const pm_mem *mem, const pm_cpu *cpu, unsigned n, const pm_cfi_rule *rul
 	return false;
 }
 
-static pm_cfi_result
-apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu)
+pm_cfi_result
+pm_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu)
 {
 	pm_cpu caller = { .valid = 0, .signal_frame = cie->signal };
 	uint64_t cfa;
@@ -95,10 +95,9 @@ pm_as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu)
 	pm_cfi_result r;
 	if (eh_frame_hdr == 0 || cpu->pc == 0)
 		return PM_CFI_NOINFO;
-	/* A return address may be one past a noreturn call at the very end of its function. */
-	uint64_t pc = cpu->signal_frame ? cpu->pc : cpu->pc - 1;
+	uint64_t pc = pm_cfi_lookup_pc(cpu);
 	if ((r = pm_cfi_find(mem, eh_frame_hdr, pc, &fde)) != PM_CFI_OK ||
 	    (r = pm_cfi_run(mem, &fde, pc, &row)) != PM_CFI_OK)
 		return r;
-	return apply(mem, &fde.cie, &row, cpu);
+	return pm_cfi_apply(mem, &fde.cie, &row, cpu);
 }

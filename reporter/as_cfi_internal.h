@@ -221,6 +221,16 @@ typedef struct pm_cfi_row {
 
 /* Run the CIE's and the FDE's instructions up to pc into row. */
 pm_cfi_result pm_cfi_run(const pm_mem *mem, const pm_cfi_fde *fde, uint64_t pc, pm_cfi_row *row);
+/* Replace *cpu by the caller's registers the row gives (*cpu untouched unless PM_CFI_OK). */
+pm_cfi_result pm_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu);
+
+/* The pc the FDE and the row are looked up at: a return address may be one past
+ * a noreturn call at the very end of its function, a signal frame's pc is exact. */
+static inline uint64_t
+pm_cfi_lookup_pc(const pm_cpu *cpu)
+{
+	return cpu->signal_frame ? cpu->pc : cpu->pc - 1;
+}
 
 /* Evaluate the expression [addr, addr + len) with registers of cpu; push *initial first
  * unless it is NULL.  False on anything unsupported, malformed or unreadable. */

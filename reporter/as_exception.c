@@ -89,8 +89,18 @@ sender_description(pm_arena *a, const char *call, const char *name, const siginf
 	return pm_arena_strndup(a, buf, o.len);
 }
 
+/* A fault signal the process sent itself: what a handler that ran before ours (installed
+ * after postmortem: Python's faulthandler, a language runtime) does with the original
+ * fault once it is done with it.  That fault's address only that handler saw. */
+static bool
+reraised_fault(int sig, const siginfo_t *info)
+{
+	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) &&
+	       sending_call(info->si_code) != NULL;
+}
+
 static void
-fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, const siginfo_t *info)
+fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const siginfo_t *info)
 {
 	pid_t self = getpid();
 	if (from_kernel(info)) {
@@ -101,6 +111,10 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, const siginfo_t
 	e->terminating_pid = info->si_pid;
 	if (info->si_pid == self) {
 		e->terminating_process = f->exe_name;
+		if (reraised_fault(sig, info))
+			e->term_description = "Re-raised by the process itself, not a fault it made here: another "
+			                      "signal handler, installed after postmortem's, saw the original "
+			                      "fault first (its address is not known)";
 		return;
 	}
 	e->terminating_process = pm_as_proc_name(a, "/proc/", info->si_pid);
@@ -140,5 +154,5 @@ pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *
 	e->has_term_code = true;
 	e->term_code = (uint64_t)sig;
 	e->term_indicator = indicator(a, s, sig);
-	fill_terminator(e, a, f, info);
+	fill_terminator(e, a, f, sig, info);
 }

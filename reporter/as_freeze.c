@@ -4,7 +4,7 @@
  *   pm_as_freeze()            reporting thread
  *     list_tasks()            getdents64 on /proc/self/task
  *     ask()                   claim a slot, tgkill(freeze signal)
- *     wait_for_answers()      poll slots until all answered or the timeout
+ *     wait_for_answers()      sleep until the last answer, a stall or the timeout
  *   pm_as_on_freeze()         every other thread, in its freeze handler
  *     copy mcontext into its slot, mark it captured, park
  *
@@ -19,6 +19,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -135,16 +136,19 @@ list_tasks(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 	return n;
 }
 
-static void
-ask(pid_t self, pid_t tid)
+/* True when the thread was sent the freeze signal (and will answer unless it blocks it). */
+static bool
+ask(pid_t pid, pid_t self, pid_t tid)
 {
 	pm_slot *s = pm_as_slot_claim(tid);
 	int empty = SLOT_EMPTY;
 	/* A thread that crashed too may have filled its slot already: leave it. */
 	if (!s || tid == self || !atomic_compare_exchange_strong(&s->state, &empty, SLOT_ASKED))
-		return;
-	if (pm_sys_tgkill(getpid(), tid, pm_g.freeze_signal) < 0)
-		atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
+		return false;
+	if (pm_sys_tgkill(pid, tid, pm_g.freeze_signal) == 0)
+		return true;
+	atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
+	return false;
 }
 
 static bool
@@ -199,35 +203,56 @@ blocks_signal(pid_t tid, int sig)
 	       mask_has(pm_g.scratch, end, "SigBlk:", 7, sig);
 }
 
-/* Stop waiting for threads that block the freeze signal: they cannot answer. */
-static void
+/* Stop waiting for threads that block the freeze signal: they cannot answer.
+ * Returns how many were given up on. */
+static int
 give_up_on_blocked(const pid_t *tids, size_t n)
 {
+	int given_up = 0;
 	for (size_t i = 0; i < n; i++) {
 		pm_slot *s = pm_as_slot_find(tids[i]);
 		int asked = SLOT_ASKED;
-		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(tids[i], pm_g.freeze_signal))
-			atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED);
+		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(tids[i], pm_g.freeze_signal) &&
+		    atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED))
+			given_up++;
 	}
+	return given_up;
 }
 
+/*
+ * Sleep on the answer count until `asked` threads have answered or been given
+ * up on: the last answer wakes us (pm_as_on_freeze).  While answers keep
+ * coming, threads are still being scheduled; only after grace_ns without one
+ * are the silent ones checked for a blocked signal (a /proc read each), and
+ * again every recheck_ns (a thread still runnable now may go to sleep
+ * blocking it).
+ */
 static void
-wait_for_answers(const pid_t *tids, size_t n)
+wait_for_answers(const pid_t *tids, size_t n, int asked)
 {
-	/* Most threads answer within a few scheduler ticks; the ones still
-	 * silent then are checked for a blocked signal, and again every few
-	 * ticks (a thread still runnable now may go to sleep blocking it). */
 	static const uint64_t grace_ns = 2000000, recheck_ns = 10000000;
-	uint64_t start = pm_sys_now_ns();
-	uint64_t deadline = start + (uint64_t)pm_g.freeze_timeout_ms * 1000000u;
-	uint64_t next_check = start + grace_ns;
-	while (!all_answered(tids, n) && pm_sys_now_ns() < deadline) {
-		if (pm_sys_now_ns() >= next_check) {
-			give_up_on_blocked(tids, n);
-			next_check = pm_sys_now_ns() + recheck_ns;
-			continue;
+	uint64_t now = pm_sys_now_ns();
+	uint64_t deadline = now + (uint64_t)pm_g.freeze_timeout_ms * 1000000u, next_check = now + grace_ns;
+	int blocked = 0, seen = 0;
+	while (now < deadline) {
+		int got = __atomic_load_n(&pm_g.answers, __ATOMIC_ACQUIRE);
+		/* The count misses a thread that crashed too (it fills its slot
+		 * itself): at a stall the slots decide. */
+		if ((got + blocked >= asked || now >= next_check) && all_answered(tids, n))
+			return;
+		if (got != seen) {
+			seen = got;
+			next_check = now + grace_ns;
 		}
-		pm_sys_sleep_ns(100000);
+		if (now >= next_check) {
+			blocked += give_up_on_blocked(tids, n);
+			next_check = pm_sys_now_ns() + recheck_ns;
+		} else {
+			__atomic_store_n(&pm_g.answers_wanted, asked - blocked, __ATOMIC_RELEASE);
+			uint64_t until = next_check < deadline ? next_check : deadline;
+			pm_sys_futex_wait(&pm_g.answers, got, until - now);
+		}
+		now = pm_sys_now_ns();
 	}
 }
 
@@ -236,9 +261,14 @@ pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 {
 	*truncated = false;
 	size_t n = list_tasks(self, tids, cap, truncated);
+	pid_t pid = getpid();
+	int asked = 0;
+	/* No answer wakes us before all are asked. */
+	__atomic_store_n(&pm_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&pm_g.answers, 0, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < n; i++)
-		ask(self, tids[i]);
-	wait_for_answers(tids, n);
+		asked += ask(pid, self, tids[i]);
+	wait_for_answers(tids, n, asked);
 	return n;
 }
 
@@ -279,6 +309,7 @@ pm_as_reset_slots(void)
 		atomic_store(&pm_g.slots[i].state, SLOT_EMPTY);
 		atomic_store(&pm_g.slots[i].tid, 0);
 		pm_g.slots[i].signal = 0;
+		pm_g.slots[i].name[0] = '\0';
 	}
 }
 
@@ -296,9 +327,16 @@ pm_as_on_freeze(int sig, siginfo_t *info, void *uctx)
 	s = s && atomic_load(&s->state) == SLOT_ASKED ? s : NULL;
 	if (s) {
 		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
+		/* One prctl here spares the reporting thread an open, read and close of its comm file. */
+		pm_sys_thread_name(s->name);
 		/* The slot may have been reset meanwhile (a snapshot gave up on us). */
-		if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_CAPTURED))
+		if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_CAPTURED)) {
+			/* The last answer wakes the reporting thread (wait_for_answers). */
+			if (__atomic_add_fetch(&pm_g.answers, 1, __ATOMIC_ACQ_REL) >=
+			    __atomic_load_n(&pm_g.answers_wanted, __ATOMIC_ACQUIRE))
+				pm_sys_futex_wake(&pm_g.answers);
 			pm_as_park(generation, 0);
+		}
 	}
 	errno = saved;
 }

@@ -34,6 +34,7 @@
 #include "as_asi.h"
 #include "as_capture.h"
 #include "as_context.h"
+#include "as_cxx_exception.h"
 #include "as_fds.h"
 #include "as_freeze.h"
 #include "as_report.h"
@@ -146,7 +147,8 @@ report(pid_t tid, const struct timespec *now)
 	pm_as_spares_free();
 	pm_as_capture(tid, &pm_g.crash_mc, true, now);
 	pm_as_fill_exception(&pm_g.report, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
-	pm_as_fill_asi(&pm_g.report, &pm_g.facts, pm_g.scratch, pm_g.scratch_cap);
+	pm_as_fill_asi(&pm_g.report, &pm_g.facts, tid, pm_g.scratch, pm_g.scratch_cap);
+	pm_as_fill_last_exception(&pm_g.report, &pm_g.images, tid);
 	pm_as_fill_context(&pm_g.report, pm_g.facts.tz_min, pm_g.scratch, pm_g.scratch_cap);
 	pm_as_capture_symbols();
 	pm_g.written = pm_as_write_report(&pm_g.report);
@@ -166,6 +168,7 @@ notify(bool written)
 		.crash_path = pm_g.crash_path,
 		.json_path = pm_g.json_path,
 		.written = written,
+		.phases = pm_g.phases,
 	};
 	pm_g.on_crash(&info, pm_g.on_crash_ctx);
 }

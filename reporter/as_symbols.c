@@ -4,9 +4,11 @@
  * that fits, and name the frames by binary search in it.
  *
  * Memory: only the mapping symbols_setup.c reserved at install.  A table
- * costs its string table plus 16 bytes per function: libc with libc6-dbg's
- * .symtab about 240 KiB, its .dynsym about 80 KiB.  An image whose table
- * does not fit falls back to the next source (see pm_as_symbols_load).
+ * costs its string table plus 16 bytes per kept function: only the symbols
+ * that may be the nearest below one of the image's frame addresses are kept
+ * (pm_symtab_add), so the sort at the end is small even for libc6-dbg's
+ * .symtab.  An image whose table does not fit falls back to the next source
+ * (see pm_as_symbols_load).
  * Names are copied into the report's arena once per symbol and image, as
  * long as the copy cache remembers them (many threads wait in the same few
  * functions).
@@ -107,10 +109,43 @@ name_frames(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_
 	}
 }
 
+/* The addresses the frames in image ai look up, sorted and distinct, into
+ * s->want; without room for them, s->want stays empty (every symbol is kept). */
+static void
+collect_wanted(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai)
+{
+	pm_sym *pcs = s->want_pcs;
+	size_t n = 0;
+	s->want = (pm_sym_want){ 0 };
+	for (uint64_t k = 0; k <= r->thread_count; k++) {
+		uint32_t count;
+		const pm_frame *f = frame_list(r, k, &count);
+		for (uint32_t i = 0; i < count; i++) {
+			if (image_to_name(im, &f[i], i) != ai)
+				continue;
+			uint64_t pc = pm_frame_lookup_address(&f[i], i);
+			if (n > 0 && pcs[n - 1].start == pc)
+				continue;
+			if (n == s->want_cap)
+				return;
+			pcs[n++] = (pm_sym){ .start = pc };
+		}
+	}
+	pm_symtab_sort(pcs, n);
+	size_t distinct = 0;
+	for (size_t i = 0; i < n; i++)
+		if (distinct == 0 || pcs[distinct - 1].start != pcs[i].start)
+			pcs[distinct++] = pcs[i];
+	s->want = (pm_sym_want){ .pcs = pcs, .kept = s->want_kept, .count = distinct };
+}
+
 static void
 name_image(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, const pm_mem *mem)
 {
-	if (ai->model_index >= r->image_count || !pm_as_symbols_load(s, &r->images[ai->model_index], ai, mem))
+	if (ai->model_index >= r->image_count)
+		return;
+	collect_wanted(s, r, im, ai);
+	if (!pm_as_symbols_load(s, &r->images[ai->model_index], ai, mem))
 		return;
 	memset(s->copies, 0, sizeof s->copies);
 	for (uint64_t k = 0; k <= r->thread_count; k++) {
@@ -120,17 +155,34 @@ name_image(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_i
 	}
 }
 
+/* The working memory: a flag per image, room for the wanted addresses of the
+ * frames (at most a quarter of it), then the area for one table. */
+static bool
+lay_out(pm_as_symbols *s, pm_report *r, size_t images)
+{
+	size_t flag_bytes = (images + 63) & ~(size_t)63;
+	if (flag_bytes > s->work_size)
+		return false;
+	uint64_t frames = r->leb_count;
+	for (uint64_t k = 0; k < r->thread_count; k++)
+		frames += r->threads[k].frame_count;
+	size_t per = sizeof(pm_sym) + sizeof(uint64_t), fit = (s->work_size - flag_bytes) / 4 / per;
+	s->want_cap = frames < fit ? (size_t)frames : fit;
+	s->want_pcs = (pm_sym *)(void *)(s->work + flag_bytes);
+	s->want_kept = (uint64_t *)(void *)(s->work + flag_bytes + s->want_cap * sizeof(pm_sym));
+	s->area = s->work + flag_bytes + s->want_cap * per;
+	s->area_size = s->work_size - flag_bytes - s->want_cap * per;
+	return true;
+}
+
 void
 pm_as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem)
 {
-	size_t flag_bytes = im ? (im->count + 63) & ~(size_t)63 : 0;
-	if (!s || !r || !im || !mem || flag_bytes > s->work_size)
+	if (!s || !r || !im || !mem || !lay_out(s, r, im->count))
 		return;
 	int saved_errno = errno;
 	uint8_t *wanted = (uint8_t *)s->work;
 	memset(wanted, 0, im->count);
-	s->area = s->work + flag_bytes;
-	s->area_size = s->work_size - flag_bytes;
 	for (uint64_t k = 0; k <= r->thread_count; k++) {
 		uint32_t n;
 		const pm_frame *f = frame_list(r, k, &n);

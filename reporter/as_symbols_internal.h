@@ -3,8 +3,10 @@
  * shared by its files and its tests.
  *
  * The working memory reserved at install starts with one flag per image (a
- * frame needs its names); the rest is the area where one image at a time
- * gets a table of its function symbols:
+ * frame needs its names), then room for the addresses one image's frames look
+ * up (pm_sym_want, at most a quarter of it); the rest is the area where one
+ * image at a time gets a table of the function symbols that may name those
+ * addresses (every function symbol when they did not fit):
  *
  *     area: [ string table, NUL-terminated | pm_sym entries ...... ]
  *
@@ -44,6 +46,16 @@ typedef struct pm_sym {
 	unsigned local : 1;  /* STB_LOCAL: an exported alias at the same address wins */
 } pm_sym;
 
+/* The addresses one image's table is built for: sorted, distinct (in pcs[].start:
+ * pm_sym entries so that the table's sort orders them), and per address the
+ * greatest symbol start kept so far among the symbols whose first wanted address
+ * at or after their start it is (see pm_symtab_add). */
+typedef struct pm_sym_want {
+	pm_sym *pcs;
+	uint64_t *kept;
+	size_t count;
+} pm_sym_want;
+
 typedef struct pm_symtab {
 	char *names;         /* string table, with a NUL after names_len bytes */
 	size_t names_len;
@@ -52,6 +64,7 @@ typedef struct pm_symtab {
 	uint64_t lo, hi;     /* the image's runtime span: symbols outside it are dropped */
 	uint64_t bias;       /* runtime address - link-time address */
 	bool truncated;      /* symbols were dropped for want of room */
+	const pm_sym_want *want; /* NULL: keep every function (a table for any address) */
 } pm_symtab;
 
 /* The read buffer, typed for what goes through it. */
@@ -73,6 +86,10 @@ struct pm_as_symbols {
 	char *area;          /* the part of it a table may take (see the top of this file) */
 	size_t area_size;
 	pm_symtab table;     /* the image being named */
+	pm_sym_want want;    /* what its frames look up (pcs NULL when they did not fit) */
+	pm_sym *want_pcs;    /* room for want_cap addresses, in the working memory */
+	uint64_t *want_kept;
+	size_t want_cap;
 	pm_sym_copy copies[PM_SYM_COPY_CACHE];
 	char debug_path[PM_SYM_DEBUG_PATH_MAX];
 	pm_sym_chunk chunk;
@@ -80,8 +97,9 @@ struct pm_as_symbols {
 
 /* --- the table (as_symtab.c) --- */
 
-/* Empty table for image `ai`, with no room yet. */
-void pm_symtab_reset(pm_symtab *t, const pm_as_image *ai);
+/* Empty table for image `ai`, with no room yet, that keeps only the symbols
+ * that may name an address of `want` (NULL: every symbol). */
+void pm_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want);
 /* Lay the table out over [area, area + size): names_len bytes of strings
  * (plus a NUL) then entries.  False when the strings alone do not fit. */
 bool pm_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len);
@@ -94,6 +112,8 @@ typedef bool pm_sym_reader(const void *ctx, uint64_t at, Elf64_Sym *dst, size_t 
  * that fails marks the table truncated.  True when some symbol was kept. */
 bool pm_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
                     const void *ctx);
+/* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
+void pm_symtab_sort(pm_sym *v, size_t n);
 /* Sort by address and fold aliases into one entry (see as_symtab.c). */
 void pm_symtab_finish(pm_symtab *t);
 /* The symbol whose extent holds addr, or NULL.  Binary search. */

@@ -29,9 +29,11 @@
 _Static_assert(sizeof(pm_sym) == 16, "pm_sym is meant to stay 16 bytes");
 
 void
-pm_symtab_reset(pm_symtab *t, const pm_as_image *ai)
+pm_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want)
 {
-	*t = (pm_symtab){ .lo = ai->start, .hi = ai->end, .bias = ai->bias };
+	*t = (pm_symtab){ .lo = ai->start, .hi = ai->end, .bias = ai->bias, .want = want && want->pcs ? want : NULL };
+	if (t->want)
+		memset(want->kept, 0, want->count * sizeof *want->kept);
 }
 
 bool
@@ -52,12 +54,46 @@ pm_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len)
 }
 
 static bool
-is_function(const pm_symtab *t, const Elf64_Sym *y)
+is_function(const Elf64_Sym *y)
 {
 	unsigned type = ELF64_ST_TYPE(y->st_info);
 	return (type == STT_FUNC || type == STT_GNU_IFUNC) && y->st_shndx != SHN_UNDEF &&
-	       y->st_shndx != SHN_ABS && y->st_size > 0 && y->st_name < t->names_len &&
-	       t->names[y->st_name] != '\0';
+	       y->st_shndx != SHN_ABS && y->st_size > 0;
+}
+
+/* Looked at last: the string table is large, and a symbol's name anywhere in it. */
+static bool
+is_named(const pm_symtab *t, const Elf64_Sym *y)
+{
+	return y->st_name < t->names_len && t->names[y->st_name] != '\0';
+}
+
+/*
+ * Can a symbol starting here be the nearest one at or below a wanted address?
+ * Of the symbols whose first wanted address at or after their start is the
+ * same, only the greatest start can: one below the greatest seen so far is
+ * dropped.  One kept that a greater start later outdoes stays in the table,
+ * unused (a lookup takes the nearest start), so a lookup of a wanted address
+ * finds exactly what it would in the table of every symbol, aliases included.
+ * *at is the place of that first wanted address, where the caller records
+ * the start of a symbol it keeps.
+ */
+static bool
+may_name_wanted(const pm_symtab *t, uint64_t start, size_t *at)
+{
+	const pm_sym_want *w = t->want;
+	if (!w)
+		return true;
+	size_t lo = 0, hi = w->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (w->pcs[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < w->count && start >= w->kept[lo];
 }
 
 bool
@@ -65,11 +101,14 @@ pm_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const Elf64_Sym *y = &syms[i];
-		if (!is_function(t, y))
+		if (!is_function(y))
 			continue;
 		uint64_t start = y->st_value + t->bias;
-		if (start < t->lo || start >= t->hi)
+		size_t at = 0;
+		if (start < t->lo || start >= t->hi || !may_name_wanted(t, start, &at) || !is_named(t, y))
 			continue;
+		if (t->want)
+			t->want->kept[at] = start;
 		if (t->count == t->cap) {
 			t->truncated = true;
 			return false;
@@ -163,9 +202,8 @@ sift_down(pm_sym *v, size_t root, size_t n)
 	}
 }
 
-/* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
-static void
-sort_by_start(pm_sym *v, size_t n)
+void
+pm_symtab_sort(pm_sym *v, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(v, i, n);
@@ -197,7 +235,7 @@ fold_aliases(pm_symtab *t)
 void
 pm_symtab_finish(pm_symtab *t)
 {
-	sort_by_start(t->syms, t->count);
+	pm_symtab_sort(t->syms, t->count);
 	fold_aliases(t);
 }
 

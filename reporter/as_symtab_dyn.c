@@ -113,7 +113,7 @@ pm_symtab_from_dynamic(pm_as_symbols *s, const pm_image *img, const pm_as_image 
 	(void)img;
 	pm_symtab *t = &s->table;
 	dyn_tables d;
-	pm_symtab_reset(t, ai);
+	pm_symtab_reset(t, ai, &s->want);
 	if (!read_dynamic(mem, ai, &d))
 		return false;
 	uint64_t count = d.hash ? count_from_hash(mem, d.hash) : count_from_gnu_hash(s, mem, d.gnu_hash);

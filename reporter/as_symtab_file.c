@@ -152,7 +152,7 @@ load_symtab(pm_as_symbols *s, int fd, const pm_image *img)
 static bool
 from_file(pm_as_symbols *s, const char *path, const pm_image *img, const pm_as_image *ai)
 {
-	pm_symtab_reset(&s->table, ai);
+	pm_symtab_reset(&s->table, ai, &s->want);
 	if (img->build_id_len == 0)
 		return false;
 	int fd = pm_as_open_ro(path);

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
+
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -128,4 +130,21 @@ long
 pm_sys_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	return raw(SYS_sigaltstack, L(ss), L(old), 0, 0, 0, 0);
+}
+
+void
+pm_sys_thread_name(char name[16])
+{
+	name[0] = '\0';
+	if (raw(SYS_prctl, PR_GET_NAME, L(name), 0, 0, 0, 0) != 0)
+		name[0] = '\0';
+	name[15] = '\0';
+}
+
+uint64_t
+pm_sys_lap_ns(uint64_t *since)
+{
+	uint64_t now = pm_sys_now_ns(), d = now - *since;
+	*since = now;
+	return d;
 }

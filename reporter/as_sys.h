@@ -24,6 +24,9 @@ long pm_sys_getcpu(unsigned *cpu);
 long pm_sys_getrandom(void *buf, size_t n);
 /* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
 void pm_sys_sleep_ns(uint64_t ns);
+/* The calling thread's name (prctl PR_GET_NAME: what /proc/.../comm shows), NUL-terminated
+ * in 16 bytes; an empty string when it cannot be had. */
+void pm_sys_thread_name(char name[16]);
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t pm_sys_now_ns(void);
 /* Anonymous private read-write memory (flags added to MAP_PRIVATE | MAP_ANONYMOUS); NULL when refused. */
@@ -31,5 +34,7 @@ void *pm_sys_map(size_t n, int flags);
 long pm_sys_unmap(void *p, size_t n);
 long pm_sys_protect(void *p, size_t n, int prot);
 long pm_sys_sigaltstack(const stack_t *ss, stack_t *old);
+/* Nanoseconds from *since to now; *since moves to now (one phase after another). */
+uint64_t pm_sys_lap_ns(uint64_t *since);
 
 #endif

@@ -36,7 +36,7 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 static void
 walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
 {
-	pm_unwind_env env = { .mem = pm_g.mem, .images = &pm_g.images };
+	pm_unwind_env env = { .mem = pm_g.mem, .images = &pm_g.images, .cfi_cache = pm_g.cfi_cache };
 	pm_cpu cpu;
 	const char *stop;
 	pm_arch_cpu_from_mcontext(mc, &cpu);
@@ -68,20 +68,25 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 	}
 }
 
-/* The context a thread stopped in, or NULL when it did not answer. */
+/* The context a thread stopped in, or NULL when it did not answer; in name,
+ * the name it told (empty when it did not). */
 static const mcontext_t *
-context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, bool *blocked)
+context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, bool *blocked, char name[16])
 {
 	*also_crashed = 0;
 	*blocked = false;
-	if (tid == self)
+	name[0] = '\0';
+	if (tid == self) {
+		pm_sys_thread_name(name);
 		return self_mc;
+	}
 	pm_slot *s = pm_as_slot_find(tid);
 	int state = s ? atomic_load(&s->state) : SLOT_EMPTY;
 	*blocked = state == SLOT_BLOCKED;
 	if (state != SLOT_CAPTURED)
 		return NULL;
 	*also_crashed = s->signal;
+	memcpy(name, s->name, 16);
 	return &s->mc;
 }
 
@@ -96,10 +101,11 @@ pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const 
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
 		bool blocked;
-		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked);
+		char name[16];
+		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked, name);
 		t->id = (uint64_t)tids[i];
 		t->number = (uint32_t)i;
-		t->name = pm_as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
+		t->name = name[0] ? pm_arena_strdup(&r->arena, name) : pm_as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
 		t->crashed = self_crashed && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;

@@ -13,7 +13,7 @@
 
 #include <sys/mman.h>
 
-#include "as_cfi.h"
+#include "as_cfi_cache.h"
 
 enum { STEP_OK, STEP_NOINFO, STEP_END };
 
@@ -37,7 +37,7 @@ step_cfi(const pm_unwind_env *env, pm_cpu *cpu)
 	if (!im || !im->eh_frame_hdr)
 		return STEP_NOINFO;
 	pm_cpu next = *cpu;
-	if (pm_as_cfi_step(&env->mem, im->eh_frame_hdr, &next) != PM_CFI_OK)
+	if (pm_as_cfi_step_cached(env->cfi_cache, &env->mem, im->eh_frame_hdr, &next) != PM_CFI_OK)
 		return STEP_NOINFO;
 	if (next.pc == 0 && !(next.valid & (1ull << PM_DWARF_RA)))
 		return STEP_END; /* return address undefined: the outermost frame */

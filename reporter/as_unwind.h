@@ -21,6 +21,7 @@
 typedef struct pm_unwind_env {
 	pm_mem mem;
 	const pm_as_images *images;
+	struct pm_cfi_cache *cfi_cache; /* rows already found in this capture; NULL: none */
 } pm_unwind_env;
 
 /*

@@ -16,10 +16,28 @@
 
 #include "as_fds.h"
 #include "as_minidump.h"
+#include "as_sys.h"
 #include "as_util.h"
 #include "out.h"
 
 typedef pm_err write_fn(const pm_report *r, pm_out *o);
+
+/* Every fsync is timed apart from the writing around it (pm_crash_phases). */
+static int
+timed_fsync(int fd)
+{
+	uint64_t t = pm_sys_now_ns();
+	int rc = fsync(fd);
+	pm_g.phases.fsync += pm_sys_lap_ns(&t);
+	return rc;
+}
+
+/* Nanoseconds since start, less the fsyncs since the fsync total was `fsyncs`. */
+static uint64_t
+without_fsyncs(uint64_t start, uint64_t fsyncs)
+{
+	return pm_sys_now_ns() - start - (pm_g.phases.fsync - fsyncs);
+}
 
 static void
 make_name(char *out, size_t cap, const char *lead, const char *id, const char *ext, const char *tail)
@@ -49,7 +67,7 @@ write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *fina
 		return false;
 	pm_out o;
 	pm_out_init_fd(&o, fd, pm_g.io_buf, pm_g.io_cap);
-	bool ok = fn(r, &o) == PM_OK && fsync(fd) == 0;
+	bool ok = fn(r, &o) == PM_OK && timed_fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (ok && renameat(dir, tmp, dir, name) == 0)
 		return true;
@@ -63,9 +81,11 @@ pm_as_write_minidump(const pm_report *r)
 	if (!pm_g.minidump)
 		return false;
 	int saved = errno;
+	uint64_t start = pm_sys_now_ns(), fsyncs = pm_g.phases.fsync;
 	int dir = pm_as_pending_fd();
 	bool ok = write_one(dir, r, pm_as_minidump, ".dmp", pm_g.minidump_path, sizeof pm_g.minidump_path);
-	fsync(dir);
+	timed_fsync(dir);
+	pm_g.phases.minidump = without_fsyncs(start, fsyncs);
 	errno = saved;
 	return ok;
 }
@@ -74,11 +94,13 @@ bool
 pm_as_write_report(pm_report *r)
 {
 	int saved = errno;
+	uint64_t start = pm_sys_now_ns(), fsyncs = pm_g.phases.fsync;
 	int dir = pm_as_pending_fd();
 	bool text = write_one(dir, r, pm_write_text, ".crash", pm_g.crash_path, sizeof pm_g.crash_path);
 	r->complete = true;
 	bool json = write_one(dir, r, pm_write_json, ".json", pm_g.json_path, sizeof pm_g.json_path);
-	fsync(dir);
+	timed_fsync(dir);
+	pm_g.phases.write = without_fsyncs(start, fsyncs);
 	errno = saved;
 	return text && json;
 }

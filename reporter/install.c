@@ -27,6 +27,7 @@
 
 #include "altstack.h"
 #include "arch.h"
+#include "as_cfi_cache.h"
 #include "as_control.h"
 #include "as_fds.h"
 #include "as_handler.h"
@@ -91,7 +92,7 @@ arena_bytes(void)
 {
 	size_t per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
 	return STRINGS_BYTES + (size_t)pm_g.max_threads * per_thread +
-	       (size_t)pm_g.max_threads * pm_g.max_frames * sizeof(pm_frame) + IMAGE_CAP * sizeof(pm_image);
+	       (size_t)pm_g.max_threads * pm_g.max_frames * sizeof(pm_frame);
 }
 
 /* Every piece the handler uses, in one place: run once to measure the
@@ -102,12 +103,14 @@ lay_out(carver *c)
 	pm_g.arena_mem = carve(c, pm_g.arena_size, 64);
 	pm_g.slots = carve(c, (size_t)pm_g.max_threads * 2 * sizeof(pm_slot), 64);
 	pm_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
+	pm_g.model_images = carve(c, IMAGE_CAP * sizeof(pm_image), 16);
 	pm_g.as_maps = carve(c, MAP_CAP * sizeof(pm_as_map), 16);
 	pm_g.io_buf = carve(c, IO_CAP, 64);
 	pm_g.scratch = carve(c, SCRATCH_CAP, 64);
 	pm_g.frame_tmp = carve(c, pm_g.max_frames * sizeof(pm_frame), 16);
 	pm_g.tids = carve(c, pm_g.max_threads * sizeof(pid_t), 16);
 	pm_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
+	pm_g.cfi_cache = carve(c, pm_cfi_cache_size(), 64);
 	pm_g.md_ranges = carve(c, pm_g.md_range_cap * sizeof(pm_md_range), 16);
 	return pm_g.md_ranges != NULL;
 }

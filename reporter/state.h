@@ -27,6 +27,7 @@ typedef struct pm_slot {
 	_Atomic int tid;          /* owner; claimed by CAS from 0 */
 	_Atomic int state;        /* SLOT_* */
 	int signal;               /* non-zero: the thread crashed too, with this signal */
+	char name[16];            /* its name, told by itself when it answered ("": ask /proc) */
 	mcontext_t mc;            /* registers when the thread stopped */
 } pm_slot;
 
@@ -89,6 +90,8 @@ typedef struct pm_state {
 	size_t arena_size;
 	pm_slot *slots;           /* max_threads, open addressing by tid */
 	pm_as_image *as_images;
+	pm_image *model_images;   /* image_cap: the report's images, outside the arena so that a
+	                             capture touches only the entries it fills (no zeroing) */
 	pm_as_map *as_maps;
 	size_t image_cap, map_cap;
 	char *io_buf;             /* writer buffer */
@@ -99,6 +102,7 @@ typedef struct pm_state {
 	pid_t *tids;              /* max_threads: the threads listed */
 	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
 	pm_mem_cache *mem_cache;  /* pages read during one capture */
+	struct pm_cfi_cache *cfi_cache; /* CFI rows found during one capture */
 	pm_mem mem;               /* the reader a capture uses (through mem_cache) */
 	struct pm_md_range *md_ranges; /* the minidump's memory ranges */
 	size_t md_range_cap;
@@ -110,11 +114,14 @@ typedef struct pm_state {
 	_Atomic int owner;        /* tid of the thread writing the report */
 	_Atomic int nesting;      /* faults taken by the owner inside the handler */
 	int release;              /* futex word, a generation: frozen threads go on when it changes */
+	int answers;              /* futex word: threads that answered the freeze signal */
+	int answers_wanted;       /* the answer that wakes the reporting thread (INT_MAX: none yet) */
 	int crash_signal;         /* 0 while no crash is being reported */
 	bool written;             /* the crash report is on disk */
 	siginfo_t crash_info;
 	mcontext_t crash_mc;
 	pm_report report;
+	pm_crash_phases phases;   /* of the capture under way, for the crash callback */
 	pm_as_images images;
 	char crash_path[PATH_MAX];
 	char json_path[PATH_MAX];

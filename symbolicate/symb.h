@@ -78,7 +78,7 @@ const char *pm_sy_string(pm_sy_strings *t, const char *s, bool demangle);
 const char *pm_sy_path(pm_sy_strings *t, const char *file, const char *dir);
 void pm_sy_strings_free(pm_sy_strings *t);
 
-/* malloc'd demangled C++ name, or NULL when s is not a mangled name. */
+/* malloc'd readable name (C++, Rust, D), or NULL when s is not a mangled name. */
 char *pm_sy_demangle(const char *s);
 
 /* ---- the image's own symbol table (symtab.c) --------------------------- */

@@ -336,5 +336,7 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 			ru.nomem = true;
 	free(wanted);
 	run_free(&ru);
+	if (!ru.nomem && pm_demangle_report(r) != PM_OK)
+		ru.nomem = true;
 	return ru.nomem || (r->arena.exhausted && !was_exhausted) ? PM_E_NOMEM : PM_OK;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_exports.py HEADER LIBRARY [SYMBOL...] — the shared library exports
 exactly the functions HEADER declares, plus the SYMBOLs named (libpostmortem:
-pthread_create, which it interposes)."""
+pthread_create and __cxa_throw, which it interposes)."""
 import re
 import subprocess
 import sys

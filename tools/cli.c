@@ -50,6 +50,16 @@ cli_usage_error(const char *cmd, const char *usage)
 	return PM_EXIT_USAGE;
 }
 
+const char **
+cli_debug_dirs(const char *cmd, int argc)
+{
+	/* At most every other argument is a directory. */
+	const char **dirs = calloc((size_t)argc, sizeof *dirs);
+	if (!dirs)
+		cli_error(cmd, "out of memory");
+	return dirs;
+}
+
 /* A device or FIFO is written in place: it is not ours to replace or remove. */
 static int
 write_in_place(const char *cmd, const pm_report *r, bool json, const char *out)

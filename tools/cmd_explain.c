@@ -7,7 +7,7 @@
 
 #include "commands.h"
 
-static const char usage_line[] = "explain [REPORT] [--dir D] [--json]";
+static const char usage_line[] = "explain [REPORT] [--dir D] [--json] [--debug-dir DIR]... [--no-symbolicate]";
 
 static void
 help(void)
@@ -18,39 +18,37 @@ help(void)
 	       "frames, the image the crash is in and whether it is the app or a library,\n"
 	       "and what a termination code such as 0x8badf00d means.  REPORT is a file,\n"
 	       "or a report id of the reports directory as 'postmortem list' shows it (or\n"
-	       "a unique beginning of one); without REPORT, the newest pending report.\n\n"
+	       "a unique beginning of one); without REPORT, the newest pending report.\n"
+	       "Frames are first symbolicated from the debug information found by build\n"
+	       "id (as 'postmortem symbolicate' does) and their names demangled; the\n"
+	       "first frame in your code skips the language runtime's own abort and\n"
+	       "panic path (libc abort/raise/assert, libstdc++'s terminate, Rust's panic).\n\n"
 	       "%s"
-	       "  -j, --json    print the diagnosis as a JSON object\n"
-	       "  -h, --help    show this help\n\n"
+	       "  -j, --json             print the diagnosis as a JSON object\n"
+	       "      --debug-dir DIR    also look for debug files in DIR (repeatable)\n"
+	       "  -n, --no-symbolicate   explain the frames as the report names them\n"
+	       "  -h, --help             show this help\n\n"
 	       "Exit status: 0 explained, 1 REPORT could not be found or read, 2 bad usage,\n"
 	       "3 output failed.\n",
 	       usage_line, cli_dir_help);
 }
 
-int
-cmd_explain(int argc, char **argv)
+/* Readable frames first: what the debug information says, names demangled. */
+static int
+readable(pm_report *r, const pm_symbolicate_options *opt, bool symbolicate)
 {
-	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'd' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 },
-	};
-	const char *dir = NULL;
-	bool json = false;
-	int c;
-	while ((c = getopt_long(argc, argv, "d:jh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd': dir = optarg; break;
-		case 'j': json = true; break;
-		case 'h': help(); return PM_EXIT_OK;
-		default: return cli_usage_error("explain", usage_line);
-		}
-	}
-	if (argc - optind > 1)
-		return cli_usage_error("explain", usage_line);
+	pm_err e = symbolicate ? pm_symbolicate(r, opt) : pm_demangle_report(r);
+	if (e == PM_OK)
+		return PM_EXIT_OK;
+	cli_error("explain", "%s", pm_strerror(e));
+	return PM_EXIT_FAIL;
+}
+
+static int
+explain(const char *dir, const char *arg, bool json, const pm_symbolicate_options *opt, bool symbolicate)
+{
 	char *path;
-	int rc = cli_report_path("explain", dir, argv[optind], &path);
+	int rc = cli_report_path("explain", dir, arg, &path);
 	if (rc != PM_EXIT_OK)
 		return rc;
 	pm_report r;
@@ -58,8 +56,11 @@ cmd_explain(int argc, char **argv)
 	free(path);
 	if (rc != PM_EXIT_OK)
 		return rc;
-	char *text = pm_explain(&r, json);
+	rc = readable(&r, opt, symbolicate);
+	char *text = rc == PM_EXIT_OK ? pm_explain(&r, json) : NULL;
 	pm_report_free(&r);
+	if (rc != PM_EXIT_OK)
+		return rc;
 	if (!text) {
 		cli_error("explain", "out of memory");
 		return PM_EXIT_FAIL;
@@ -71,4 +72,40 @@ cmd_explain(int argc, char **argv)
 		return PM_EXIT_IO;
 	}
 	return PM_EXIT_OK;
+}
+
+int
+cmd_explain(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'd' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "debug-dir", required_argument, NULL, 'g' },
+		{ "no-symbolicate", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 },
+	};
+	const char **dirs = cli_debug_dirs("explain", argc);
+	if (!dirs)
+		return PM_EXIT_FAIL;
+	pm_symbolicate_options opt = { .debug_dirs = dirs };
+	const char *dir = NULL;
+	bool json = false, symbolicate = true;
+	int c, rc = -1;
+	while (rc < 0 && (c = getopt_long(argc, argv, "d:jnh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': dir = optarg; break;
+		case 'j': json = true; break;
+		case 'g': dirs[opt.debug_dir_count++] = optarg; break;
+		case 'n': symbolicate = false; break;
+		case 'h': help(); rc = PM_EXIT_OK; break;
+		default: rc = cli_usage_error("explain", usage_line); break;
+		}
+	}
+	if (rc < 0 && argc - optind > 1)
+		rc = cli_usage_error("explain", usage_line);
+	if (rc < 0)
+		rc = explain(dir, argv[optind], json, &opt, symbolicate);
+	free(dirs);
+	return rc;
 }

@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -19,8 +20,10 @@ help(void)
 	       "Print a report of a reports directory as it is stored: its Apple-style\n"
 	       "text, or its JSON twin.  REPORT is the report's incident id as 'postmortem\n"
 	       "list' shows it, or a unique beginning of one; the report may be in any\n"
-	       "state.  For a partial or quarantined report, a note on standard error says\n"
-	       "so (and why).  REPORT may also be a file in any format postmortem reads.\n\n"
+	       "state.  For a partial or quarantined report, a note on standard error\n"
+	       "says so (and why).  C++, Rust and D names in the text are shown\n"
+	       "demangled; the JSON twin is printed as stored.  REPORT may also be a\n"
+	       "file in any format postmortem reads.\n\n"
 	       "%s"
 	       "  -j, --json    print the JSON twin instead of the text\n"
 	       "  -h, --help    show this help\n\n"
@@ -29,15 +32,66 @@ help(void)
 	       usage_line, cli_dir_help);
 }
 
+static int
+open_stored(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		cli_error("show", "cannot read %s: %s", path, strerror(errno));
+	return fd;
+}
+
+static int
+flushed(int rc)
+{
+	if (rc == PM_EXIT_OK && fflush(stdout) != 0)
+		rc = PM_EXIT_IO;
+	if (rc == PM_EXIT_IO)
+		cli_error("show", "cannot write the report");
+	return rc;
+}
+
+/* A stored .crash, line by line, with its mangled names demangled. */
+static int
+text_out(const char *path)
+{
+	int fd = open_stored(path);
+	FILE *in = fd < 0 ? NULL : fdopen(fd, "r");
+	if (!in) {
+		if (fd >= 0)
+			close(fd);
+		return PM_EXIT_FAIL;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = PM_EXIT_OK;
+	bool tty = isatty(STDOUT_FILENO), after_c2 = false;
+	while (rc == PM_EXIT_OK && (n = getline(&line, &cap, in)) > 0) {
+		/* A NUL inside a line would end it early: mask it like any control. */
+		if (tty || memchr(line, 0, (size_t)n))
+			cli_mask(line, (size_t)n, &after_c2);
+		char *plain = pm_demangle_text(line);
+		if (fputs(plain ? plain : line, stdout) == EOF)
+			rc = PM_EXIT_IO;
+		free(plain);
+	}
+	if (rc == PM_EXIT_OK && ferror(in)) {
+		cli_error("show", "cannot read %s: %s", path, strerror(errno));
+		rc = PM_EXIT_FAIL;
+	}
+	free(line);
+	fclose(in);
+	return flushed(rc);
+}
+
 /* Copy a stored file to standard output. */
 static int
 copy_out(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		cli_error("show", "cannot read %s: %s", path, strerror(errno));
+	int fd = open_stored(path);
+	if (fd < 0)
 		return PM_EXIT_FAIL;
-	}
 	char buf[1 << 16];
 	ssize_t n;
 	int rc = PM_EXIT_OK;
@@ -56,11 +110,7 @@ copy_out(const char *path)
 		}
 	}
 	close(fd);
-	if (rc == PM_EXIT_OK && fflush(stdout) != 0)
-		rc = PM_EXIT_IO;
-	if (rc == PM_EXIT_IO)
-		cli_error("show", "cannot write the report");
-	return rc;
+	return flushed(rc);
 }
 
 /* A file outside the store is shown as the text or twin it renders to. */
@@ -71,7 +121,12 @@ show_file(const char *path, bool json)
 	int rc = cli_load("show", path, &r);
 	if (rc != PM_EXIT_OK)
 		return rc;
-	rc = cli_write_report("show", &r, json, NULL);
+	if (!json && pm_demangle_report(&r) != PM_OK) {
+		cli_error("show", "out of memory");
+		rc = PM_EXIT_FAIL;
+	} else {
+		rc = cli_write_report("show", &r, json, NULL);
+	}
 	pm_report_free(&r);
 	return rc;
 }
@@ -101,7 +156,7 @@ show(const char *dir, const char *arg, bool json)
 			          e->reason ? e->reason : "torn while being written, salvaged");
 		else if (e->state == PM_STATE_QUARANTINED)
 			cli_error("show", "note: %s is quarantined: %s", id, e->reason ? e->reason : "no reason kept");
-		rc = copy_out(json ? twin : crash);
+		rc = json ? copy_out(twin) : text_out(crash);
 	}
 	pm_store_close(s);
 	return rc;

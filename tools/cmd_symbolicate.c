@@ -81,15 +81,12 @@ cmd_symbolicate(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	/* At most every other argument is a directory. */
-	const char **dirs = calloc((size_t)argc, sizeof *dirs);
+	const char **dirs = cli_debug_dirs("symbolicate", argc);
+	if (!dirs)
+		return PM_EXIT_FAIL;
 	pm_symbolicate_options opt = { .debug_dirs = dirs };
 	const char *out = NULL, *to = NULL;
 	int c, rc = -1;
-	if (!dirs) {
-		cli_error("symbolicate", "out of memory");
-		return PM_EXIT_FAIL;
-	}
 	while (rc < 0 && (c = getopt_long(argc, argv, "d:o:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dirs[opt.debug_dir_count++] = optarg; break;

@@ -35,6 +35,9 @@ int cli_load(const char *cmd, const char *path, pm_report *r);
  * replaced only once the whole report is written beside it, a device is
  * written in place; on failure say why and return PM_EXIT_IO, with OUT as it was. */
 int cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out);
+/* Room for every --debug-dir among argc arguments (malloc'd); NULL, said on
+ * stderr, when out of memory. */
+const char **cli_debug_dirs(const char *cmd, int argc);
 /* Show control characters other than newline and tab (and UTF-8's C1
  * controls) as '?', in place; *after_c2 carries across chunks (start false). */
 void cli_mask(char *p, size_t n, bool *after_c2);

@@ -38,7 +38,7 @@ _postmortem()
 	local flags
 	case $cmd in
 	convert) flags="-o --output -t --to -h --help" ;;
-	explain) flags="-d --dir -j --json -h --help" ;;
+	explain) flags="-d --dir -j --json --debug-dir -n --no-symbolicate -h --help" ;;
 	symbolicate) flags="-d --debug-dir -o --output -t --to -h --help" ;;
 	symbols) flags="-o --output -h --help" ;;
 	list) flags="-d --dir -j --json -h --help" ;;

@@ -207,3 +207,12 @@ crash_find_image(const pm_report *r, const char *suffix)
 	}
 	return NULL;
 }
+
+int
+crash_asi_line(const pm_report *r, const char *needle)
+{
+	for (uint32_t i = 0; i < r->exception.asi_count; i++)
+		if (strstr(r->exception.asi[i], needle))
+			return (int)i;
+	return -1;
+}

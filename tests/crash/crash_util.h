@@ -39,6 +39,8 @@ int crash_frame_index(const pm_report *r, const pm_thread *t, const char *symbol
 const char *crash_readelf_build_id(const char *path);
 /* Lower-case hex of an image's build id (static storage). */
 const char *crash_image_build_id(const pm_image *im);
+/* The index of the first Application Specific Information line containing needle, or -1. */
+int crash_asi_line(const pm_report *r, const char *needle);
 /* The image whose path ends with `suffix`, or NULL. */
 const pm_image *crash_find_image(const pm_report *r, const char *suffix);
 

@@ -29,24 +29,43 @@ died_of(int status, int sig)
 	return WIFSIGNALED(status) && WTERMSIG(status) == sig;
 }
 
+/* A file the child writes at crash time: MARKER=path in its environment. */
+typedef struct marker {
+	char *dir, *path, *env;
+} marker;
+
+/* Run the program called name with a new marker. */
+static void
+run_with_marker(crash_run *run, marker *m, const char *name)
+{
+	m->dir = pm_test_tmpdir();
+	cr_assert(asprintf(&m->path, "%s/marker", m->dir) > 0);
+	cr_assert(asprintf(&m->env, "MARKER=%s", m->path) > 0);
+	const char *env[] = { m->env, NULL };
+	crash_run_program(run, program(name), NULL, env);
+}
+
+static void
+marker_free(marker *m)
+{
+	free(m->env);
+	free(m->path);
+	free(m->dir);
+}
+
 Test(capture, previous_handler_runs_after_the_report, .timeout = 60)
 {
-	char *dir = pm_test_tmpdir(), *marker, *env_marker;
-	cr_assert(asprintf(&marker, "%s/marker", dir) > 0);
-	cr_assert(asprintf(&env_marker, "MARKER=%s", marker) > 0);
-	const char *env[] = { env_marker, NULL };
+	marker m;
 	crash_run run;
-	crash_run_program(&run, program("chain_previous"), NULL, env);
+	run_with_marker(&run, &m, "chain_previous");
 	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 42,
 	          "the previous handler did not end the process (status 0x%x)", run.status);
-	char *text = pm_test_slurp(marker, NULL);
+	char *text = pm_test_slurp(m.path, NULL);
 	cr_expect_str_eq(text, "original siginfo\n", "the previous handler did not see the original siginfo");
 	cr_expect_str_eq(run.json.exception.signal_name, "SIGSEGV");
 	free(text);
 	crash_run_free(&run);
-	free(env_marker);
-	free(marker);
-	free(dir);
+	marker_free(&m);
 }
 
 Test(capture, install_uninstall_install, .timeout = 60)
@@ -69,6 +88,28 @@ Test(capture, thread_from_before_install_overflows_its_stack, .timeout = 60)
 	crash_run run;
 	crash_run_program(&run, program("early_thread"), NULL, NULL);
 	cr_expect(died_of(run.status, SIGSEGV));
+	int32_t t = pm_report_crashed_thread(&run.json);
+	cr_assert(t >= 0);
+	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
+	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	crash_run_free(&run);
+}
+
+Test(capture, reinstall_does_not_signal_a_thread_that_has_its_stack, .timeout = 60)
+{
+	const char *args[] = { "reinstall", NULL };
+	crash_run run;
+	crash_run_program(&run, program("early_thread"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	const char *counts = NULL;
+	for (uint32_t i = 0; i < run.json.annotation_count; i++)
+		if (strcmp(run.json.annotations[i].key, "interrupted") == 0)
+			counts = run.json.annotations[i].value;
+	cr_assert(counts != NULL, "the program did not say how often its thread was interrupted");
+	int first, second;
+	cr_assert_eq(sscanf(counts, "%d %d", &first, &second), 2, "interrupted: %s", counts);
+	cr_expect_eq(second, first, "the second pm_install interrupted the thread again (%s)", counts);
+	/* It still has the stack the first install gave it. */
 	int32_t t = pm_report_crashed_thread(&run.json);
 	cr_assert(t >= 0);
 	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
@@ -121,6 +162,37 @@ Test(capture, fault_in_the_callback_keeps_the_report_and_the_signal, .timeout = 
 	cr_expect_str_eq(run.json.exception.signal_name, "SIGABRT");
 	cr_expect_gt(run.json.thread_count, 0, "the full report was replaced by a minimal one");
 	crash_run_free(&run);
+}
+
+Test(capture, the_callback_is_told_each_phase_of_the_handler, .timeout = 60)
+{
+	marker m;
+	crash_run run;
+	run_with_marker(&run, &m, "phases");
+	cr_expect(died_of(run.status, SIGSEGV));
+	cr_assert_eq(run.json.thread_count, 2);
+	/* The other thread answered the freeze with its name, the crashed one named itself. */
+	for (uint32_t i = 0; i < 2; i++)
+		cr_expect_str_eq(run.json.threads[i].name ? run.json.threads[i].name : "(none)",
+		                 run.json.threads[i].crashed ? "crash_phases" : "idle-worker");
+	size_t len = 0;
+	char *bytes = pm_test_slurp(m.path, &len);
+	static const char *const names[] = { "freeze", "images", "threads", "symbols", "write", "fsync", "minidump" };
+	enum { PHASES = sizeof names / sizeof names[0] };
+	uint64_t v[1 + PHASES], sum = 0;
+	cr_assert(bytes != NULL && len == sizeof v, "the callback wrote %zu bytes, not %zu", len, sizeof v);
+	memcpy(v, bytes, sizeof v);
+	for (size_t i = 0; i < PHASES; i++) {
+		/* Every phase does work here: a second thread, files to write, a minidump. */
+		cr_expect_gt(v[1 + i], 0, "phase %s took no time", names[i]);
+		sum += v[1 + i];
+	}
+	/* The phases are parts of the handler, which runs after the fault and before the callback. */
+	cr_expect_leq(sum, v[0], "the phases (%llu ns) exceed the fault-to-callback time (%llu ns)",
+	              (unsigned long long)sum, (unsigned long long)v[0]);
+	free(bytes);
+	crash_run_free(&run);
+	marker_free(&m);
 }
 
 Test(capture, fault_in_the_writer_leaves_a_minimal_report, .timeout = 60)

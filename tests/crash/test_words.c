@@ -21,16 +21,6 @@ run_words(crash_run *run, const char *how)
 	crash_run_program(run, pm_test_build("tests/crash_words"), args, NULL);
 }
 
-/* The index of the first ASI line containing needle, or -1. */
-static int
-asi_line(const pm_report *r, const char *needle)
-{
-	for (uint32_t i = 0; i < r->exception.asi_count; i++)
-		if (strstr(r->exception.asi[i], needle))
-			return (int)i;
-	return -1;
-}
-
 static char *
 explain(const char *path)
 {
@@ -48,7 +38,7 @@ Test(words, assert_message_in_asi_twin_and_explain, .timeout = 60)
 	run_words(&run, "assert");
 	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGABRT, "status 0x%x", run.status);
 	const char *want = "Assertion `n > 0 && \"the count must be positive\"' failed.";
-	int t = asi_line(&run.text, want), j = asi_line(&run.json, want);
+	int t = crash_asi_line(&run.text, want), j = crash_asi_line(&run.json, want);
 	cr_assert(t >= 0, "the .crash has no ASI line with the assertion");
 	cr_assert(j >= 0, "the JSON twin has no ASI line with the assertion");
 	/* glibc's own words: program, file, line, function. */
@@ -84,10 +74,10 @@ annotation(const pm_report *r, const char *key)
 static void
 expect_context(const pm_report *r, const char *what)
 {
-	cr_expect_eq(asi_line(r, "panicked at src/main.rs:2:5:"), 0, "%s: the crash message is not the first ASI line",
+	cr_expect_eq(crash_asi_line(r, "panicked at src/main.rs:2:5:"), 0, "%s: the crash message is not the first ASI line",
 	             what);
-	cr_expect_eq(asi_line(r, "index out of bounds"), 1, "%s: the message's second line", what);
-	cr_expect_eq(asi_line(r, "first message"), -1, "%s: the replaced message is still there", what);
+	cr_expect_eq(crash_asi_line(r, "index out of bounds"), 1, "%s: the message's second line", what);
+	cr_expect_eq(crash_asi_line(r, "first message"), -1, "%s: the replaced message is still there", what);
 	cr_expect_eq(r->annotation_count, 3, "%s: %u annotations", what, r->annotation_count);
 	cr_expect_str_eq(annotation(r, "build"), "1234", "%s", what);
 	cr_expect_str_eq(annotation(r, "user.id"), "alice", "%s: a replaced value", what);

@@ -168,7 +168,7 @@ Test(symbolicate, twice_is_the_same_as_once)
 }
 
 /* Without its dSYMs an Apple report keeps every frame, and its images say why. */
-Test(symbolicate, apple_reports_without_dsyms_keep_their_frames)
+Test(symbolicate, apple_reports_without_dsyms_keep_their_frames_demangled)
 {
 	const char *path = pm_test_shared("samples/apple/kscrash__BadPointer.txt");
 	pm_report a, b;
@@ -186,10 +186,35 @@ Test(symbolicate, apple_reports_without_dsyms_keep_their_frames)
 		a.images[i].note = NULL;
 	}
 	cr_expect_gt(noted, 0, "no image says its dSYM was not found");
+	/* Names are demangled all the same (WebCore's "_ZL12RunWebThreadPv"). */
+	cr_expect_str_eq(a.threads[4].frames[5].symbol, "RunWebThread(void*)");
+	cr_assert_eq(pm_demangle_report(&b), PM_OK);
 	const char *where = NULL;
 	cr_expect(pm_report_equal(&a, &b, &where), "differs at %s", where);
 	pm_report_free(&a);
 	pm_report_free(&b);
+}
+
+Test(symbolicate, names_of_each_language_demangled)
+{
+	static const struct {
+		const char *mangled, *plain;
+	} cases[] = {
+		{ "_ZN3app12parse_configEi", "app::parse_config(int)" },
+		/* Legacy Rust: a C++-style name whose hash Rust's demangler drops. */
+		{ "_ZN4core9panicking9panic_fmt17h0123456789abcdefE", "core::panicking::panic_fmt" },
+		{ "_RNvNtCs1234_7mycrate3app12parse_config", "mycrate::app::parse_config" },
+		{ "_D3std5stdio7writelnFZv", "std.stdio.writeln()" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *plain = pm_demangle(cases[i].mangled);
+		cr_expect(plain && strcmp(plain, cases[i].plain) == 0, "%s: %s", cases[i].mangled, plain ? plain : "NULL");
+		free(plain);
+	}
+	static const char *const plain_already[] = { "main", "_DYNAMIC", "_Z", "_R", "_start", "" };
+	for (size_t i = 0; i < sizeof plain_already / sizeof *plain_already; i++)
+		cr_expect_null(pm_demangle(plain_already[i]), "%s", plain_already[i]);
+	cr_expect_null(pm_demangle(NULL));
 }
 
 Test(symbolicate, any_report_is_safe)

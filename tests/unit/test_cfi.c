@@ -17,6 +17,7 @@
 
 #include "reporter/arch.h"
 #include "reporter/as_cfi.h"
+#include "reporter/as_cfi_cache.h"
 #include "reporter/as_cfi_internal.h"
 #include "reporter/as_mem.h"
 
@@ -470,6 +471,39 @@ run_classic(bool is64)
 Test(cfi, frame_pointer_prologue_body_epilogue)
 {
 	run_classic(false);
+}
+
+/* Two threads stopped at the same return address: the second step takes the
+ * row the first one found (it reads only its own stack), each gets its own
+ * caller, exactly as without the cache; a cleared cache finds the row again. */
+Test(cfi, cached_rows_serve_every_thread_at_the_same_pc)
+{
+	build_classic(true);
+	pm_cfi_cache *cache = calloc(1, pm_cfi_cache_size());
+	cr_assert(cache != NULL);
+	pm_cpu threads[2], want[2];
+	for (int t = 0; t < 2; t++) {
+		uint64_t rsp = STACK + 0x100 + 0x100 * (uint64_t)t, rbp = rsp + 0x40;
+		threads[t] = regs_at(F + 0x10, rsp, false);
+		threads[t].r[6] = rbp;
+		poke_u64(rbp + 8, 0x402000 + (uint64_t)t);
+		poke_u64(rbp, 0xcafe0000 + (uint64_t)t);
+		want[t] = threads[t];
+		cr_assert_eq(step(&want[t]), PM_CFI_OK);
+	}
+	unsigned reads[3];
+	for (int round = 0; round < 3; round++) {
+		if (round == 2)
+			pm_cfi_cache_clear(cache);
+		pm_cpu cpu = threads[round % 2];
+		unsigned before = space.reads;
+		cr_assert_eq(pm_as_cfi_step_cached(cache, &mem, HDR, &cpu), PM_CFI_OK);
+		reads[round] = space.reads - before;
+		expect_cpu(&cpu, &want[round % 2], round == 1 ? "second thread" : "first thread");
+	}
+	cr_expect_lt(reads[1], reads[0], "the second thread read %u times, the first %u", reads[1], reads[0]);
+	cr_expect_eq(reads[2], reads[0], "after clearing, the row is found again");
+	free(cache);
 }
 
 Test(cfi, dwarf64_lengths)

@@ -554,7 +554,7 @@ Test(symbols, aliases_resolve_as_documented)
 	static char area[4096];
 	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
 	pm_symtab t;
-	pm_symtab_reset(&t, &ai);
+	pm_symtab_reset(&t, &ai, NULL);
 	cr_assert(pm_symtab_place(&t, area, sizeof area, sizeof alias_names - 1));
 	memcpy(t.names, alias_names, sizeof alias_names - 1);
 	cr_assert(pm_symtab_add(&t, syms, sizeof syms / sizeof syms[0]));
@@ -570,6 +570,64 @@ Test(symbols, aliases_resolve_as_documented)
 	expect_lookup(&t, 0x10600, NULL);      /* undefined */
 	expect_lookup(&t, 0x10700, NULL);      /* not a function */
 	expect_lookup(&t, 0x10000, NULL);
+}
+
+/* A table built for a few addresses names each of them exactly as the table of
+ * every symbol does: aliases of different sizes, a function nested in another
+ * (its address past the inner one stays unnamed, as in the full table), starts
+ * in any order, an address below every symbol and one past the last; the
+ * symbols that cannot name any of them are left out. */
+Test(symbols, table_for_wanted_addresses_names_them_as_the_full_table)
+{
+	Elf64_Sym syms[] = {
+		fn("cb", STB_LOCAL, 0x300, 8),
+		fn("__malloc", STB_LOCAL, 0x200, 16),
+		fn("malloc", STB_GLOBAL, 0x200, 8),
+		fn("__libc_malloc", STB_GLOBAL, 0x200, 0x100), /* the group's size reaches 0x2ff */
+		fn("getpid", STB_WEAK, 0x100, 0x100),
+		fn("__getpid", STB_GLOBAL, 0x150, 0x10),       /* nested in getpid */
+		fn("__default_cb", STB_GLOBAL, 0x300, 8),
+		fn("memcpy@@GLIBC_2.14", STB_GLOBAL, 0x400, 8),
+		fn("nosize", STB_GLOBAL, 0x180, 4),
+		fn("undef", STB_GLOBAL, 0x120, 4),             /* __getpid is nearer below 0x152 */
+		fn("outside", STB_GLOBAL, 0x600, 8),           /* above every address */
+	};
+	const uint64_t pcs[] = { 0x10050, 0x10100, 0x10152, 0x10170, 0x10182, 0x10190, 0x10204, 0x102f0,
+	                         0x10304, 0x10404, 0x10500 };
+	enum { N = sizeof pcs / sizeof pcs[0] };
+	static char full_area[4096], want_area[4096];
+	pm_sym want_pcs[N];
+	uint64_t kept[N];
+	for (size_t i = 0; i < N; i++)
+		want_pcs[i] = (pm_sym){ .start = pcs[i] };
+	pm_sym_want want = { .pcs = want_pcs, .kept = kept, .count = N };
+	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
+	pm_symtab full, part;
+	pm_symtab_reset(&full, &ai, NULL);
+	pm_symtab_reset(&part, &ai, &want);
+	cr_assert(pm_symtab_place(&full, full_area, sizeof full_area, sizeof alias_names - 1));
+	cr_assert(pm_symtab_place(&part, want_area, sizeof want_area, sizeof alias_names - 1));
+	memcpy(full.names, alias_names, sizeof alias_names - 1);
+	memcpy(part.names, alias_names, sizeof alias_names - 1);
+	cr_assert(pm_symtab_add(&full, syms, sizeof syms / sizeof syms[0]));
+	cr_assert(pm_symtab_add(&part, syms, sizeof syms / sizeof syms[0]));
+	pm_symtab_finish(&full);
+	pm_symtab_finish(&part);
+	cr_expect_lt(part.count, full.count, "the wanted addresses need fewer entries");
+	for (size_t i = 0; i < N; i++) {
+		const pm_sym *a = pm_symtab_lookup(&full, pcs[i]), *b = pm_symtab_lookup(&part, pcs[i]);
+		cr_expect_eq(a == NULL, b == NULL, "%#llx: named in one table only", (unsigned long long)pcs[i]);
+		if (!a || !b)
+			continue;
+		size_t la, lb;
+		const char *na = pm_symtab_name(&full, a, &la), *nb = pm_symtab_name(&part, b, &lb);
+		cr_expect(a->start == b->start && a->size == b->size && la == lb && memcmp(na, nb, la) == 0,
+		          "%#llx: %.*s in the full table, %.*s in the wanted one", (unsigned long long)pcs[i], (int)la,
+		          na, (int)lb, nb);
+	}
+	expect_lookup(&part, 0x10152, "__getpid");
+	expect_lookup(&part, 0x10170, NULL);
+	expect_lookup(&part, 0x102f0, "malloc");
 }
 
 Test(symbols, libc_aliases_resolve_as_documented)

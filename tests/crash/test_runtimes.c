@@ -1,0 +1,244 @@
+/*
+ * test_runtimes.c — issue 16: programs in other languages, run unchanged
+ * under libpostmortem-preload.so.  A C++ program (g++) that dies of an
+ * uncaught exception and a Rust program (rustc, legacy and v0 mangling)
+ * that aborts through std: the .crash keeps the names as the symbol tables
+ * have them; `show`, `symbolicate` and `explain` print them demangled, and
+ * explain's first frame in your code passes the runtime's abort path.  The
+ * C++ exception's type, what() and throw site (reporter/cxx_throw.c) are in
+ * Application Specific Information and the Last Exception Backtrace.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "crash/crash_util.h"
+#include "util.h"
+
+/* Crash tests/<program> under the preload library; skip when its toolchain was missing. */
+static bool
+run_preloaded(crash_run *run, const char *program, const char *arg)
+{
+	const char *path = pm_test_build("tests/%s", program);
+	if (access(path, X_OK) != 0) {
+		cr_skip_test("%s was not built: its compiler is missing (Makefile PACKAGES has it)", program);
+		return false;
+	}
+	char *preload;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
+	const char *env[] = { preload, NULL };
+	const char *args[] = { arg, NULL };
+	crash_run_program(run, path, args, env);
+	free(preload);
+	cr_expect(WIFSIGNALED(run->status) && WTERMSIG(run->status) == SIGABRT, "status 0x%x", run->status);
+	return true;
+}
+
+static char *
+cli(const char *args, const char *path)
+{
+	char *cmd, *out;
+	cr_assert(asprintf(&cmd, "'%s' %s '%s' 2>&1", pm_test_build("tools/postmortem"), args, path) > 0);
+	int st = pm_test_run(cmd, &out);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %s", cmd, out);
+	free(cmd);
+	return out;
+}
+
+/* The crashed thread of the .crash has a frame whose symbol begins with prefix. */
+static bool
+has_frame(const pm_report *r, const char *prefix)
+{
+	int32_t k = pm_report_crashed_thread(r);
+	const pm_thread *t = k >= 0 ? &r->threads[k] : NULL;
+	for (uint32_t i = 0; t && i < t->frame_count; i++)
+		if (t->frames[i].symbol && strncmp(t->frames[i].symbol, prefix, strlen(prefix)) == 0)
+			return true;
+	return false;
+}
+
+/* The line after "first frame in your code:" names `want`. */
+static void
+expect_first_in_your_code(const char *explained, const char *want)
+{
+	const char *p = strstr(explained, "first frame in your code:\n");
+	cr_assert(p != NULL, "no first frame in your code:\n%s", explained);
+	p = strchr(p, '\n') + 1;
+	size_t n = strcspn(p, "\n");
+	char *line = strndup(p, n);
+	cr_expect(strstr(line, want) != NULL, "first frame in your code is '%s', not %s:\n%s", line, want, explained);
+	free(line);
+}
+
+/* show, symbolicate and explain all print `plain`, none `mangled`, and
+ * explain's first frame in your code is it. */
+static void
+expect_readable(const crash_run *run, const char *mangled, const char *plain)
+{
+	cr_expect(has_frame(&run->text, mangled), "the .crash does not keep %s as the symbol table has it", mangled);
+	char *shown = cli("show", run->crash_path);
+	cr_expect(strstr(shown, plain) && !strstr(shown, mangled), "show FILE:\n%s", shown);
+	free(shown);
+	/* By id, show prints the stored text itself: demangled word by word. */
+	char *args, *id = strdup(strrchr(run->crash_path, '/') + 1);
+	*strrchr(id, '.') = 0;
+	cr_assert(asprintf(&args, "show --dir '%s'", run->dir) > 0);
+	shown = cli(args, id);
+	cr_expect(strstr(shown, plain) && !strstr(shown, mangled), "show ID:\n%s", shown);
+	cr_expect(strstr(shown, "Binary Images:") != NULL, "show ID:\n%s", shown);
+	free(shown);
+	free(args);
+	free(id);
+	char *symb = cli("symbolicate", run->crash_path);
+	cr_expect(strstr(symb, plain) && !strstr(symb, mangled), "symbolicate:\n%s", symb);
+	free(symb);
+	char *explained = cli("explain", run->crash_path);
+	expect_first_in_your_code(explained, plain);
+	cr_expect(!strstr(explained, mangled), "explain:\n%s", explained);
+	free(explained);
+}
+
+Test(runtimes, cxx_names_demangled_and_first_frame_is_the_thrower, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_cxx_throw", NULL))
+		return;
+	expect_readable(&run, "_ZN3app12parse_configEi", "app::parse_config(int)");
+	/* Symbolicated by default: the app was built with -g. */
+	char *explained = cli("explain", run.crash_path);
+	cr_expect(strstr(explained, "cxx_throw.cpp:") != NULL, "explain did not symbolicate:\n%s", explained);
+	free(explained);
+	explained = cli("explain --no-symbolicate", run.crash_path);
+	cr_expect(strstr(explained, "cxx_throw.cpp:") == NULL, "--no-symbolicate symbolicated:\n%s", explained);
+	expect_first_in_your_code(explained, "app::parse_config(int)");
+	free(explained);
+	crash_run_free(&run);
+}
+
+/* Rust's std is linked into the app: its abort frames are in the app's
+ * image and must be passed. */
+Test(runtimes, rust_legacy_names_demangled_and_std_abort_path_passed, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_words_rust_legacy", NULL))
+		return;
+	expect_readable(&run, "_ZN23crash_words_rust_legacy3app12parse_config", "crash_words_rust_legacy::app::parse_config");
+	char *explained = cli("explain", run.crash_path);
+	cr_expect(strstr(explained, "std::process::abort") != NULL, "%s", explained);
+	cr_expect(strstr(explained, "words_rust.rs:") != NULL, "explain did not symbolicate:\n%s", explained);
+	free(explained);
+	crash_run_free(&run);
+}
+
+Test(runtimes, rust_v0_names_demangled, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_words_rust_v0", NULL))
+		return;
+	expect_readable(&run, "_RNv", "crash_words_rust_v0::app::parse_config");
+	crash_run_free(&run);
+}
+
+/* The index of the first frame whose symbol is `symbol`, or -1. */
+static int
+leb_frame(const pm_report *r, const char *symbol)
+{
+	for (uint32_t i = 0; i < r->leb_count; i++)
+		if (r->last_exception_backtrace[i].symbol && strcmp(r->last_exception_backtrace[i].symbol, symbol) == 0)
+			return (int)i;
+	return -1;
+}
+
+Test(runtimes, cxx_uncaught_exception_type_what_and_throw_site, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_cxx_throw", NULL))
+		return;
+	/* As the crash path writes it: the type mangled, as a name demanglers read. */
+	const char *line = "terminating due to uncaught exception of type _ZSt13runtime_error: bad config line 42";
+	cr_expect(crash_asi_line(&run.text, line) >= 0, "the .crash has no ASI line '%s'", line);
+	cr_expect(crash_asi_line(&run.json, line) >= 0, "the JSON twin has no ASI line '%s'", line);
+	/* The throw site: the hook, then the thrower, then main. */
+	const pm_report *twins[] = { &run.text, &run.json };
+	for (size_t k = 0; k < 2; k++) {
+		const pm_report *r = twins[k];
+		cr_assert_geq(r->leb_count, 3, "%s: no Last Exception Backtrace", k ? "json" : "crash");
+		cr_expect_str_eq(r->last_exception_backtrace[0].symbol, "__cxa_throw");
+		cr_expect_eq(leb_frame(r, "_ZN3app12parse_configEi"), 1, "%s: the thrower is not frame 1", k ? "json" : "crash");
+		cr_expect_eq(leb_frame(r, "main"), 2);
+	}
+	char *explained = cli("explain", run.crash_path);
+	cr_expect(strstr(explained, "uncaught exception of type std::runtime_error: bad config line 42"), "%s",
+	          explained);
+	const char *thrown = strstr(explained, "The exception was thrown at (Last Exception Backtrace):\n");
+	cr_expect(thrown && strstr(thrown, "  crash_cxx_throw  app::parse_config(int) + ") &&
+	          strstr(thrown, "cxx_throw.cpp:"), "%s", explained);
+	free(explained);
+	char *shown = cli("show", run.crash_path);
+	cr_expect(strstr(shown, "uncaught exception of type std::runtime_error: bad config line 42"), "%s", shown);
+	cr_expect(strstr(shown, "Last Exception Backtrace:\n0   ") != NULL, "%s", shown);
+	free(shown);
+	crash_run_free(&run);
+}
+
+/* An exception that was caught is not why the process died: neither its
+ * type nor its throw site are in the report of a later abort(). */
+Test(runtimes, cxx_caught_exception_is_not_the_cause, .timeout = 120)
+{
+	crash_run run;
+	if (!run_preloaded(&run, "crash_cxx_throw", "caught"))
+		return;
+	cr_expect(crash_asi_line(&run.text, "uncaught exception") < 0, "a caught exception is named");
+	cr_expect_eq(run.text.leb_count, 0, "a caught exception's backtrace is kept");
+	cr_expect_eq(run.json.leb_count, 0);
+	crash_run_free(&run);
+}
+
+/* Python's faulthandler, installed after postmortem (the preload library's
+ * constructor ran first), catches the fault, prints its traceback and
+ * re-raises it: the report says so instead of passing the re-raise off as
+ * the fault. */
+Test(runtimes, fault_reraised_by_a_later_handler_is_named, .timeout = 120)
+{
+	char *preload;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
+	const char *env[] = { preload, NULL };
+	const char *args[] = { "-X", "faulthandler", "-c", "import ctypes; ctypes.string_at(0)", NULL };
+	crash_run run;
+	crash_run_program(&run, "/usr/bin/python3", args, env);
+	free(preload);
+	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status 0x%x", run.status);
+	const pm_report *twins[] = { &run.text, &run.json };
+	for (size_t k = 0; k < 2; k++) {
+		const char *d = twins[k]->exception.term_description;
+		cr_expect(d && strstr(d, "Re-raised by the process itself"), "%s: %s", k ? "json" : "crash",
+		          d ? d : "no description");
+	}
+	char *explained = cli("explain --no-symbolicate", run.crash_path);
+	cr_expect(strstr(explained, "the process raised it itself, so this is not where the fault happened"), "%s",
+	          explained);
+	cr_expect(!strstr(explained, "it read or wrote memory"), "%s", explained);
+	free(explained);
+	crash_run_free(&run);
+}
+
+/* The library stays C: the throw hook finds libstdc++ at run time, so neither
+ * library needs a C++ runtime (a C program loads none). */
+Test(runtimes, libraries_need_no_cxx_runtime)
+{
+	const char *libs[] = { "libpostmortem.so", "reporter/libpostmortem-preload.so" };
+	for (size_t i = 0; i < 2; i++) {
+		char *cmd, *out;
+		cr_assert(asprintf(&cmd, "readelf -d '%s'", pm_test_build("%s", libs[i])) > 0);
+		int st = pm_test_run(cmd, &out);
+		cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %s", cmd, out);
+		cr_expect(strstr(out, "(NEEDED)") != NULL, "%s", out);
+		cr_expect(!strstr(out, "libstdc++") && !strstr(out, "libc++") && !strstr(out, "libgcc_s"), "%s", out);
+		free(cmd);
+		free(out);
+	}
+}
