@@ -29,7 +29,7 @@ refuse(int fd)
 }
 
 int
-pm_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
+pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
 {
 	struct stat st;
 	uid_t me = geteuid();
@@ -63,18 +63,18 @@ pm_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
 }
 
 int
-pm_reports_dir_prepare(const char *dir)
+pmi_reports_dir_prepare(const char *dir)
 {
 	char why[256];
 	int root = -1, pending = -1;
-	if (pm_mkdirs(dir) == 0)
-		root = pm_private_dir_open(AT_FDCWD, dir, true, why, sizeof why);
+	if (pmi_mkdirs(dir) == 0)
+		root = pmi_private_dir_open(AT_FDCWD, dir, true, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "%s", strerror(errno));
 	if (root >= 0 && mkdirat(root, "pending", 0700) != 0 && errno != EEXIST)
 		snprintf(why, sizeof why, "cannot create pending/: %s", strerror(errno));
 	else if (root >= 0)
-		pending = pm_private_dir_open(root, "pending", false, why, sizeof why);
+		pending = pmi_private_dir_open(root, "pending", false, why, sizeof why);
 	int e = errno;
 	if (root >= 0)
 		close(root);

@@ -30,7 +30,7 @@ make_absolute(char *path, size_t cap)
 }
 
 bool
-pm_config_reports_dir(const pm_config *cfg, char *out, size_t cap)
+pmi_config_reports_dir(const pm_config *cfg, char *out, size_t cap)
 {
 	const char *v;
 	int n;
@@ -52,7 +52,7 @@ pm_config_reports_dir(const pm_config *cfg, char *out, size_t cap)
 }
 
 int
-pm_mkdirs(const char *path)
+pmi_mkdirs(const char *path)
 {
 	char buf[PATH_MAX];
 	size_t n = strlen(path);

@@ -12,17 +12,17 @@
 
 /* Resolve the reports directory from cfg (may be NULL) and the environment
  * into out, made absolute; false with errno set. */
-bool pm_config_reports_dir(const pm_config *cfg, char *out, size_t cap);
+bool pmi_config_reports_dir(const pm_config *cfg, char *out, size_t cap);
 /* mkdir -p with mode 0700 for each missing component.  0 or -1 with errno. */
-int pm_mkdirs(const char *path);
+int pmi_mkdirs(const char *path);
 /* Open directory `name` below `at` if it is ours alone (private_dir.c): the
  * reports directory (`top`: a symlink to it must be ours or root's; nobody
  * else may write to it) or one below it (opened without following a
  * symlink; group and other bits are taken off).  -1 with errno (EPERM when
  * refused) and a one-line reason in why. */
-int pm_private_dir_open(int at, const char *name, bool top, char *why, size_t cap);
+int pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap);
 /* Create the reports directory and its pending/ (0700) and check both as
  * above; says why not on stderr.  0 or -1 with errno. */
-int pm_reports_dir_prepare(const char *dir);
+int pmi_reports_dir_prepare(const char *dir);
 
 #endif

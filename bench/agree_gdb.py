@@ -30,7 +30,7 @@ __restore_rt.
               postmortem's freeze handler, while gdb sees the pc after it
 
 Time per frame, from runs without gdb:
-  unwind      the unwinder alone (bench_unwind_cost: pm_as_unwind over and
+  unwind      the unwinder alone (bench_unwind_cost: as_unwind over and
               over on one captured context), ns per frame
   report      fault to both files fsync'd (crash_clock.h) / frames of all threads
 

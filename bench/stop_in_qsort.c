@@ -35,12 +35,12 @@ on_usr1(int sig, siginfo_t *info, void *uctx)
 	stop_site site = { .uc = uctx, .cache = &cache, .report = &rep };
 	(void)sig;
 	(void)info;
-	site.env = (pm_unwind_env){ .mem = pm_as_mem_cached(&cache), .images = &im };
-	pm_as_mem_cache_reset(&cache);
-	pm_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
+	site.env = (pm_unwind_env){ .mem = as_mem_cached(&cache), .images = &im };
+	as_mem_cache_reset(&cache);
+	pmi_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
 	rep.images = pm_arena_alloc(&rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
-	pm_as_images_scan(&im, &rep, &site.env.mem, exe, line, sizeof line);
-	pm_arch_cpu_from_mcontext(&site.uc->uc_mcontext, &site.cpu);
+	as_images_scan(&im, &rep, &site.env.mem, exe, line, sizeof line);
+	as_arch_cpu_from_mcontext(&site.uc->uc_mcontext, &site.cpu);
 	job.inside(&site, job.arg);
 }
 
@@ -76,7 +76,7 @@ stop_in_qsort(unsigned depth, void (*inside)(const stop_site *site, void *arg), 
 	struct sigaction sa, old;
 	pthread_t t;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (n <= 0 || !pm_as_mem_setup())
+	if (n <= 0 || !pmi_as_mem_setup())
 		return -1;
 	exe[n] = '\0';
 	job.depth = depth;

@@ -19,7 +19,7 @@
 
 typedef struct stop_site {
 	ucontext_t *uc;          /* the context the signal interrupted */
-	pm_cpu cpu;              /* its registers, where pm_as_unwind starts */
+	pm_cpu cpu;              /* its registers, where as_unwind starts */
 	pm_unwind_env env;       /* the page-cached self reader and the image table */
 	pm_mem_cache *cache;     /* behind env.mem: reset it before each walk, as a crash starts cold */
 	pm_report *report;       /* holds the images the scan found (env.images' model_index) */

@@ -48,7 +48,7 @@ draw_pcs(const char *table_path, size_t n, uint64_t *base)
 {
 	pm_sy_table t;
 	char why[256];
-	if (pm_sy_table_open(&t, table_path, why, sizeof why) != 0) {
+	if (pmi_sy_table_open(&t, table_path, why, sizeof why) != 0) {
 		fprintf(stderr, "%s: %s\n", table_path, why);
 		return NULL;
 	}
@@ -66,7 +66,7 @@ draw_pcs(const char *table_path, size_t n, uint64_t *base)
 		if (count && hi > lo)
 			pcs[i++] = lo + (uint64_t)rand() % (hi - lo);
 	}
-	pm_sy_table_close(&t);
+	pmi_sy_table_close(&t);
 	return pcs;
 }
 
@@ -164,7 +164,7 @@ report_target(target *tg, size_t reports, size_t frames)
 		return;
 	}
 	tg->build_s = now() - t0;
-	pm_sy_hex(tg->img.build_id, tg->img.build_id_len, hex);
+	pmi_sy_hex(tg->img.build_id, tg->img.build_id_len, hex);
 	snprintf(path, sizeof path, "%s/%s.pmsym", tg->table_dir, hex);
 	size_t n = reports * frames;
 	uint64_t base;
@@ -213,15 +213,15 @@ main(int argc, char **argv)
 	char bundle[] = "/tmp/pm-table-dsym-XXXXXX";
 	pm_sy_map map;
 	pm_sy_macho m;
-	if (!mkdtemp(bundle) || pm_sy_map_file(argv[1], &map) != 0 ||
-	    pm_sy_macho_read(map.data, map.len, "arm64", NULL, &m) != 0) {
+	if (!mkdtemp(bundle) || pmi_sy_map_file(argv[1], &map) != 0 ||
+	    pmi_sy_macho_read(map.data, map.len, "arm64", NULL, &m) != 0) {
 		fprintf(stderr, "%s: not a Mach-O file\n", argv[1]);
 		return 1;
 	}
 	mo.img = (pm_image){ .name = "prog", .arch = "arm64", .start = 0x104900000, .size = 1 << 20,
 	                     .build_id_len = 16 };
 	memcpy(mo.img.build_id, m.uuid, 16);
-	pm_sy_unmap(&map);
+	pmi_sy_unmap(&map);
 	char cmd[8400], real[4096];
 	if (!realpath(argv[1], real))
 		return 1;

@@ -1,7 +1,7 @@
 /*
  * unwind_cost.c — the crash unwinder alone, per frame.  A thread stopped
  * DEPTH frames down in a qsort comparator (stop_in_qsort.h) has the context
- * it was interrupted in walked WALKS times with pm_as_unwind, in its signal
+ * it was interrupted in walked WALKS times with as_unwind, in its signal
  * handler, through the fault-free memory reader (with its page cache) and
  * image table the crash handler uses.  The stack crosses libc twice (raise,
  * qsort), as a crashed thread's often does.  Built in the sample programs'
@@ -39,8 +39,8 @@ walk_repeatedly(const stop_site *site, void *arg)
 	double t0 = now_ns();
 	/* Each walk starts with an empty page cache, as a crash's does. */
 	for (int i = 0; i < WALKS; i++) {
-		pm_as_mem_cache_reset(site->cache);
-		r->frames = pm_as_unwind(&site->env, &site->cpu, frames, MAX_FRAMES, &r->stop);
+		as_mem_cache_reset(site->cache);
+		r->frames = as_unwind(&site->env, &site->cpu, frames, MAX_FRAMES, &r->stop);
 	}
 	r->ns_per_walk = (now_ns() - t0) / WALKS;
 }

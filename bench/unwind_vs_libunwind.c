@@ -6,7 +6,7 @@
  * times by each walker, all interleaved so that the machine's noise hits
  * each alike:
  *
- *   postmortem  pm_as_unwind through the page-cached fault-free reader and
+ *   postmortem  as_unwind through the page-cached fault-free reader and
  *               the image table, as the crash handler calls it
  *   libunwind   unw_init_local2(UNW_INIT_SIGNAL_FRAME), then unw_step and
  *               unw_get_reg(UNW_REG_IP) to the outermost frame, with its
@@ -61,8 +61,8 @@ walk_pm(const stop_site *site, int when, int round)
 	double t0 = now_ns();
 	/* Emptying the page cache is part of a crash's walk. */
 	if (when == COLD)
-		pm_as_mem_cache_reset(site->cache);
-	got[PM].count = pm_as_unwind(&site->env, &site->cpu, frames, MAX_FRAMES, &got[PM].end);
+		as_mem_cache_reset(site->cache);
+	got[PM].count = as_unwind(&site->env, &site->cpu, frames, MAX_FRAMES, &got[PM].end);
 	ns[PM][when][round] = now_ns() - t0;
 }
 

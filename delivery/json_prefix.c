@@ -154,7 +154,7 @@ scan(scanner *s, const char *data, size_t len)
 }
 
 char *
-pm_json_close_prefix(const char *data, size_t len, size_t *out_len)
+pmi_json_close_prefix(const char *data, size_t len, size_t *out_len)
 {
 	scanner s;
 	memset(&s, 0, sizeof s);

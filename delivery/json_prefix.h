@@ -13,6 +13,6 @@
  * even the top-level object was opened, or out of memory.  A whole document
  * comes back unchanged.
  */
-char *pm_json_close_prefix(const char *data, size_t len, size_t *out_len);
+char *pmi_json_close_prefix(const char *data, size_t len, size_t *out_len);
 
 #endif

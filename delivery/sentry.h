@@ -19,17 +19,17 @@ typedef struct sentry_dsn {
 } sentry_dsn;
 
 /* PM_E_INVAL (logged without the key) when dsn is not a DSN. */
-pm_err sentry_dsn_parse(const char *dsn, sentry_dsn *out);
+pm_err pmi_sentry_dsn_parse(const char *dsn, sentry_dsn *out);
 
 /* The event of report r (delivered as event `event_id`, 32 hex digits); NULL when out of memory. */
-cJSON *sentry_event(const pm_report *r, const char *event_id);
+cJSON *pmi_sentry_event(const pm_report *r, const char *event_id);
 
 /*
  * The envelope for report e of s: the event, then the .crash and the JSON
  * twin as attachments (and <id>.dmp as the event's minidump when one lies
  * beside them).  malloc'd into *data; on failure *why says what went wrong.
  */
-pm_err sentry_envelope_build(pm_store *s, const pm_store_entry *e, bool symbolicate, char **data,
+pm_err pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *e, bool symbolicate, char **data,
                              size_t *len, char *why, size_t why_cap);
 
 /*
@@ -37,6 +37,6 @@ pm_err sentry_envelope_build(pm_store *s, const pm_store_entry *e, bool symbolic
  * longest limit on the "error" or "default" category, or on all), clamped to
  * a day; -1 when it limits no event.
  */
-int64_t sentry_rate_limit_ms(const char *value);
+int64_t pmi_sentry_rate_limit_ms(const char *value);
 
 #endif

@@ -3,7 +3,7 @@
  * header (Sentry's developer documentation, "Authentication").
  *
  * The DSN is parsed with curl's own URL parser, like upload URLs, so the host
- * judged by upload_url_check is the host contacted.
+ * judged by pmi_upload_url_check is the host contacted.
  */
 #include <curl/curl.h>
 #include <stdio.h>
@@ -59,7 +59,7 @@ out:
 }
 
 pm_err
-sentry_dsn_parse(const char *dsn, sentry_dsn *out)
+pmi_sentry_dsn_parse(const char *dsn, sentry_dsn *out)
 {
 	memset(out, 0, sizeof *out);
 	CURLU *u = dsn ? curl_url() : NULL;
@@ -68,6 +68,6 @@ sentry_dsn_parse(const char *dsn, sentry_dsn *out)
 	pm_err e = curl_url_set(u, CURLUPART_URL, dsn, 0) == CURLUE_OK ? from_parts(u, out) : PM_E_INVAL;
 	curl_url_cleanup(u);
 	if (e == PM_E_INVAL)
-		upload_log("the DSN is not {scheme}://{key}@{host}[:port]/{project id}");
+		pmi_upload_log("the DSN is not {scheme}://{key}@{host}[:port]/{project id}");
 	return e;
 }

@@ -30,7 +30,7 @@ static void
 put(buf *b, const char *p, size_t n)
 {
 	void *v = b->p;
-	if (b->failed || !pm_grow(&v, &b->cap, b->len + n, 1)) {
+	if (b->failed || !pmi_grow(&v, &b->cap, b->len + n, 1)) {
 		b->failed = true;
 		return;
 	}
@@ -67,7 +67,7 @@ put_file(buf *b, int dfd, const char *id, const char *ext, const char *content_t
 	char name[PM_ID_MAX + 16], *data;
 	size_t len;
 	snprintf(name, sizeof name, "%s%s", id, ext);
-	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &data, &len, NULL);
+	pm_err e = pmi_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &data, &len, NULL);
 	if (e != PM_OK)
 		return e == PM_E_NOTFOUND ? PM_OK : e;
 	char extra[300];
@@ -124,19 +124,19 @@ load(pm_store *s, const pm_store_entry *en, bool symbolicate, pm_report *r, char
 		return e;
 	}
 	if (symbolicate && (e = pm_symbolicate(r, NULL)) != PM_OK)
-		upload_log("%s: symbolication failed (%s)", en->id, pm_strerror(e));
+		pmi_upload_log("%s: symbolication failed (%s)", en->id, pm_strerror(e));
 	return PM_OK;
 }
 
 pm_err
-sentry_envelope_build(pm_store *s, const pm_store_entry *en, bool symbolicate, char **data, size_t *len,
+pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *en, bool symbolicate, char **data, size_t *len,
                       char *why, size_t why_cap)
 {
 	pm_report r;
 	pm_err e = load(s, en, symbolicate, &r, why, why_cap);
 	char event_id[33];
 	event_id_of(&r, event_id);
-	cJSON *ev = e == PM_OK ? sentry_event(&r, event_id) : NULL;
+	cJSON *ev = e == PM_OK ? pmi_sentry_event(&r, event_id) : NULL;
 	char *event = ev ? cJSON_PrintUnformatted(ev) : NULL;
 	cJSON_Delete(ev);
 	pm_report_free(&r);
@@ -144,10 +144,10 @@ sentry_envelope_build(pm_store *s, const pm_store_entry *en, bool symbolicate, c
 		/* A report we cannot read is one no server could take either. */
 		return e == PM_E_NOMEM || e == PM_E_IO ? e : PM_E_LIMIT;
 	}
-	const pm_sentry *se = pm_store_find(s, en->id);
+	const pm_sentry *se = pmi_store_find(s, en->id);
 	buf b = { 0 };
 	if (event && se) {
-		int dfd = s->dir[pm_store_state_dir(se->pub.state)];
+		int dfd = s->dir[pmi_store_state_dir(se->pub.state)];
 		put_header(&b, event_id);
 		put_item(&b, "event", ",\"content_type\":\"application/json\"", event, strlen(event));
 		e = put_file(&b, dfd, en->id, ".crash", "text/plain", NULL);

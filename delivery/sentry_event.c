@@ -174,13 +174,13 @@ static bool
 add_signal_meta(cJSON *meta, const pm_report *r)
 {
 	const pm_exception *e = &r->exception;
-	const pm_signal_info *si = e->signal ? pm_signal_by_number(r->os, e->signal) : NULL;
+	const pm_signal_info *si = e->signal ? pmi_signal_by_number(r->os, e->signal) : NULL;
 	if (!e->signal)
 		return true;
 	cJSON *s = cJSON_AddObjectToObject(meta, "signal");
 	bool ok = s && add_u64(s, "number", (uint64_t)e->signal);
 	if (ok && e->has_si_code) {
-		const pm_si_code_info *ci = r->os == PM_OS_LINUX ? pm_si_code_by_number(e->signal, e->si_code) : NULL;
+		const pm_si_code_info *ci = r->os == PM_OS_LINUX ? pmi_si_code_by_number(e->signal, e->si_code) : NULL;
 		ok = cJSON_AddNumberToObject(s, "code", e->si_code) && add_str(s, "code_name", ci ? ci->name : NULL);
 	}
 	return ok && add_str(s, "name", e->signal_name ? e->signal_name : si ? si->name : NULL);
@@ -191,7 +191,7 @@ static bool
 add_mach_meta(cJSON *meta, const pm_report *r)
 {
 	const pm_exception *e = &r->exception;
-	const pm_mach_exc_info *mi = e->type ? pm_mach_exc_by_name(e->type) : NULL;
+	const pm_mach_exc_info *mi = e->type ? pmi_mach_exc_by_name(e->type) : NULL;
 	if (r->os != PM_OS_DARWIN || !mi)
 		return true;
 	cJSON *m = cJSON_AddObjectToObject(meta, "mach_exception");
@@ -277,7 +277,7 @@ add_images(cJSON *ev, const pm_report *r)
 			snprintf(hex + 2 * b, 3, "%02x", im->build_id[b]);
 		pm_out o;
 		pm_out_init_buf(&o, uuid, sizeof uuid);
-		pm_out_uuid(&o, id, true);
+		pmi_out_uuid(&o, id, true);
 		cJSON *d = cJSON_CreateObject();
 		ok = d && cJSON_AddItemToArray(images, d);
 		if (!ok) {
@@ -371,7 +371,7 @@ add_breadcrumbs(cJSON *ev, const pm_report *r)
 }
 
 cJSON *
-sentry_event(const pm_report *r, const char *event_id)
+pmi_sentry_event(const pm_report *r, const char *event_id)
 {
 	cJSON *ev = cJSON_CreateObject();
 	int32_t crashed = pm_report_crashed_thread(r);

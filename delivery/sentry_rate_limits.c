@@ -26,7 +26,7 @@ limits_events(const char *cats, size_t n)
 }
 
 int64_t
-sentry_rate_limit_ms(const char *value)
+pmi_sentry_rate_limit_ms(const char *value)
 {
 	int64_t longest = -1;
 	/* "retry_after:categories:scope[:reason[:namespaces]], ..." */

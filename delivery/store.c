@@ -41,27 +41,27 @@ configure(pm_store *s, const pm_store_options *opt)
 static pm_err
 open_dirs(pm_store *s, const pm_store_options *opt)
 {
-	if (!pm_store_resolve_dir(opt ? opt->dir : NULL, s->root_path, sizeof s->root_path))
+	if (!pmi_store_resolve_dir(opt ? opt->dir : NULL, s->root_path, sizeof s->root_path))
 		return PM_E_INVAL;
 	char why[256];
-	s->root = pm_private_dir_open(AT_FDCWD, s->root_path, true, why, sizeof why);
+	s->root = pmi_private_dir_open(AT_FDCWD, s->root_path, true, why, sizeof why);
 	if (s->root < 0) {
 		if (errno == ENOENT)
 			return PM_E_NOTFOUND;
-		pm_store_log("refusing the reports directory %s: %s", s->root_path, why);
+		pmi_store_log("refusing the reports directory %s: %s", s->root_path, why);
 		return PM_E_IO;
 	}
 	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++) {
 		if (s->read_only) {
 			/* A state directory not there yet holds no report: leave it so. */
-			s->dir[d] = pm_private_dir_open(s->root, pm_sdir_names[d], false, why, sizeof why);
+			s->dir[d] = pmi_private_dir_open(s->root, pmi_sdir_names[d], false, why, sizeof why);
 			if (s->dir[d] < 0 && errno == ENOENT)
 				continue;
 		} else {
-			s->dir[d] = pm_store_open_subdir(s->root, pm_sdir_names[d], why, sizeof why);
+			s->dir[d] = pmi_store_open_subdir(s->root, pmi_sdir_names[d], why, sizeof why);
 		}
 		if (s->dir[d] < 0) {
-			pm_store_log("refusing %s/%s: %s", s->root_path, pm_sdir_names[d], why);
+			pmi_store_log("refusing %s/%s: %s", s->root_path, pmi_sdir_names[d], why);
 			return PM_E_IO;
 		}
 	}
@@ -112,18 +112,18 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 	pm_err e = open_dirs(s, opt);
 	/* pending/ last: what it quarantines must not be listed twice. */
 	if (e == PM_OK)
-		e = pm_store_scan_dir(s, PM_SDIR_QUARANTINE, pm_store_take_other);
+		e = pmi_store_scan_dir(s, PM_SDIR_QUARANTINE, pmi_store_take_other);
 	if (e == PM_OK)
-		e = pm_store_scan_dir(s, PM_SDIR_SENT, pm_store_take_other);
+		e = pmi_store_scan_dir(s, PM_SDIR_SENT, pmi_store_take_other);
 	if (e == PM_OK)
-		e = pm_store_scan_dir(s, PM_SDIR_PENDING, pm_store_take_pending);
+		e = pmi_store_scan_dir(s, PM_SDIR_PENDING, pmi_store_take_pending);
 	if (e != PM_OK) {
 		pm_store_close(s);
 		return e;
 	}
 	if (!s->read_only)
-		pm_store_apply_caps(s);
-	pm_store_mark_loops(s);
+		pmi_store_apply_caps(s);
+	pmi_store_mark_loops(s);
 	build_listing(s);
 	*out = s;
 	return PM_OK;
@@ -167,10 +167,10 @@ pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err)
 	if (!r)
 		return PM_E_INVAL;
 	pm_report_init(r);
-	pm_sentry *e = pm_store_find(s, id);
+	pm_sentry *e = pmi_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
-	return pm_store_read_any(s->dir[pm_store_state_dir(e->pub.state)], id, r, err);
+	return pmi_store_read_any(s->dir[pmi_store_state_dir(e->pub.state)], id, r, err);
 }
 
 static const char *
@@ -178,20 +178,20 @@ path_of(pm_store *s, char *buf, pm_sdir d, const char *id, pm_skind kind)
 {
 	char name[PM_ID_MAX + 16];
 	struct stat st;
-	pm_store_file_name(name, sizeof name, id, kind);
+	pmi_store_file_name(name, sizeof name, id, kind);
 	if (fstatat(s->dir[d], name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
 		return NULL;
-	int n = snprintf(buf, PATH_MAX, "%s/%s/%s", s->root_path, pm_sdir_names[d], name);
+	int n = snprintf(buf, PATH_MAX, "%s/%s/%s", s->root_path, pmi_sdir_names[d], name);
 	return n > 0 && n < PATH_MAX ? buf : NULL;
 }
 
 pm_err
 pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char **json_path)
 {
-	pm_sentry *e = pm_store_find(s, id);
+	pm_sentry *e = pmi_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
-	pm_sdir d = pm_store_state_dir(e->pub.state);
+	pm_sdir d = pmi_store_state_dir(e->pub.state);
 	const char *c = path_of(s, s->path_buf[0], d, id, PM_SK_CRASH);
 	const char *j = path_of(s, s->path_buf[1], d, id, PM_SK_JSON);
 	if (crash_path)
@@ -204,8 +204,8 @@ pm_store_paths(pm_store *s, const char *id, const char **crash_path, const char 
 const char *
 pm_store_minidump_path(pm_store *s, const char *id)
 {
-	pm_sentry *e = pm_store_find(s, id);
-	return e ? path_of(s, s->path_buf[2], pm_store_state_dir(e->pub.state), id, PM_SK_DMP) : NULL;
+	pm_sentry *e = pmi_store_find(s, id);
+	return e ? path_of(s, s->path_buf[2], pmi_store_state_dir(e->pub.state), id, PM_SK_DMP) : NULL;
 }
 
 pm_err
@@ -213,20 +213,20 @@ pm_store_mark_sent(pm_store *s, const char *id)
 {
 	if (s->read_only)
 		return PM_E_INVAL;
-	pm_sentry *e = pm_store_find(s, id);
+	pm_sentry *e = pmi_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
 	if (e->pub.state != PM_STATE_PENDING && e->pub.state != PM_STATE_PARTIAL)
 		return PM_E_INVAL;
 	pm_err rc;
 	if (s->keep_sent) {
-		rc = pm_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_SENT, id);
+		rc = pmi_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_SENT, id);
 	} else {
-		rc = pm_store_remove(s, PM_SDIR_PENDING, id);
+		rc = pmi_store_remove(s, PM_SDIR_PENDING, id);
 		if (rc == PM_OK) {
 			pm_crash_rec rec;
-			pm_store_rec_of(&rec, e);
-			pm_history_add(s->root, &rec);
+			pmi_store_rec_of(&rec, e);
+			pmi_history_add(s->root, &rec);
 		}
 	}
 	if (rc == PM_OK)
@@ -239,17 +239,17 @@ pm_store_quarantine(pm_store *s, const char *id, const char *reason)
 {
 	if (s->read_only)
 		return PM_E_INVAL;
-	pm_sentry *e = pm_store_find(s, id);
+	pm_sentry *e = pmi_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
 	if (e->pub.state != PM_STATE_QUARANTINED) {
-		pm_err rc = pm_store_move_report(s, pm_store_state_dir(e->pub.state), PM_SDIR_QUARANTINE, id);
+		pm_err rc = pmi_store_move_report(s, pmi_store_state_dir(e->pub.state), PM_SDIR_QUARANTINE, id);
 		if (rc != PM_OK)
 			return rc;
 		e->pub.state = PM_STATE_QUARANTINED;
 	}
-	pm_store_set_reason(e, reason ? reason : "quarantined");
-	return pm_store_write_reason(s, e);
+	pmi_store_set_reason(e, reason ? reason : "quarantined");
+	return pmi_store_write_reason(s, e);
 }
 
 pm_err
@@ -257,8 +257,8 @@ pm_store_delete(pm_store *s, const char *id)
 {
 	if (s->read_only)
 		return PM_E_INVAL;
-	pm_sentry *e = pm_store_find(s, id);
+	pm_sentry *e = pmi_store_find(s, id);
 	if (!e)
 		return PM_E_NOTFOUND;
-	return pm_store_remove(s, pm_store_state_dir(e->pub.state), id);
+	return pmi_store_remove(s, pmi_store_state_dir(e->pub.state), id);
 }

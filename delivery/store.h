@@ -97,48 +97,48 @@ typedef struct pm_crash_rec {
 
 /* ---- store_fs.c: names and files ------------------------------------------------- */
 
-extern const char *const pm_sdir_names[PM_SDIR_COUNT];
+extern const char *const pmi_sdir_names[PM_SDIR_COUNT];
 
 /* The directory pm_store_open uses for `dir` (NULL: as documented in postmortem-tools.h). */
-bool pm_store_resolve_dir(const char *dir, char *out, size_t cap);
+bool pmi_store_resolve_dir(const char *dir, char *out, size_t cap);
 /* Open (creating it 0700 when missing) a directory below root, refusing
  * symlinks and directories not ours; -1 with a reason in why. */
-int pm_store_open_subdir(int root, const char *name, char *why, size_t cap);
+int pmi_store_open_subdir(int root, const char *name, char *why, size_t cap);
 /* A report id: 1..63 bytes of [A-Za-z0-9._-], not starting with '.'. */
-bool pm_store_valid_id(const char *id);
+bool pmi_store_valid_id(const char *id);
 /* Classify a directory entry name; fills id for the report kinds. */
-pm_skind pm_store_parse_name(const char *name, char id[PM_ID_MAX]);
+pm_skind pmi_store_parse_name(const char *name, char id[PM_ID_MAX]);
 /* The file name of a report file of `kind`. */
-void pm_store_file_name(char *out, size_t cap, const char *id, pm_skind kind);
+void pmi_store_file_name(char *out, size_t cap, const char *id, pm_skind kind);
 /* Read a regular file (never a symlink, FIFO or device) below dfd.  Larger
  * than max: PM_E_LIMIT, or with `prefix` its first max bytes.  *data is
  * NUL-terminated and malloc'd. */
-pm_err pm_store_slurp(int dfd, const char *name, size_t max, bool prefix, char **data, size_t *len,
+pm_err pmi_store_slurp(int dfd, const char *name, size_t max, bool prefix, char **data, size_t *len,
                       pm_read_error *err);
 /* Write a file below dfd through a hidden temporary, fsync and rename; 0600. */
 typedef pm_err pm_store_fill_fn(const void *ctx, pm_out *o);
-pm_err pm_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, const void *ctx);
+pm_err pmi_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, const void *ctx);
 /* Rename between directories; PM_E_NOTFOUND when the source is gone. */
-pm_err pm_store_move(int from, const char *from_name, int to, const char *to_name);
+pm_err pmi_store_move(int from, const char *from_name, int to, const char *to_name);
 /* Remove a file (or an empty directory planted under a report's name). */
-pm_err pm_store_unlink(int dfd, const char *name);
+pm_err pmi_store_unlink(int dfd, const char *name);
 /* True for the hidden temporaries the crash handler writes through. */
-bool pm_store_kind_is_tmp(pm_skind kind);
+bool pmi_store_kind_is_tmp(pm_skind kind);
 /* Bytes of a report's text, JSON twin and minidump below dfd. */
-uint64_t pm_store_report_bytes(int dfd, const char *id);
+uint64_t pmi_store_report_bytes(int dfd, const char *id);
 
 /* ---- store_read.c: reports from files ---------------------------------------------- */
 
 /* The whole JSON twin of id below dfd. */
-pm_err pm_store_read_json(int dfd, const char *id, pm_report *r, pm_read_error *err);
+pm_err pmi_store_read_json(int dfd, const char *id, pm_report *r, pm_read_error *err);
 /* As much as a torn file gives: text read as far as it goes, or the JSON
- * prefix closed after its last whole value.  max and prefix as pm_store_slurp. */
-pm_err pm_store_read_torn(int dfd, const char *name, bool json, size_t max, bool prefix, pm_report *r,
+ * prefix closed after its last whole value.  max and prefix as pmi_store_slurp. */
+pm_err pmi_store_read_torn(int dfd, const char *name, bool json, size_t max, bool prefix, pm_report *r,
                           pm_read_error *err);
 /* A loadable report of id below dfd: the JSON twin, else the text. */
-pm_err pm_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err);
+pm_err pmi_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err);
 /* Fill an entry's listing fields from a report. */
-void pm_store_summarize(pm_sentry *e, const pm_report *r);
+void pmi_store_summarize(pm_sentry *e, const pm_report *r);
 
 /* ---- store_scan.c: what a directory holds ------------------------------------------- */
 
@@ -150,72 +150,72 @@ typedef struct pm_sfile_list {
 /* Append the report files of directory d (descriptor dfd) to l, and remove
  * the store's own temporaries last changed before stale_before (0: none).
  * PM_E_NOMEM or PM_E_IO when the listing failed. */
-pm_err pm_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l);
+pm_err pmi_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l);
 
 typedef void pm_store_group_fn(pm_store *s, pm_sdir d, const pm_sgroup *g);
 /* Call fn for each report id found in directory d, and clean up the store's
  * own stale temporaries.  Returns PM_E_NOMEM or PM_E_IO when the listing failed. */
-pm_err pm_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn);
+pm_err pmi_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn);
 /* A new entry for the report g, now in directory d: its id, state, size and
- * file time (the listing facts come from pm_store_summarize).  NULL when out of memory. */
-pm_sentry *pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state);
+ * file time (the listing facts come from pmi_store_summarize).  NULL when out of memory. */
+pm_sentry *pmi_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state);
 /* The newest modification time among a group's files: when it was last written to. */
-int64_t pm_sgroup_mtime(const pm_sgroup *g);
+int64_t pmi_sgroup_mtime(const pm_sgroup *g);
 /* The oldest: when the report was written, which salvaging a twin does not move. */
-int64_t pm_sgroup_first_mtime(const pm_sgroup *g);
+int64_t pmi_sgroup_first_mtime(const pm_sgroup *g);
 
 /* ---- store_files.c: a report's files as a whole ----------------------------------- */
 
 /* Where the reports of a state live. */
-pm_sdir pm_store_state_dir(pm_report_state st);
+pm_sdir pmi_store_state_dir(pm_report_state st);
 /* The entry of a report, or NULL. */
-pm_sentry *pm_store_find(pm_store *s, const char *id);
+pm_sentry *pmi_store_find(pm_store *s, const char *id);
 /* Remove a report's files from d (and its reason); PM_E_NOTFOUND when none was there. */
-pm_err pm_store_remove(pm_store *s, pm_sdir d, const char *id);
+pm_err pmi_store_remove(pm_store *s, pm_sdir d, const char *id);
 /* Move a report's files (the crash handler's temporaries too, under their
  * final names) from one directory to another; PM_E_NOTFOUND when none was there,
  * PM_E_INVAL (nothing moved) when the destination holds a report of that id. */
-pm_err pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id);
+pm_err pmi_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id);
 
 /* ---- store_log.c ------------------------------------------------------------------ */
 
 /* Log a line to stderr, prefixed "postmortem: ". */
-void pm_store_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pmi_store_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* ---- store_pending.c, store_salvage.c, store_quarantine.c -------------------------- */
 
 /* Decide what one report in pending/ is: whole, partial, being written, torn. */
-void pm_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g);
+void pmi_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g);
 /* One report in quarantine/ or sent/, listed as it is. */
-void pm_store_take_other(pm_store *s, pm_sdir d, const pm_sgroup *g);
+void pmi_store_take_other(pm_store *s, pm_sdir d, const pm_sgroup *g);
 /* A report in pending/ whose JSON twin does not read: salvage it as partial,
  * quarantine it, or leave it to the writer still working on it. */
-void pm_store_salvage(pm_store *s, const pm_sgroup *g);
+void pmi_store_salvage(pm_store *s, const pm_sgroup *g);
 /* Read-only opening: list a torn report as partial, as it is (m: what reads of it, or NULL). */
-void pm_store_look_torn(pm_store *s, const pm_sgroup *g, const pm_report *m, const char *reason);
+void pmi_store_look_torn(pm_store *s, const pm_sgroup *g, const pm_report *m, const char *reason);
 /* Quarantine a report found unreadable in pending/, list it, log it. */
-void pm_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason);
+void pmi_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason);
 /* Keep a sanitized, bounded copy of reason on e ... */
-void pm_store_set_reason(pm_sentry *e, const char *reason);
+void pmi_store_set_reason(pm_sentry *e, const char *reason);
 /* ... and write it to quarantine/<id>.reason. */
-pm_err pm_store_write_reason(pm_store *s, const pm_sentry *e);
+pm_err pmi_store_write_reason(pm_store *s, const pm_sentry *e);
 
 /* ---- store_caps.c ------------------------------------------------------------------- */
 
 /* Drop the oldest reports of each directory beyond the caps, logging each. */
-void pm_store_apply_caps(pm_store *s);
+void pmi_store_apply_caps(pm_store *s);
 
 /* ---- store_loop.c / store_history.c ------------------------------------------------- */
 
 /* How many of recs (one app, newest first) crashed within `seconds` of their launch, from the first on. */
-size_t pm_loop_run(const pm_crash_rec *recs, size_t n, uint32_t seconds);
+size_t pmi_loop_run(const pm_crash_rec *recs, size_t n, uint32_t seconds);
 /* Flag the entries that form a crash loop. */
-void pm_store_mark_loops(pm_store *s);
+void pmi_store_mark_loops(pm_store *s);
 /* An entry as a crash-loop record. */
-void pm_store_rec_of(pm_crash_rec *rec, const pm_sentry *e);
+void pmi_store_rec_of(pm_crash_rec *rec, const pm_sentry *e);
 /* The last delivered crashes (the reports themselves are gone): up to cap records. */
-size_t pm_history_read(int root, pm_crash_rec *out, size_t cap);
+size_t pmi_history_read(int root, pm_crash_rec *out, size_t cap);
 /* Remember a delivered crash. */
-void pm_history_add(int root, const pm_crash_rec *rec);
+void pmi_history_add(int root, const pm_crash_rec *rec);
 
 #endif

@@ -26,7 +26,7 @@ cap_dir(pm_store *s, pm_sdir d, pm_sentry **list)
 	size_t n = 0;
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		if (pm_store_state_dir(s->v[i].pub.state) != d)
+		if (pmi_store_state_dir(s->v[i].pub.state) != d)
 			continue;
 		list[n++] = &s->v[i];
 		bytes += s->v[i].pub.bytes;
@@ -36,12 +36,12 @@ cap_dir(pm_store *s, pm_sdir d, pm_sentry **list)
 	for (size_t i = 0; i < n && (n - i > s->max_pending || bytes > s->max_bytes); i++) {
 		pm_sentry *e = list[i];
 		if (n - i > s->max_pending)
-			pm_store_log("dropped report %s (%zu reports in %s/, over the cap of %" PRIu32 ")",
-			             e->pub.id, n - i, pm_sdir_names[d], s->max_pending);
+			pmi_store_log("dropped report %s (%zu reports in %s/, over the cap of %" PRIu32 ")",
+			             e->pub.id, n - i, pmi_sdir_names[d], s->max_pending);
 		else
-			pm_store_log("dropped report %s (%" PRIu64 " bytes in %s/, over the cap of %" PRIu64 " bytes)",
-			             e->pub.id, bytes, pm_sdir_names[d], s->max_bytes);
-		pm_store_remove(s, d, e->pub.id);
+			pmi_store_log("dropped report %s (%" PRIu64 " bytes in %s/, over the cap of %" PRIu64 " bytes)",
+			             e->pub.id, bytes, pmi_sdir_names[d], s->max_bytes);
+		pmi_store_remove(s, d, e->pub.id);
 		e->dropped = true;
 		bytes -= e->pub.bytes;
 	}
@@ -61,7 +61,7 @@ compact(pm_store *s)
 }
 
 void
-pm_store_apply_caps(pm_store *s)
+pmi_store_apply_caps(pm_store *s)
 {
 	if (s->n == 0)
 		return;

@@ -11,15 +11,15 @@
 #include <sys/stat.h>
 
 pm_sdir
-pm_store_state_dir(pm_report_state st)
+pmi_store_state_dir(pm_report_state st)
 {
 	return st == PM_STATE_QUARANTINED ? PM_SDIR_QUARANTINE : st == PM_STATE_SENT ? PM_SDIR_SENT : PM_SDIR_PENDING;
 }
 
 pm_sentry *
-pm_store_find(pm_store *s, const char *id)
+pmi_store_find(pm_store *s, const char *id)
 {
-	if (!s || !pm_store_valid_id(id))
+	if (!s || !pmi_store_valid_id(id))
 		return NULL;
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->v[i].pub.id, id) == 0)
@@ -37,14 +37,14 @@ fold(pm_err report, pm_err file)
 }
 
 pm_err
-pm_store_remove(pm_store *s, pm_sdir d, const char *id)
+pmi_store_remove(pm_store *s, pm_sdir d, const char *id)
 {
 	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_REASON, PM_SK_DMP, PM_SK_DMP_TMP };
 	pm_err e = PM_E_NOTFOUND;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		char name[PM_ID_MAX + 16];
-		pm_store_file_name(name, sizeof name, id, kinds[i]);
-		e = fold(e, pm_store_unlink(s->dir[d], name));
+		pmi_store_file_name(name, sizeof name, id, kinds[i]);
+		e = fold(e, pmi_store_unlink(s->dir[d], name));
 	}
 	return e;
 }
@@ -57,7 +57,7 @@ holds_report(int dfd, const char *id)
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		char name[PM_ID_MAX + 16];
 		struct stat st;
-		pm_store_file_name(name, sizeof name, id, kinds[i]);
+		pmi_store_file_name(name, sizeof name, id, kinds[i]);
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
 			return true;
 	}
@@ -65,7 +65,7 @@ holds_report(int dfd, const char *id)
 }
 
 pm_err
-pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
+pmi_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
 {
 	/* Two reports of one id (a copied file, a hostile directory): neither
 	 * replaces the other. */
@@ -78,9 +78,9 @@ pm_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
 	pm_err e = PM_E_NOTFOUND;
 	for (size_t i = 0; i < sizeof src / sizeof src[0]; i++) {
 		char a[PM_ID_MAX + 16], b[PM_ID_MAX + 16];
-		pm_store_file_name(a, sizeof a, id, src[i]);
-		pm_store_file_name(b, sizeof b, id, dst[i]);
-		e = fold(e, pm_store_move(s->dir[from], a, s->dir[to], b));
+		pmi_store_file_name(a, sizeof a, id, src[i]);
+		pmi_store_file_name(b, sizeof b, id, dst[i]);
+		e = fold(e, pmi_store_move(s->dir[from], a, s->dir[to], b));
 	}
 	return e;
 }

@@ -22,14 +22,14 @@
 /* libpostmortem's, when the process has it (this library never needs it to load). */
 extern const char *pm_reports_dir(void) __attribute__((weak));
 
-const char *const pm_sdir_names[PM_SDIR_COUNT] = { "pending", "quarantine", "sent" };
+const char *const pmi_sdir_names[PM_SDIR_COUNT] = { "pending", "quarantine", "sent" };
 
 static const char *const kind_ext[PM_SK_COUNT] = { ".crash", ".json", ".crash.tmp", ".json.tmp", ".reason",
                                                    ".dmp", ".dmp.tmp" };
 static const char store_tmp_ext[] = ".store.tmp";
 
 bool
-pm_store_resolve_dir(const char *dir, char *out, size_t cap)
+pmi_store_resolve_dir(const char *dir, char *out, size_t cap)
 {
 	if (dir && *dir) {
 		int n = snprintf(out, cap, "%s", dir);
@@ -40,21 +40,21 @@ pm_store_resolve_dir(const char *dir, char *out, size_t cap)
 		int n = snprintf(out, cap, "%s", installed);
 		return n > 0 && (size_t)n < cap;
 	}
-	return pm_config_reports_dir(NULL, out, cap);
+	return pmi_config_reports_dir(NULL, out, cap);
 }
 
 int
-pm_store_open_subdir(int root, const char *name, char *why, size_t cap)
+pmi_store_open_subdir(int root, const char *name, char *why, size_t cap)
 {
 	if (mkdirat(root, name, 0700) != 0 && errno != EEXIST) {
 		snprintf(why, cap, "%s", strerror(errno));
 		return -1;
 	}
-	return pm_private_dir_open(root, name, false, why, cap);
+	return pmi_private_dir_open(root, name, false, why, cap);
 }
 
 bool
-pm_store_valid_id(const char *id)
+pmi_store_valid_id(const char *id)
 {
 	size_t n = 0;
 	if (!id || id[0] == '.' || id[0] == '\0')
@@ -80,7 +80,7 @@ ends_with(const char *s, size_t n, const char *ext, size_t *stem)
 }
 
 pm_skind
-pm_store_parse_name(const char *name, char id[PM_ID_MAX])
+pmi_store_parse_name(const char *name, char id[PM_ID_MAX])
 {
 	size_t n = strlen(name), stem;
 	bool hidden = name[0] == '.';
@@ -91,7 +91,7 @@ pm_store_parse_name(const char *name, char id[PM_ID_MAX])
 	                                  PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
 	for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
 		pm_skind k = order[i];
-		bool tmp = pm_store_kind_is_tmp(k);
+		bool tmp = pmi_store_kind_is_tmp(k);
 		if (tmp != hidden || !ends_with(name, n, kind_ext[k], &stem))
 			continue;
 		size_t from = tmp ? 1 : 0;
@@ -99,21 +99,21 @@ pm_store_parse_name(const char *name, char id[PM_ID_MAX])
 			return PM_SK_OTHER;
 		memcpy(id, name + from, stem - from);
 		id[stem - from] = '\0';
-		return pm_store_valid_id(id) ? k : PM_SK_OTHER;
+		return pmi_store_valid_id(id) ? k : PM_SK_OTHER;
 	}
 	return PM_SK_OTHER;
 }
 
 bool
-pm_store_kind_is_tmp(pm_skind kind)
+pmi_store_kind_is_tmp(pm_skind kind)
 {
 	return kind == PM_SK_CRASH_TMP || kind == PM_SK_JSON_TMP || kind == PM_SK_DMP_TMP;
 }
 
 void
-pm_store_file_name(char *out, size_t cap, const char *id, pm_skind kind)
+pmi_store_file_name(char *out, size_t cap, const char *id, pm_skind kind)
 {
-	snprintf(out, cap, "%s%s%s", pm_store_kind_is_tmp(kind) ? "." : "", id, kind_ext[kind]);
+	snprintf(out, cap, "%s%s%s", pmi_store_kind_is_tmp(kind) ? "." : "", id, kind_ext[kind]);
 }
 
 static pm_err
@@ -125,7 +125,7 @@ read_all(int fd, size_t want, char *buf, size_t *got, pm_read_error *err)
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k < 0) {
-			pm_read_fail(err, 0, "read failed: %s", strerror(errno));
+			pmi_read_fail(err, 0, "read failed: %s", strerror(errno));
 			return PM_E_IO;
 		}
 		if (k == 0)
@@ -137,7 +137,7 @@ read_all(int fd, size_t want, char *buf, size_t *got, pm_read_error *err)
 }
 
 pm_err
-pm_store_slurp(int dfd, const char *name, size_t max, bool prefix, char **data, size_t *len,
+pmi_store_slurp(int dfd, const char *name, size_t max, bool prefix, char **data, size_t *len,
                pm_read_error *err)
 {
 	*data = NULL;
@@ -146,16 +146,16 @@ pm_store_slurp(int dfd, const char *name, size_t max, bool prefix, char **data, 
 	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		int why = errno;
-		pm_read_fail(err, 0, "%s: %s", name, why == ELOOP ? "a symbolic link" : strerror(why));
+		pmi_read_fail(err, 0, "%s: %s", name, why == ELOOP ? "a symbolic link" : strerror(why));
 		return why == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
 	}
 	struct stat st;
 	pm_err e = PM_OK;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		pm_read_fail(err, 0, "%s: not a regular file", name);
+		pmi_read_fail(err, 0, "%s: not a regular file", name);
 		e = PM_E_IO;
 	} else if ((uint64_t)st.st_size > max && !prefix) {
-		pm_read_fail(err, 0, "%s: larger than %zu bytes", name, max);
+		pmi_read_fail(err, 0, "%s: larger than %zu bytes", name, max);
 		e = PM_E_LIMIT;
 	}
 	size_t want = e == PM_OK && (uint64_t)st.st_size < max ? (size_t)st.st_size : max;
@@ -190,7 +190,7 @@ create_tmp(int dfd, const char *tmp)
 }
 
 pm_err
-pm_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, const void *ctx)
+pmi_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, const void *ctx)
 {
 	char tmp[PM_ID_MAX + 32];
 	int k = snprintf(tmp, sizeof tmp, ".%s%s", name, store_tmp_ext);
@@ -215,7 +215,7 @@ pm_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, const voi
 }
 
 pm_err
-pm_store_move(int from, const char *from_name, int to, const char *to_name)
+pmi_store_move(int from, const char *from_name, int to, const char *to_name)
 {
 	if (renameat(from, from_name, to, to_name) == 0)
 		return PM_OK;
@@ -223,7 +223,7 @@ pm_store_move(int from, const char *from_name, int to, const char *to_name)
 }
 
 pm_err
-pm_store_unlink(int dfd, const char *name)
+pmi_store_unlink(int dfd, const char *name)
 {
 	if (unlinkat(dfd, name, 0) == 0)
 		return PM_OK;
@@ -233,14 +233,14 @@ pm_store_unlink(int dfd, const char *name)
 }
 
 uint64_t
-pm_store_report_bytes(int dfd, const char *id)
+pmi_store_report_bytes(int dfd, const char *id)
 {
 	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_DMP };
 	uint64_t total = 0;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		char name[PM_ID_MAX + 16];
 		struct stat st;
-		pm_store_file_name(name, sizeof name, id, kinds[i]);
+		pmi_store_file_name(name, sizeof name, id, kinds[i]);
 		if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode))
 			total += (uint64_t)st.st_size;
 	}

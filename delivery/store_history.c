@@ -28,18 +28,18 @@ parse_line(const char *line, pm_crash_rec *rec)
 	if (sscanf(line, "%" SCNd64 " %" SCNd64 " %63s %n", &rec->time, &rec->launch, rec->id, &at) != 3 || at == 0)
 		return false;
 	size_t n = strcspn(line + at, "\n");
-	if (n == 0 || n >= sizeof rec->app || !pm_store_valid_id(rec->id))
+	if (n == 0 || n >= sizeof rec->app || !pmi_store_valid_id(rec->id))
 		return false;
 	memcpy(rec->app, line + at, n);
 	return true;
 }
 
 size_t
-pm_history_read(int root, pm_crash_rec *out, size_t cap)
+pmi_history_read(int root, pm_crash_rec *out, size_t cap)
 {
 	char *text;
 	size_t len, n = 0;
-	if (pm_store_slurp(root, history_name, PM_HISTORY_MAX * LINE_MAX_BYTES, true, &text, &len, NULL) != PM_OK)
+	if (pmi_store_slurp(root, history_name, PM_HISTORY_MAX * LINE_MAX_BYTES, true, &text, &len, NULL) != PM_OK)
 		return 0;
 	for (char *line = text; *line && n < cap;) {
 		char *end = strchr(line, '\n');
@@ -65,30 +65,30 @@ fill_history(const void *ctx, pm_out *o)
 {
 	const history *h = ctx;
 	for (size_t i = 0; i < h->n; i++) {
-		pm_out_i64(o, h->rec[i].time);
-		pm_out_ch(o, ' ');
-		pm_out_i64(o, h->rec[i].launch);
-		pm_out_ch(o, ' ');
-		pm_out_str(o, h->rec[i].id);
-		pm_out_ch(o, ' ');
-		pm_out_str(o, h->rec[i].app[0] ? h->rec[i].app : "?");
-		pm_out_ch(o, '\n');
+		pmi_out_i64(o, h->rec[i].time);
+		pmi_out_ch(o, ' ');
+		pmi_out_i64(o, h->rec[i].launch);
+		pmi_out_ch(o, ' ');
+		pmi_out_str(o, h->rec[i].id);
+		pmi_out_ch(o, ' ');
+		pmi_out_str(o, h->rec[i].app[0] ? h->rec[i].app : "?");
+		pmi_out_ch(o, '\n');
 	}
 	return PM_OK;
 }
 
 void
-pm_history_add(int root, const pm_crash_rec *rec)
+pmi_history_add(int root, const pm_crash_rec *rec)
 {
 	history *h = malloc(sizeof *h);
 	if (!h)
 		return;
-	h->n = pm_history_read(root, h->rec, PM_HISTORY_MAX);
+	h->n = pmi_history_read(root, h->rec, PM_HISTORY_MAX);
 	if (h->n == PM_HISTORY_MAX) {
 		memmove(h->rec, h->rec + 1, (PM_HISTORY_MAX - 1) * sizeof h->rec[0]);
 		h->n--;
 	}
 	h->rec[h->n++] = *rec;
-	pm_store_write_file(root, history_name, fill_history, h);
+	pmi_store_write_file(root, history_name, fill_history, h);
 	free(h);
 }

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 void
-pm_store_log(const char *fmt, ...)
+pmi_store_log(const char *fmt, ...)
 {
 	char line[PM_REASON_MAX + 256];
 	va_list ap;

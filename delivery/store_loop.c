@@ -23,7 +23,7 @@ enum {
 };
 
 void
-pm_store_rec_of(pm_crash_rec *rec, const pm_sentry *e)
+pmi_store_rec_of(pm_crash_rec *rec, const pm_sentry *e)
 {
 	memset(rec, 0, sizeof *rec);
 	memcpy(rec->id, e->pub.id, sizeof rec->id);
@@ -33,7 +33,7 @@ pm_store_rec_of(pm_crash_rec *rec, const pm_sentry *e)
 }
 
 size_t
-pm_loop_run(const pm_crash_rec *recs, size_t n, uint32_t seconds)
+pmi_loop_run(const pm_crash_rec *recs, size_t n, uint32_t seconds)
 {
 	size_t run = 0;
 	while (run < n && recs[run].time && recs[run].launch && recs[run].time >= recs[run].launch &&
@@ -65,18 +65,18 @@ gather(pm_store *s, pm_crash_rec *recs)
 		const pm_sentry *e = &s->v[i];
 		if (e->pub.state == PM_STATE_QUARANTINED)
 			continue;
-		pm_store_rec_of(&recs[n++], e);
+		pmi_store_rec_of(&recs[n++], e);
 	}
 	pm_crash_rec hist[PM_HISTORY_MAX];
-	size_t h = pm_history_read(s->root, hist, PM_HISTORY_MAX);
+	size_t h = pmi_history_read(s->root, hist, PM_HISTORY_MAX);
 	for (size_t i = 0; i < h; i++)
-		if (!pm_store_find(s, hist[i].id))
+		if (!pmi_store_find(s, hist[i].id))
 			recs[n++] = hist[i];
 	return n;
 }
 
 void
-pm_store_mark_loops(pm_store *s)
+pmi_store_mark_loops(pm_store *s)
 {
 	pm_crash_rec *recs = malloc((s->n + PM_HISTORY_MAX) * sizeof *recs);
 	if (!recs)
@@ -88,9 +88,9 @@ pm_store_mark_loops(pm_store *s)
 		size_t j = i;
 		while (j < n && strcmp(recs[j].app, recs[i].app) == 0)
 			j++;
-		size_t run = pm_loop_run(recs + i, j - i, s->loop_seconds);
+		size_t run = pmi_loop_run(recs + i, j - i, s->loop_seconds);
 		for (size_t k = 0; run >= s->loop_count && k < run; k++) {
-			pm_sentry *e = pm_store_find(s, recs[i + k].id);
+			pm_sentry *e = pmi_store_find(s, recs[i + k].id);
 			if (e)
 				e->pub.crash_loop = true;
 		}
@@ -116,16 +116,16 @@ static bool
 peek(int dfd, const char *id, pm_crash_rec *rec)
 {
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, id, PM_SK_CRASH);
+	pmi_store_file_name(name, sizeof name, id, PM_SK_CRASH);
 	pm_report r;
 	pm_report_init(&r);
-	bool ok = pm_store_read_torn(dfd, name, false, PEEK_BYTES, true, &r, NULL) == PM_OK;
+	bool ok = pmi_store_read_torn(dfd, name, false, PEEK_BYTES, true, &r, NULL) == PM_OK;
 	if (ok) {
 		pm_sentry e;
 		memset(&e, 0, sizeof e);
 		memcpy(e.pub.id, id, sizeof e.pub.id);
-		pm_store_summarize(&e, &r);
-		pm_store_rec_of(rec, &e);
+		pmi_store_summarize(&e, &r);
+		pmi_store_rec_of(rec, &e);
 	}
 	pm_report_free(&r);
 	return ok;
@@ -145,7 +145,7 @@ loop_in(int root, const int dirs[PM_SDIR_COUNT], const char *app)
 	pm_sfile_list l = { 0 };
 	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++)
 		if (dirs[d] >= 0)
-			pm_store_list(dirs[d], d, 0, &l);
+			pmi_store_list(dirs[d], d, 0, &l);
 	if (l.n)
 		qsort(l.v, l.n, sizeof *l.v, newest_text_first);
 	pm_crash_rec recs[PM_DEFAULT_LOOP_COUNT + PM_HISTORY_MAX], hist[PM_HISTORY_MAX];
@@ -158,13 +158,13 @@ loop_in(int root, const int dirs[PM_SDIR_COUNT], const char *app)
 			k++;
 	}
 	free(l.v);
-	size_t h = pm_history_read(root, hist, PM_HISTORY_MAX);
+	size_t h = pmi_history_read(root, hist, PM_HISTORY_MAX);
 	for (size_t i = 0; i < h; i++)
 		if (strcmp(hist[i].app, app) == 0)
 			recs[k++] = hist[i];
 	if (k)
 		qsort(recs, k, sizeof *recs, newest_first);
-	return pm_loop_run(recs, k, PM_DEFAULT_LOOP_SECONDS) >= PM_DEFAULT_LOOP_COUNT;
+	return pmi_loop_run(recs, k, PM_DEFAULT_LOOP_SECONDS) >= PM_DEFAULT_LOOP_COUNT;
 }
 
 bool
@@ -172,7 +172,7 @@ pm_crash_loop_detected(void)
 {
 	char path[PATH_MAX], exe[PATH_MAX], app[sizeof ((pm_crash_rec *)0)->app];
 	ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	if (len <= 0 || !pm_store_resolve_dir(NULL, path, sizeof path))
+	if (len <= 0 || !pmi_store_resolve_dir(NULL, path, sizeof path))
 		return false;
 	exe[len] = '\0';
 	/* The name the crash handler writes as the process, cut as entries cut it. */
@@ -181,7 +181,7 @@ pm_crash_loop_detected(void)
 	memcpy(app, base, n);
 	app[n] = '\0';
 	char why[256];
-	int root = pm_private_dir_open(AT_FDCWD, path, true, why, sizeof why);
+	int root = pmi_private_dir_open(AT_FDCWD, path, true, why, sizeof why);
 	if (root < 0)
 		return false;
 	/* Quarantined reports are no crashes to count: their directory stays closed. */

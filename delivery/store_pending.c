@@ -44,37 +44,37 @@ drop_stale_tmps(pm_store *s, const pm_sgroup *g)
 		if (!f || s->now - f->mtime <= PM_STALE_SECONDS)
 			continue;
 		char name[PM_ID_MAX + 16];
-		pm_store_file_name(name, sizeof name, g->id, tmps[i]);
-		pm_store_unlink(s->dir[PM_SDIR_PENDING], name);
+		pmi_store_file_name(name, sizeof name, g->id, tmps[i]);
+		pmi_store_unlink(s->dir[PM_SDIR_PENDING], name);
 	}
 }
 
 void
-pm_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g)
+pmi_store_take_pending(pm_store *s, pm_sdir d, const pm_sgroup *g)
 {
 	if (!has_report_file(g))
 		return;
 	const pm_sfile *odd = odd_file(g);
 	if (odd) {
 		char name[PM_ID_MAX + 16], reason[PM_ID_MAX + 64];
-		pm_store_file_name(name, sizeof name, g->id, (pm_skind)odd->kind);
+		pmi_store_file_name(name, sizeof name, g->id, (pm_skind)odd->kind);
 		snprintf(reason, sizeof reason, "%s is not a regular file", name);
 		if (s->read_only)
-			pm_store_look_torn(s, g, NULL, reason);
+			pmi_store_look_torn(s, g, NULL, reason);
 		else
-			pm_store_quarantine_group(s, g, reason);
+			pmi_store_quarantine_group(s, g, reason);
 		return;
 	}
 	pm_report r;
 	pm_report_init(&r);
-	if (g->f[PM_SK_JSON] && pm_store_read_json(s->dir[d], g->id, &r, NULL) == PM_OK) {
-		pm_sentry *e = pm_store_add(s, d, g, r.complete ? PM_STATE_PENDING : PM_STATE_PARTIAL);
+	if (g->f[PM_SK_JSON] && pmi_store_read_json(s->dir[d], g->id, &r, NULL) == PM_OK) {
+		pm_sentry *e = pmi_store_add(s, d, g, r.complete ? PM_STATE_PENDING : PM_STATE_PARTIAL);
 		if (e)
-			pm_store_summarize(e, &r);
+			pmi_store_summarize(e, &r);
 		if (!s->read_only)
 			drop_stale_tmps(s, g);
 	} else {
-		pm_store_salvage(s, g);
+		pmi_store_salvage(s, g);
 	}
 	pm_report_free(&r);
 }
@@ -84,25 +84,25 @@ read_reason(pm_store *s, const char *id, pm_sentry *e)
 {
 	char name[PM_ID_MAX + 16], *text;
 	size_t len;
-	pm_store_file_name(name, sizeof name, id, PM_SK_REASON);
-	if (pm_store_slurp(s->dir[PM_SDIR_QUARANTINE], name, PM_REASON_MAX, true, &text, &len, NULL) != PM_OK)
+	pmi_store_file_name(name, sizeof name, id, PM_SK_REASON);
+	if (pmi_store_slurp(s->dir[PM_SDIR_QUARANTINE], name, PM_REASON_MAX, true, &text, &len, NULL) != PM_OK)
 		return;
-	pm_store_set_reason(e, text);
+	pmi_store_set_reason(e, text);
 	free(text);
 }
 
 void
-pm_store_take_other(pm_store *s, pm_sdir d, const pm_sgroup *g)
+pmi_store_take_other(pm_store *s, pm_sdir d, const pm_sgroup *g)
 {
 	if (!g->f[PM_SK_CRASH] && !g->f[PM_SK_JSON])
 		return;
-	pm_sentry *e = pm_store_add(s, d, g, d == PM_SDIR_SENT ? PM_STATE_SENT : PM_STATE_QUARANTINED);
+	pm_sentry *e = pmi_store_add(s, d, g, d == PM_SDIR_SENT ? PM_STATE_SENT : PM_STATE_QUARANTINED);
 	if (!e)
 		return;
 	pm_report r;
 	pm_report_init(&r);
-	if (pm_store_read_any(s->dir[d], g->id, &r, NULL) == PM_OK)
-		pm_store_summarize(e, &r);
+	if (pmi_store_read_any(s->dir[d], g->id, &r, NULL) == PM_OK)
+		pmi_store_summarize(e, &r);
 	pm_report_free(&r);
 	if (d == PM_SDIR_QUARANTINE)
 		read_reason(s, g->id, e);

@@ -14,7 +14,7 @@
 #include "out.h"
 
 void
-pm_store_set_reason(pm_sentry *e, const char *reason)
+pmi_store_set_reason(pm_sentry *e, const char *reason)
 {
 	size_t n = strnlen(reason, PM_REASON_MAX - 1);
 	char *copy = malloc(n + 1);
@@ -34,32 +34,32 @@ static pm_err
 fill_reason(const void *ctx, pm_out *o)
 {
 	const pm_sentry *e = ctx;
-	pm_out_str(o, e->pub.reason);
-	pm_out_ch(o, '\n');
+	pmi_out_str(o, e->pub.reason);
+	pmi_out_ch(o, '\n');
 	return PM_OK;
 }
 
 pm_err
-pm_store_write_reason(pm_store *s, const pm_sentry *e)
+pmi_store_write_reason(pm_store *s, const pm_sentry *e)
 {
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, e->pub.id, PM_SK_REASON);
-	return pm_store_write_file(s->dir[PM_SDIR_QUARANTINE], name, fill_reason, e);
+	pmi_store_file_name(name, sizeof name, e->pub.id, PM_SK_REASON);
+	return pmi_store_write_file(s->dir[PM_SDIR_QUARANTINE], name, fill_reason, e);
 }
 
 void
-pm_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason)
+pmi_store_quarantine_group(pm_store *s, const pm_sgroup *g, const char *reason)
 {
-	pm_err rc = pm_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_QUARANTINE, g->id);
+	pm_err rc = pmi_store_move_report(s, PM_SDIR_PENDING, PM_SDIR_QUARANTINE, g->id);
 	if (rc == PM_E_INVAL)
-		pm_store_log("report %s (%s) left in pending/: quarantine/ already holds a report of that id",
+		pmi_store_log("report %s (%s) left in pending/: quarantine/ already holds a report of that id",
 		             g->id, reason);
 	if (rc != PM_OK)
 		return;
-	pm_sentry *e = pm_store_add(s, PM_SDIR_QUARANTINE, g, PM_STATE_QUARANTINED);
+	pm_sentry *e = pmi_store_add(s, PM_SDIR_QUARANTINE, g, PM_STATE_QUARANTINED);
 	if (!e)
 		return;
-	pm_store_set_reason(e, reason);
-	pm_store_write_reason(s, e);
-	pm_store_log("quarantined report %s (%s)", g->id, e->pub.reason ? e->pub.reason : "");
+	pmi_store_set_reason(e, reason);
+	pmi_store_write_reason(s, e);
+	pmi_store_log("quarantined report %s (%s)", g->id, e->pub.reason ? e->pub.reason : "");
 }

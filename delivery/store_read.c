@@ -12,13 +12,13 @@
 #include "json_prefix.h"
 
 pm_err
-pm_store_read_json(int dfd, const char *id, pm_report *r, pm_read_error *err)
+pmi_store_read_json(int dfd, const char *id, pm_report *r, pm_read_error *err)
 {
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, id, PM_SK_JSON);
+	pmi_store_file_name(name, sizeof name, id, PM_SK_JSON);
 	char *data;
 	size_t len;
-	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &data, &len, err);
+	pm_err e = pmi_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &data, &len, err);
 	if (e != PM_OK)
 		return e;
 	e = pm_read_json(data, len, r, err);
@@ -27,21 +27,21 @@ pm_store_read_json(int dfd, const char *id, pm_report *r, pm_read_error *err)
 }
 
 pm_err
-pm_store_read_torn(int dfd, const char *name, bool json, size_t max, bool prefix, pm_report *r,
+pmi_store_read_torn(int dfd, const char *name, bool json, size_t max, bool prefix, pm_report *r,
                    pm_read_error *err)
 {
 	char *data;
 	size_t len;
-	pm_err e = pm_store_slurp(dfd, name, max, prefix, &data, &len, err);
+	pm_err e = pmi_store_slurp(dfd, name, max, prefix, &data, &len, err);
 	if (e != PM_OK)
 		return e;
 	if (json) {
 		size_t closed_len = 0;
-		char *closed = pm_json_close_prefix(data, len, &closed_len);
+		char *closed = pmi_json_close_prefix(data, len, &closed_len);
 		if (closed)
 			e = pm_read_json(closed, closed_len, r, err);
 		else
-			e = pm_read_fail(err, 1, "%s: no JSON object to salvage", name);
+			e = pmi_read_fail(err, 1, "%s: no JSON object to salvage", name);
 		free(closed);
 	} else {
 		e = pm_read_text(data, len, r, err);
@@ -51,17 +51,17 @@ pm_store_read_torn(int dfd, const char *name, bool json, size_t max, bool prefix
 }
 
 pm_err
-pm_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err)
+pmi_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err)
 {
-	pm_err e = pm_store_read_json(dfd, id, r, err);
+	pm_err e = pmi_store_read_json(dfd, id, r, err);
 	if (e == PM_OK)
 		return PM_OK;
 	pm_report_free(r);
 	pm_report_init(r);
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, id, PM_SK_CRASH);
+	pmi_store_file_name(name, sizeof name, id, PM_SK_CRASH);
 	pm_read_error text_err = { 0 };
-	pm_err te = pm_store_read_torn(dfd, name, false, PM_READ_MAX_BYTES, false, r, &text_err);
+	pm_err te = pmi_store_read_torn(dfd, name, false, PM_READ_MAX_BYTES, false, r, &text_err);
 	if (te == PM_OK)
 		return PM_OK;
 	/* Report the JSON's problem unless there was no JSON at all. */
@@ -90,7 +90,7 @@ app_of(const pm_report *r)
 }
 
 void
-pm_store_summarize(pm_sentry *e, const pm_report *r)
+pmi_store_summarize(pm_sentry *e, const pm_report *r)
 {
 	const pm_header *h = &r->header;
 	const pm_exception *x = &r->exception;

@@ -68,8 +68,8 @@ read_sources(pm_store *s, const pm_sgroup *g, sources *src)
 			snprintf(src->err[i].message, sizeof src->err[i].message, "absent");
 			continue;
 		}
-		pm_store_file_name(src->name[i], sizeof src->name[i], g->id, src->kind[i]);
-		src->rc[i] = pm_store_read_torn(s->dir[PM_SDIR_PENDING], src->name[i], i == 1,
+		pmi_store_file_name(src->name[i], sizeof src->name[i], g->id, src->kind[i]);
+		src->rc[i] = pmi_store_read_torn(s->dir[PM_SDIR_PENDING], src->name[i], i == 1,
 		                                PM_READ_MAX_BYTES, false, &src->r[i], &src->err[i]);
 	}
 }
@@ -78,8 +78,8 @@ static void
 unlink_kind(pm_store *s, const char *id, pm_skind kind)
 {
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, id, kind);
-	pm_store_unlink(s->dir[PM_SDIR_PENDING], name);
+	pmi_store_file_name(name, sizeof name, id, kind);
+	pmi_store_unlink(s->dir[PM_SDIR_PENDING], name);
 }
 
 /* The rewritten files keep the time the report was written: a report with no
@@ -87,11 +87,11 @@ unlink_kind(pm_store *s, const char *id, pm_skind kind)
 static void
 keep_written_time(int dfd, const pm_sgroup *g)
 {
-	const struct timespec t = { .tv_sec = (time_t)pm_sgroup_first_mtime(g) };
+	const struct timespec t = { .tv_sec = (time_t)pmi_sgroup_first_mtime(g) };
 	const struct timespec times[2] = { t, t };
 	char name[PM_ID_MAX + 16];
 	for (pm_skind k = PM_SK_CRASH; k <= PM_SK_JSON; k++) {
-		pm_store_file_name(name, sizeof name, g->id, k);
+		pmi_store_file_name(name, sizeof name, g->id, k);
 		utimensat(dfd, name, times, AT_SYMLINK_NOFOLLOW);
 	}
 }
@@ -109,45 +109,45 @@ keep_partial(pm_store *s, const pm_sgroup *g, sources *src, int from)
 	pm_report *m = &src->r[from];
 	m->complete = false;
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, g->id, PM_SK_JSON);
-	bool twin_ok = pm_store_write_file(dfd, name, fill_json, m) == PM_OK;
+	pmi_store_file_name(name, sizeof name, g->id, PM_SK_JSON);
+	bool twin_ok = pmi_store_write_file(dfd, name, fill_json, m) == PM_OK;
 	int why = errno;
 	bool text_ok = src->rc[0] == PM_OK;
 	if (!twin_ok && !text_ok)
 		return; /* nothing whole to list: the next open tries again */
-	pm_store_file_name(name, sizeof name, g->id, PM_SK_CRASH);
+	pmi_store_file_name(name, sizeof name, g->id, PM_SK_CRASH);
 	if (text_ok && src->kind[0] == PM_SK_CRASH_TMP)
-		pm_store_move(dfd, src->name[0], dfd, name);
+		pmi_store_move(dfd, src->name[0], dfd, name);
 	else if (!text_ok)
-		pm_store_write_file(dfd, name, fill_text, m);
+		pmi_store_write_file(dfd, name, fill_text, m);
 	unlink_kind(s, g->id, PM_SK_CRASH_TMP);
 	unlink_kind(s, g->id, PM_SK_JSON_TMP);
 	keep_written_time(dfd, g);
-	pm_sentry *e = pm_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
+	pm_sentry *e = pmi_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
 	if (e)
-		pm_store_summarize(e, m);
+		pmi_store_summarize(e, m);
 	if (twin_ok)
 		return;
 	char reason[160];
 	snprintf(reason, sizeof reason, "text only: its JSON twin could not be written (%s)", strerror(why));
 	if (e)
-		pm_store_set_reason(e, reason);
-	pm_store_log("report %s kept as %s", g->id, reason);
+		pmi_store_set_reason(e, reason);
+	pmi_store_log("report %s kept as %s", g->id, reason);
 }
 
 void
-pm_store_look_torn(pm_store *s, const pm_sgroup *g, const pm_report *m, const char *reason)
+pmi_store_look_torn(pm_store *s, const pm_sgroup *g, const pm_report *m, const char *reason)
 {
-	pm_sentry *e = pm_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
+	pm_sentry *e = pmi_store_add(s, PM_SDIR_PENDING, g, PM_STATE_PARTIAL);
 	if (!e)
 		return;
 	if (m)
-		pm_store_summarize(e, m);
-	pm_store_set_reason(e, reason);
+		pmi_store_summarize(e, m);
+	pmi_store_set_reason(e, reason);
 }
 
 void
-pm_store_salvage(pm_store *s, const pm_sgroup *g)
+pmi_store_salvage(pm_store *s, const pm_sgroup *g)
 {
 	sources src;
 	read_sources(s, g, &src);
@@ -155,10 +155,10 @@ pm_store_salvage(pm_store *s, const pm_sgroup *g)
 	int from = src.rc[0] == PM_OK ? 0 : src.rc[1] == PM_OK ? 1 : -1;
 	int64_t pid = from >= 0 ? src.r[from].header.pid : -1;
 	/* <id>.json is renamed into place last, whole: once it is there, nobody writes. */
-	if (!g->f[PM_SK_JSON] && writer_alive(pid, pm_sgroup_mtime(g), s->now)) {
+	if (!g->f[PM_SK_JSON] && writer_alive(pid, pmi_sgroup_mtime(g), s->now)) {
 		/* Still being written: not listed until it is whole or its writer is gone. */
 	} else if (s->read_only) {
-		pm_store_look_torn(s, g, from >= 0 ? &src.r[from] : NULL,
+		pmi_store_look_torn(s, g, from >= 0 ? &src.r[from] : NULL,
 		                   from >= 0 ? "torn: salvaged at the next opening that may write"
 		                             : "torn, nothing readable: quarantined at the next opening that may write");
 	} else if (from >= 0) {
@@ -167,7 +167,7 @@ pm_store_salvage(pm_store *s, const pm_sgroup *g)
 		char reason[2 * sizeof src.err[0].message + 64];
 		snprintf(reason, sizeof reason, "torn report, nothing readable (text: %s; JSON: %s)",
 		         src.err[0].message, src.err[1].message);
-		pm_store_quarantine_group(s, g, reason);
+		pmi_store_quarantine_group(s, g, reason);
 	}
 	pm_report_free(&src.r[0]);
 	pm_report_free(&src.r[1]);

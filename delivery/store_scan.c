@@ -21,7 +21,7 @@
 static bool
 push(pm_sfile_list *l, const pm_sfile *f)
 {
-	if (!pm_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
+	if (!pmi_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
 		return false;
 	l->v[l->n++] = *f;
 	return true;
@@ -36,7 +36,7 @@ by_id(const void *a, const void *b)
 }
 
 pm_err
-pm_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l)
+pmi_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
@@ -51,7 +51,7 @@ pm_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l)
 		pm_sfile f;
 		struct stat st;
 		memset(&f, 0, sizeof f);
-		pm_skind kind = pm_store_parse_name(de->d_name, f.id);
+		pm_skind kind = pmi_store_parse_name(de->d_name, f.id);
 		if (kind == PM_SK_OTHER || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue; /* not ours, or gone since readdir: someone else took it */
 		if (kind == PM_SK_STORE_TMP) {
@@ -75,13 +75,13 @@ pm_store_list(int dfd, pm_sdir d, int64_t stale_before, pm_sfile_list *l)
 }
 
 pm_err
-pm_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn)
+pmi_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn)
 {
 	if (s->dir[d] < 0)
 		return PM_OK; /* read-only, and not created yet */
 	pm_sfile_list l = { 0 };
 	/* Read-only: nothing is old enough to remove. */
-	pm_err e = pm_store_list(s->dir[d], d, s->read_only ? INT64_MIN : s->now - PM_STALE_SECONDS, &l);
+	pm_err e = pmi_store_list(s->dir[d], d, s->read_only ? INT64_MIN : s->now - PM_STALE_SECONDS, &l);
 	if (e == PM_OK && l.n)
 		qsort(l.v, l.n, sizeof *l.v, by_id);
 	for (size_t i = 0; e == PM_OK && i < l.n;) {
@@ -97,7 +97,7 @@ pm_store_scan_dir(pm_store *s, pm_sdir d, pm_store_group_fn *fn)
 }
 
 int64_t
-pm_sgroup_mtime(const pm_sgroup *g)
+pmi_sgroup_mtime(const pm_sgroup *g)
 {
 	int64_t t = 0;
 	for (int k = 0; k < PM_SK_COUNT; k++)
@@ -107,7 +107,7 @@ pm_sgroup_mtime(const pm_sgroup *g)
 }
 
 int64_t
-pm_sgroup_first_mtime(const pm_sgroup *g)
+pmi_sgroup_first_mtime(const pm_sgroup *g)
 {
 	int64_t t = INT64_MAX;
 	for (int k = 0; k < PM_SK_COUNT; k++)
@@ -117,15 +117,15 @@ pm_sgroup_first_mtime(const pm_sgroup *g)
 }
 
 pm_sentry *
-pm_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state)
+pmi_store_add(pm_store *s, pm_sdir d, const pm_sgroup *g, pm_report_state state)
 {
-	if (!pm_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+	if (!pmi_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
 		return NULL;
 	pm_sentry *e = &s->v[s->n++];
 	memset(e, 0, sizeof *e);
 	snprintf(e->pub.id, sizeof e->pub.id, "%s", g->id);
 	e->pub.state = state;
-	e->order = pm_sgroup_first_mtime(g);
-	e->pub.bytes = pm_store_report_bytes(s->dir[d], g->id);
+	e->order = pmi_sgroup_first_mtime(g);
+	e->pub.bytes = pmi_store_report_bytes(s->dir[d], g->id);
 	return e;
 }

@@ -28,7 +28,7 @@
 #define UPLOAD_RETRY_AFTER_MAX_MS (24u * 3600u * 1000u)
 
 /* Log one line to stderr, prefixed "postmortem: upload: ".  Callers never pass secrets. */
-void upload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pmi_upload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Lets the background thread interrupt a pass: waits end early and the
@@ -41,35 +41,35 @@ typedef struct upload_stop {
 	atomic_bool *flag;
 } upload_stop;
 
-bool upload_stopping(const upload_stop *stop);
+bool pmi_upload_stopping(const upload_stop *stop);
 /* Now on `clock` plus ms, as an absolute deadline. */
-struct timespec upload_deadline(clockid_t clock, uint32_t ms);
+struct timespec pmi_upload_deadline(clockid_t clock, uint32_t ms);
 /* Sleep ms (or until stopped); false when stopped. */
-bool upload_sleep(const upload_stop *stop, uint32_t ms);
+bool pmi_upload_sleep(const upload_stop *stop, uint32_t ms);
 
 /* Copy of *in with every 0 replaced by its default; checks the URL and headers. */
-pm_err upload_options_resolve(const pm_upload_options *in, pm_upload_options *out);
+pm_err pmi_upload_options_resolve(const pm_upload_options *in, pm_upload_options *out);
 
 /*
  * PM_OK when url is http(s) and plain HTTP goes only to loopback (localhost,
  * 127.0.0.0/8 in four decimal parts, [::1]; as written, no shorthand) unless
  * allow_http.  PM_E_INVAL otherwise.
  */
-pm_err upload_url_check(const char *url, bool allow_http);
+pm_err pmi_upload_url_check(const char *url, bool allow_http);
 /* True when url's host is loopback: no proxy from the environment could reach it. */
-bool upload_url_loopback(const char *url);
+bool pmi_upload_url_loopback(const char *url);
 /* scheme://host[:port]/path of url, without userinfo, query or fragment, for logs. */
-void upload_url_display(const char *url, char *buf, size_t cap);
+void pmi_upload_url_display(const char *url, char *buf, size_t cap);
 /* Replace in text (NUL-terminated, edited in place) every secret of opt: header values, URL password and query values. */
-void upload_scrub(char *text, const pm_upload_options *opt);
+void pmi_upload_scrub(char *text, const pm_upload_options *opt);
 
 /* gzip n bytes of in into a malloc'd *out. */
-pm_err upload_gzip(const char *in, size_t n, char **out, size_t *out_len);
+pm_err pmi_upload_gzip(const char *in, size_t n, char **out, size_t *out_len);
 
 /* Full-jitter delay before attempt `attempt + 1` (attempt >= 1). */
-uint32_t upload_backoff(const pm_upload_options *opt, uint32_t attempt);
+uint32_t pmi_upload_backoff(const pm_upload_options *opt, uint32_t attempt);
 /* Retry-After value (delta seconds or HTTP date) in ms, clamped to a day; -1 when unusable. */
-int64_t upload_retry_after_ms(const char *value, int64_t now);
+int64_t pmi_upload_retry_after_ms(const char *value, int64_t now);
 
 /* What one request came to. */
 typedef enum upload_outcome {
@@ -102,8 +102,8 @@ typedef struct upload_session {
 	char error[CURL_ERROR_SIZE];
 } upload_session;
 
-pm_err upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop);
-void upload_session_close(upload_session *u);
+pm_err pmi_upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop);
+void pmi_upload_session_close(upload_session *u);
 /* What one report is sent as: a multipart form, or (with a DSN) a Sentry envelope. */
 typedef struct upload_body {
 	curl_mime *form;
@@ -111,21 +111,21 @@ typedef struct upload_body {
 	size_t len;
 } upload_body;
 
-void upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply);
+void pmi_upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply);
 
 /*
  * The form for one report: parts "report", "crash" and the minidump (gzipped unless
  * opt->no_gzip) and fields app_name, app_version, id, state.  On failure
  * *why says what went wrong.
  */
-pm_err upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
+pm_err pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
                          curl_mime **form, char *why, size_t why_cap);
 
 /* A pass; *retry_after_ms (when not NULL) gets how long the server asked us to stay away, or 0. */
-pm_err upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res,
+pm_err pmi_upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res,
                    const upload_stop *stop, uint32_t *retry_after_ms);
 
 /* curl_global_init once per process (thread-safe). */
-bool upload_curl_init(void);
+bool pmi_upload_curl_init(void);
 
 #endif

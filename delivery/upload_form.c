@@ -65,7 +65,7 @@ add_file(curl_mime *m, const pm_upload_options *opt, const char *name, const cha
 	size_t len = b->len;
 	char *gz = NULL;
 	if (!opt->no_gzip) {
-		pm_err e = upload_gzip(b->p, b->len, &gz, &len);
+		pm_err e = pmi_upload_gzip(b->p, b->len, &gz, &len);
 		if (e != PM_OK) {
 			free(b->p);
 			return e;
@@ -109,18 +109,18 @@ static pm_err
 read_kind(int dfd, const char *id, pm_skind kind, blob *b)
 {
 	char name[PM_ID_MAX + 16];
-	pm_store_file_name(name, sizeof name, id, kind);
-	pm_err e = pm_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &b->p, &b->len, NULL);
+	pmi_store_file_name(name, sizeof name, id, kind);
+	pm_err e = pmi_store_slurp(dfd, name, PM_READ_MAX_BYTES, false, &b->p, &b->len, NULL);
 	return e == PM_E_NOTFOUND ? PM_OK : e;
 }
 
 static pm_err
 read_files(pm_store *s, const char *id, blob *json, blob *text)
 {
-	pm_sentry *en = pm_store_find(s, id);
+	pm_sentry *en = pmi_store_find(s, id);
 	if (!en)
 		return PM_E_NOTFOUND;
-	int dfd = s->dir[pm_store_state_dir(en->pub.state)];
+	int dfd = s->dir[pmi_store_state_dir(en->pub.state)];
 	pm_err e = read_kind(dfd, id, PM_SK_JSON, json);
 	if (e == PM_OK)
 		e = read_kind(dfd, id, PM_SK_CRASH, text);
@@ -133,10 +133,10 @@ read_files(pm_store *s, const char *id, blob *json, blob *text)
 static pm_err
 add_minidump(curl_mime *m, const pm_upload_options *opt, pm_store *s, const char *id)
 {
-	pm_sentry *en = pm_store_find(s, id);
+	pm_sentry *en = pmi_store_find(s, id);
 	blob b = { 0 };
 	/* Gone since the listing (read_kind leaves it out): send the rest. */
-	pm_err e = en ? read_kind(s->dir[pm_store_state_dir(en->pub.state)], id, PM_SK_DMP, &b) : PM_OK;
+	pm_err e = en ? read_kind(s->dir[pmi_store_state_dir(en->pub.state)], id, PM_SK_DMP, &b) : PM_OK;
 	if (e != PM_OK || !b.p) {
 		free(b.p);
 		return e;
@@ -175,12 +175,12 @@ load_model(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt, 
 	pm_err e = pm_store_load(s, en->id, r, &err);
 	if (e != PM_OK) {
 		pm_report_free(r);
-		upload_log("%s: cannot load the report (%s): sending its files as they are", en->id,
+		pmi_upload_log("%s: cannot load the report (%s): sending its files as they are", en->id,
 		           err.message[0] ? err.message : pm_strerror(e));
 		return false;
 	}
 	if (opt->symbolicate && (e = pm_symbolicate(r, NULL)) != PM_OK)
-		upload_log("%s: symbolication failed (%s)", en->id, pm_strerror(e));
+		pmi_upload_log("%s: symbolication failed (%s)", en->id, pm_strerror(e));
 	return true;
 }
 
@@ -202,7 +202,7 @@ add_fields(curl_mime *m, const pm_store_entry *en, const pm_upload_options *opt,
 }
 
 pm_err
-upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
+pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
                   curl_mime **form, char *why, size_t why_cap)
 {
 	const pm_upload_options *opt = u->opt;

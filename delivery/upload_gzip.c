@@ -11,7 +11,7 @@
 #include "upload.h"
 
 pm_err
-upload_gzip(const char *in, size_t n, char **out, size_t *out_len)
+pmi_upload_gzip(const char *in, size_t n, char **out, size_t *out_len)
 {
 	z_stream z = { 0 };
 	/* 16 + MAX_WBITS: a gzip header and trailer instead of zlib's. */

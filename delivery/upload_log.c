@@ -12,7 +12,7 @@
 #include "upload.h"
 
 void
-upload_log(const char *fmt, ...)
+pmi_upload_log(const char *fmt, ...)
 {
 	char line[1024];
 	int n = snprintf(line, sizeof line, "postmortem: upload: ");

@@ -30,7 +30,7 @@ header_ok(const char *h)
 }
 
 pm_err
-upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
+pmi_upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
 {
 	if (!in || (in->header_count > 0 && !in->headers))
 		return PM_E_INVAL;
@@ -46,17 +46,17 @@ upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
 	for (size_t i = 0; i < in->header_count; i++) {
 		if (!header_ok(in->headers[i])) {
 			/* The header itself may hold a token: say which one, not what it says. */
-			upload_log("extra header #%zu is not 'Name: value' on one line", i + 1);
+			pmi_upload_log("extra header #%zu is not 'Name: value' on one line", i + 1);
 			return PM_E_INVAL;
 		}
 	}
 	if (!in->dsn)
-		return upload_url_check(in->url, in->allow_http);
+		return pmi_upload_url_check(in->url, in->allow_http);
 	sentry_dsn dsn;
 	if (in->url) {
-		upload_log("give a URL or a DSN, not both");
+		pmi_upload_log("give a URL or a DSN, not both");
 		return PM_E_INVAL;
 	}
-	pm_err e = sentry_dsn_parse(in->dsn, &dsn);
-	return e == PM_OK ? upload_url_check(dsn.envelope_url, in->allow_http) : e;
+	pm_err e = pmi_sentry_dsn_parse(in->dsn, &dsn);
+	return e == PM_OK ? pmi_upload_url_check(dsn.envelope_url, in->allow_http) : e;
 }

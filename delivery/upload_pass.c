@@ -74,7 +74,7 @@ attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_r
 		}
 		curl_easy_setopt(p->session.curl, CURLOPT_TIMEOUT_MS,
 		                 (long)(left < p->opt->timeout_ms ? left : p->opt->timeout_ms));
-		upload_session_send(&p->session, body, reply);
+		pmi_upload_session_send(&p->session, body, reply);
 		switch (reply->outcome) {
 		case UPLOAD_SENT: return V_SENT;
 		case UPLOAD_REJECTED: return V_REJECTED;
@@ -90,15 +90,15 @@ attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_r
 			p->retry_after_ms = (uint32_t)asked;
 			return V_END;
 		}
-		uint32_t wait = asked >= 0 ? (uint32_t)asked : upload_backoff(p->opt, attempt);
+		uint32_t wait = asked >= 0 ? (uint32_t)asked : pmi_upload_backoff(p->opt, attempt);
 		if (wait >= ms_left(p)) {
 			p->out_of_time = true;
 			return V_END;
 		}
 		char buf[32];
-		upload_log("%s: %s (attempt %u of %u); next try in %u ms", en->id,
+		pmi_upload_log("%s: %s (attempt %u of %u); next try in %u ms", en->id,
 		           summary(reply, buf, sizeof buf), attempt, p->opt->max_attempts, wait);
-		if (!upload_sleep(p->stop, wait))
+		if (!pmi_upload_sleep(p->stop, wait))
 			return V_END;
 	}
 }
@@ -109,20 +109,20 @@ log_end(const pass *p, const upload_reply *reply, size_t left)
 {
 	char buf[32];
 	const char *why = summary(reply, buf, sizeof buf);
-	if (upload_stopping(p->stop))
-		upload_log("stopping: %zu report(s) stay pending", left);
+	if (pmi_upload_stopping(p->stop))
+		pmi_upload_log("stopping: %zu report(s) stay pending", left);
 	else if (p->out_of_time)
-		upload_log("%s: %s; the pass's deadline (%u ms) came: %zu report(s) stay pending until a later pass",
+		pmi_upload_log("%s: %s; the pass's deadline (%u ms) came: %zu report(s) stay pending until a later pass",
 		           p->where, why, p->opt->pass_timeout_ms, left);
 	else if (p->retry_after_ms > 0)
-		upload_log("%s: %s; asked to wait %u s: %zu report(s) stay pending until a later pass",
+		pmi_upload_log("%s: %s; asked to wait %u s: %zu report(s) stay pending until a later pass",
 		           p->where, why, p->retry_after_ms / 1000, left);
 	else if (reply->outcome == UPLOAD_OFFLINE)
-		upload_log("cannot reach %s (%s): %zu report(s) stay pending", p->where, why, left);
+		pmi_upload_log("cannot reach %s (%s): %zu report(s) stay pending", p->where, why, left);
 	else if (reply->outcome == UPLOAD_STOP)
-		upload_log("%s: %s: %zu report(s) stay pending", p->where, why, left);
+		pmi_upload_log("%s: %s: %zu report(s) stay pending", p->where, why, left);
 	else
-		upload_log("%s failed %u reports in a row: %zu report(s) stay pending", p->where,
+		pmi_upload_log("%s failed %u reports in a row: %zu report(s) stay pending", p->where,
 		           p->exhausted_in_a_row, left);
 }
 
@@ -132,17 +132,17 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 {
 	upload_body body = { 0 };
 	char why[256];
-	pm_err e = p->opt->dsn ? sentry_envelope_build(p->store, en, p->opt->symbolicate, &body.data, &body.len, why,
+	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt->symbolicate, &body.data, &body.len, why,
 	                                               sizeof why)
-	                       : upload_form_build(&p->session, p->store, en, &body.form, why, sizeof why);
+	                       : pmi_upload_form_build(&p->session, p->store, en, &body.form, why, sizeof why);
 	/* No server would take it: a later pass could not do better. */
 	if (e == PM_E_LIMIT && pm_store_quarantine(p->store, en->id, why) == PM_OK) {
-		upload_log("%s: quarantined: %s", en->id, why);
+		pmi_upload_log("%s: quarantined: %s", en->id, why);
 		p->res->quarantined++;
 		return true;
 	}
 	if (e != PM_OK) {
-		upload_log("%s: kept: %s", en->id, why);
+		pmi_upload_log("%s: kept: %s", en->id, why);
 		p->res->kept++;
 		return true;
 	}
@@ -154,26 +154,26 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 	switch (v) {
 	case V_SENT:
 		if ((e = pm_store_mark_sent(p->store, en->id)) != PM_OK)
-			upload_log("%s: delivered, but it could not leave pending (%s) and may be sent again",
+			pmi_upload_log("%s: delivered, but it could not leave pending (%s) and may be sent again",
 			           en->id, pm_strerror(e));
 		else
-			upload_log("%s: sent (HTTP %ld)", en->id, reply.status);
+			pmi_upload_log("%s: sent (HTTP %ld)", en->id, reply.status);
 		p->res->sent++;
 		p->exhausted_in_a_row = 0;
 		return true;
 	case V_REJECTED:
 		p->exhausted_in_a_row = 0;
 		if ((e = pm_store_quarantine(p->store, en->id, reply.reason)) != PM_OK) {
-			upload_log("%s: rejected (HTTP %ld), but it could not be quarantined (%s): kept",
+			pmi_upload_log("%s: rejected (HTTP %ld), but it could not be quarantined (%s): kept",
 			           en->id, reply.status, pm_strerror(e));
 			p->res->kept++;
 			return true;
 		}
-		upload_log("%s: rejected (HTTP %ld): quarantined with the server's reason", en->id, reply.status);
+		pmi_upload_log("%s: rejected (HTTP %ld): quarantined with the server's reason", en->id, reply.status);
 		p->res->quarantined++;
 		return true;
 	case V_EXHAUSTED:
-		upload_log("%s: %s after %u attempts: kept", en->id, summary(&reply, buf, sizeof buf),
+		pmi_upload_log("%s: %s after %u attempts: kept", en->id, summary(&reply, buf, sizeof buf),
 		           p->opt->max_attempts);
 		p->res->kept++;
 		if (++p->exhausted_in_a_row < EXHAUSTED_IN_A_ROW_MAX)
@@ -216,7 +216,7 @@ snapshot(const pm_store *s, size_t *count)
 }
 
 pm_err
-upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res,
+pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res,
             const upload_stop *stop, uint32_t *retry_after_ms)
 {
 	pm_upload_result unused;
@@ -228,7 +228,7 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 		*retry_after_ms = 0;
 	if (!s)
 		return PM_E_INVAL;
-	pm_err e = upload_options_resolve(options, &opt);
+	pm_err e = pmi_upload_options_resolve(options, &opt);
 	if (e != PM_OK)
 		return e;
 	size_t count = 0;
@@ -236,15 +236,15 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 	if (!list)
 		return PM_E_NOMEM;
 	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res,
-	           .deadline = upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
-	if (count > 0 && (e = upload_session_open(&p.session, &opt, stop)) == PM_OK) {
-		upload_url_display(p.session.url, p.where, sizeof p.where);
+	           .deadline = pmi_upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
+	if (count > 0 && (e = pmi_upload_session_open(&p.session, &opt, stop)) == PM_OK) {
+		pmi_upload_url_display(p.session.url, p.where, sizeof p.where);
 		uint64_t total_bytes = 0, done_bytes = 0;
 		for (size_t i = 0; i < count; i++)
 			total_bytes += list[i].bytes;
 		for (size_t i = 0; i < count; i++) {
-			if (upload_stopping(stop)) {
-				upload_log("stopping: %zu report(s) stay pending", count - i);
+			if (pmi_upload_stopping(stop)) {
+				pmi_upload_log("stopping: %zu report(s) stay pending", count - i);
 				res->kept += (uint32_t)(count - i);
 				break;
 			}
@@ -257,7 +257,7 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 				break;
 			}
 		}
-		upload_session_close(&p.session);
+		pmi_upload_session_close(&p.session);
 	}
 	free(list);
 	if (retry_after_ms)
@@ -268,5 +268,5 @@ upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res
 pm_err
 pm_upload_pending(pm_store *s, const pm_upload_options *opt, pm_upload_result *res)
 {
-	return upload_pass(s, opt, res, NULL, NULL);
+	return pmi_upload_pass(s, opt, res, NULL, NULL);
 }

@@ -26,7 +26,7 @@ random_u64(void)
 }
 
 uint32_t
-upload_backoff(const pm_upload_options *opt, uint32_t attempt)
+pmi_upload_backoff(const pm_upload_options *opt, uint32_t attempt)
 {
 	uint64_t ceiling = opt->backoff_ms;
 	for (uint32_t i = 1; i < attempt && ceiling < opt->backoff_max_ms; i++)
@@ -37,7 +37,7 @@ upload_backoff(const pm_upload_options *opt, uint32_t attempt)
 }
 
 int64_t
-upload_retry_after_ms(const char *value, int64_t now)
+pmi_upload_retry_after_ms(const char *value, int64_t now)
 {
 	const int64_t cap = UPLOAD_RETRY_AFTER_MAX_MS;
 	while (*value == ' ' || *value == '\t')
@@ -61,13 +61,13 @@ upload_retry_after_ms(const char *value, int64_t now)
 }
 
 bool
-upload_stopping(const upload_stop *stop)
+pmi_upload_stopping(const upload_stop *stop)
 {
 	return stop && atomic_load(stop->flag);
 }
 
 struct timespec
-upload_deadline(clockid_t clock, uint32_t ms)
+pmi_upload_deadline(clockid_t clock, uint32_t ms)
 {
 	struct timespec t;
 	clock_gettime(clock, &t);
@@ -81,9 +81,9 @@ upload_deadline(clockid_t clock, uint32_t ms)
 }
 
 bool
-upload_sleep(const upload_stop *stop, uint32_t ms)
+pmi_upload_sleep(const upload_stop *stop, uint32_t ms)
 {
-	struct timespec deadline = upload_deadline(CLOCK_MONOTONIC, ms);
+	struct timespec deadline = pmi_upload_deadline(CLOCK_MONOTONIC, ms);
 	if (!stop) {
 		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL) == EINTR)
 			;

@@ -79,7 +79,7 @@ mask_url(char *text, const char *url)
 }
 
 void
-upload_scrub(char *text, const pm_upload_options *opt)
+pmi_upload_scrub(char *text, const pm_upload_options *opt)
 {
 	for (size_t i = 0; i < opt->header_count; i++) {
 		const char *v = strchr(opt->headers[i], ':');

@@ -4,7 +4,7 @@
  *
  * The handle is reused for every report of a pass so the connection (and
  * its TLS session) is kept.  Redirects are not followed: a redirect could
- * lead from https to plain http, around upload_url_check.  Loopback URLs
+ * lead from https to plain http, around pmi_upload_url_check.  Loopback URLs
  * ignore proxies from the environment: a proxy cannot reach our loopback,
  * and plain HTTP to loopback would carry the report in clear to the proxy.
  */
@@ -24,7 +24,7 @@ init_curl(void)
 }
 
 bool
-upload_curl_init(void)
+pmi_upload_curl_init(void)
 {
 	pthread_once(&curl_once, init_curl);
 	return curl_ready;
@@ -67,24 +67,24 @@ on_progress(void *ctx, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
 {
 	(void)dltotal, (void)dlnow, (void)ultotal, (void)ulnow;
 	const upload_session *u = ctx;
-	return upload_stopping(u->stop);
+	return pmi_upload_stopping(u->stop);
 }
 
 pm_err
-upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop)
+pmi_upload_session_open(upload_session *u, const pm_upload_options *opt, const upload_stop *stop)
 {
 	memset(u, 0, sizeof *u);
 	u->opt = opt;
 	u->stop = stop;
-	if (!upload_curl_init() || !(u->curl = curl_easy_init()))
+	if (!pmi_upload_curl_init() || !(u->curl = curl_easy_init()))
 		return PM_E_NOMEM;
 	/* Without "Expect:" curl would wait for a 100 Continue on large bodies:
 	 * a round trip, or a whole second when the server ignores it. */
 	bool ok = (u->headers = curl_slist_append(NULL, "Expect:")) != NULL;
 	u->url = opt->url;
 	if (ok && opt->dsn) {
-		if (sentry_dsn_parse(opt->dsn, &u->dsn) != PM_OK) {
-			upload_session_close(u);
+		if (pmi_sentry_dsn_parse(opt->dsn, &u->dsn) != PM_OK) {
+			pmi_upload_session_close(u);
 			return PM_E_INVAL;
 		}
 		u->url = u->dsn.envelope_url;
@@ -97,13 +97,13 @@ upload_session_open(upload_session *u, const pm_upload_options *opt, const uploa
 			u->headers = h;
 	}
 	if (!ok) {
-		upload_session_close(u);
+		pmi_upload_session_close(u);
 		return PM_E_NOMEM;
 	}
 	CURL *c = u->curl;
 	ok = curl_easy_setopt(c, CURLOPT_URL, u->url) == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https") == CURLE_OK
-	     && (!upload_url_loopback(u->url) || curl_easy_setopt(c, CURLOPT_NOPROXY, "*") == CURLE_OK)
+	     && (!pmi_upload_url_loopback(u->url) || curl_easy_setopt(c, CURLOPT_NOPROXY, "*") == CURLE_OK)
 	     && curl_easy_setopt(c, CURLOPT_HTTPHEADER, u->headers) == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_USERAGENT, "postmortem") == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) == CURLE_OK
@@ -122,17 +122,17 @@ upload_session_open(upload_session *u, const pm_upload_options *opt, const uploa
 	     && curl_easy_setopt(c, CURLOPT_XFERINFODATA, u) == CURLE_OK
 	     && curl_easy_setopt(c, CURLOPT_NOPROGRESS, stop ? 0L : 1L) == CURLE_OK;
 	if (!ok) {
-		upload_log("libcurl refused an option (a version older than 7.85?)");
-		upload_session_close(u);
+		pmi_upload_log("libcurl refused an option (a version older than 7.85?)");
+		pmi_upload_session_close(u);
 		return PM_E_UNSUPPORTED;
 	}
 	if (opt->insecure_tls)
-		upload_log("TLS certificate verification is off (insecure_tls)");
+		pmi_upload_log("TLS certificate verification is off (insecure_tls)");
 	return PM_OK;
 }
 
 void
-upload_session_close(upload_session *u)
+pmi_upload_session_close(upload_session *u)
 {
 	curl_easy_cleanup(u->curl);
 	curl_slist_free_all(u->headers);
@@ -223,14 +223,14 @@ read_retry_after(upload_session *u, upload_reply *reply)
 {
 	struct curl_header *h;
 	if (u->opt->dsn && curl_easy_header(u->curl, "X-Sentry-Rate-Limits", 0, CURLH_HEADER, -1, &h) == CURLHE_OK &&
-	    (reply->retry_after_ms = sentry_rate_limit_ms(h->value)) >= 0)
+	    (reply->retry_after_ms = pmi_sentry_rate_limit_ms(h->value)) >= 0)
 		return;
 	if (curl_easy_header(u->curl, "Retry-After", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
-		reply->retry_after_ms = upload_retry_after_ms(h->value, (int64_t)time(NULL));
+		reply->retry_after_ms = pmi_upload_retry_after_ms(h->value, (int64_t)time(NULL));
 }
 
 void
-upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply)
+pmi_upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply)
 {
 	memset(reply, 0, sizeof *reply);
 	reply->retry_after_ms = -1;
@@ -255,5 +255,5 @@ upload_session_send(upload_session *u, const upload_body *body, upload_reply *re
 			read_retry_after(u, reply);
 		describe(u, reply);
 	}
-	upload_scrub(reply->reason, u->opt);
+	pmi_upload_scrub(reply->reason, u->opt);
 }

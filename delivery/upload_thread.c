@@ -119,12 +119,12 @@ run_pass(uploader *u)
 	pm_store_options so = { .dir = u->dir };
 	pm_err e = pm_store_open(&s, &so);
 	if (e != PM_OK) {
-		upload_log("cannot open the reports directory: %s", pm_strerror(e));
+		pmi_upload_log("cannot open the reports directory: %s", pm_strerror(e));
 		return 0;
 	}
 	pm_upload_result res;
 	uint32_t retry_after_ms = 0;
-	upload_pass(s, &u->opt, &res, &u->stop, &retry_after_ms);
+	pmi_upload_pass(s, &u->opt, &res, &u->stop, &retry_after_ms);
 	pm_store_close(s);
 	return retry_after_ms;
 }
@@ -136,7 +136,7 @@ run(void *arg)
 	pthread_setname_np(pthread_self(), "pm-upload");
 	for (;;) {
 		uint32_t asked = run_pass(u);
-		if (!upload_sleep(&u->stop, asked > UPLOAD_INTERVAL_MS ? asked : UPLOAD_INTERVAL_MS))
+		if (!pmi_upload_sleep(&u->stop, asked > UPLOAD_INTERVAL_MS ? asked : UPLOAD_INTERVAL_MS))
 			break;
 	}
 	pthread_mutex_lock(&u->lock);
@@ -167,7 +167,7 @@ pm_err
 pm_upload_thread_start(const char *reports_dir, const pm_upload_options *opt)
 {
 	pm_upload_options checked;
-	if (!reports_dir || upload_options_resolve(opt, &checked) != PM_OK)
+	if (!reports_dir || pmi_upload_options_resolve(opt, &checked) != PM_OK)
 		return PM_E_INVAL;
 	uploader *u = uploader_new(reports_dir, opt);
 	if (!u)
@@ -199,7 +199,7 @@ pm_upload_thread_stop(uint32_t timeout_ms)
 	pthread_mutex_unlock(&u->lock);
 
 	/* pthread_timedjoin_np measures against CLOCK_REALTIME. */
-	struct timespec deadline = upload_deadline(CLOCK_REALTIME, timeout_ms);
+	struct timespec deadline = pmi_upload_deadline(CLOCK_REALTIME, timeout_ms);
 	if (pthread_timedjoin_np(u->thread, NULL, &deadline) == 0) {
 		uploader_free(u);
 		return;
@@ -215,6 +215,6 @@ pm_upload_thread_stop(uint32_t timeout_ms)
 		pthread_join(u->thread, NULL);
 		uploader_free(u);
 	} else {
-		upload_log("the upload thread did not stop within %u ms; it ends on its own", timeout_ms);
+		pmi_upload_log("the upload thread did not stop within %u ms; it ends on its own", timeout_ms);
 	}
 }

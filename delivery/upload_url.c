@@ -88,7 +88,7 @@ scheme_host(const char *url, char **scheme, char **host)
 }
 
 bool
-upload_url_loopback(const char *url)
+pmi_upload_url_loopback(const char *url)
 {
 	char *scheme, *host;
 	bool loopback = scheme_host(url, &scheme, &host) && is_loopback(host) && written_host(url, host);
@@ -98,27 +98,27 @@ upload_url_loopback(const char *url)
 }
 
 pm_err
-upload_url_check(const char *url, bool allow_http)
+pmi_upload_url_check(const char *url, bool allow_http)
 {
 	if (!url || !*url) {
-		upload_log("no URL to upload to");
+		pmi_upload_log("no URL to upload to");
 		return PM_E_INVAL;
 	}
 	char *scheme, *host;
 	pm_err e = PM_E_INVAL;
 	if (!scheme_host(url, &scheme, &host))
-		upload_log("the URL is not scheme://host/...");
+		pmi_upload_log("the URL is not scheme://host/...");
 	else if (strcasecmp(scheme, "https") == 0)
 		e = PM_OK;
 	else if (strcasecmp(scheme, "http") != 0)
-		upload_log("unsupported scheme '%s' (use https)", scheme);
+		pmi_upload_log("unsupported scheme '%s' (use https)", scheme);
 	else if (allow_http || (is_loopback(host) && written_host(url, host)))
 		e = PM_OK;
 	else if (is_loopback(host))
-		upload_log("refusing plain HTTP to %s written another way: write loopback as localhost, "
+		pmi_upload_log("refusing plain HTTP to %s written another way: write loopback as localhost, "
 		           "127.x.x.x in four decimal parts or [::1] (or allow HTTP explicitly)", host);
 	else
-		upload_log("refusing plain HTTP to %s: reports would cross the network unencrypted "
+		pmi_upload_log("refusing plain HTTP to %s: reports would cross the network unencrypted "
 		           "(use https, or allow HTTP explicitly)", host);
 	curl_free(scheme);
 	curl_free(host);
@@ -126,7 +126,7 @@ upload_url_check(const char *url, bool allow_http)
 }
 
 void
-upload_url_display(const char *url, char *buf, size_t cap)
+pmi_upload_url_display(const char *url, char *buf, size_t cap)
 {
 	CURLU *u = url ? parse(url) : NULL;
 	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL;

@@ -54,7 +54,7 @@ pm_arena_free(pm_arena *a)
 void
 pm_report_init(pm_report *r)
 {
-	pm_report_init_fixed(r, NULL, 0);
+	pmi_report_init_fixed(r, NULL, 0);
 	pm_arena_init_heap(&r->arena);
 }
 
@@ -62,5 +62,5 @@ void
 pm_report_free(pm_report *r)
 {
 	pm_arena_free(&r->arena);
-	pm_report_init_fixed(r, NULL, 0);
+	pmi_report_init_fixed(r, NULL, 0);
 }

@@ -9,7 +9,7 @@
 #include "out.h"
 
 void
-pm_guid_swap(uint8_t id[16])
+pmi_guid_swap(uint8_t id[16])
 {
 	/* The first three GUID fields, read as little-endian integers. */
 	static const uint8_t field_end[] = { 4, 6, 8 };
@@ -31,16 +31,16 @@ pm_image_debug_id(const pm_image *img, uint8_t os, uint8_t out[16])
 	/* A Mach-O UUID already is the debug id; an ELF build id is bytes that
 	 * Breakpad reads as a little-endian GUID. */
 	if (os == PM_OS_LINUX)
-		pm_guid_swap(out);
+		pmi_guid_swap(out);
 	return true;
 }
 
 void
-pm_out_uuid(pm_out *o, const uint8_t id[16], bool dashes)
+pmi_out_uuid(pm_out *o, const uint8_t id[16], bool dashes)
 {
 	for (unsigned i = 0; i < 16; i++) {
 		if (dashes && (i == 4 || i == 6 || i == 8 || i == 10))
-			pm_out_ch(o, '-');
-		pm_out_hex(o, id[i], 2);
+			pmi_out_ch(o, '-');
+		pmi_out_hex(o, id[i], 2);
 	}
 }

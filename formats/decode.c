@@ -132,7 +132,7 @@ signal_table(pm_os os, size_t *count)
 }
 
 const pm_signal_info *
-pm_signal_by_number(pm_os os, int number)
+pmi_signal_by_number(pm_os os, int number)
 {
 	size_t n;
 	const pm_signal_info *t = signal_table(os, &n);
@@ -143,7 +143,7 @@ pm_signal_by_number(pm_os os, int number)
 }
 
 const pm_signal_info *
-pm_signal_by_name(pm_os os, const char *name)
+pmi_signal_by_name(pm_os os, const char *name)
 {
 	if (!name)
 		return NULL;
@@ -156,12 +156,12 @@ pm_signal_by_name(pm_os os, const char *name)
 }
 
 bool
-pm_signal_has_address(pm_os os, int signo)
+pmi_signal_has_address(pm_os os, int signo)
 {
 	static const char *const fault_signals[] = {
 		"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGTRAP",
 	};
-	const pm_signal_info *s = pm_signal_by_number(os, signo);
+	const pm_signal_info *s = pmi_signal_by_number(os, signo);
 	if (!s)
 		return false;
 	for (size_t i = 0; i < COUNT(fault_signals); i++)
@@ -240,7 +240,7 @@ static const pm_si_code_info si_codes[] = {
 };
 
 const pm_si_code_info *
-pm_si_code_by_number(int signo, int code)
+pmi_si_code_by_number(int signo, int code)
 {
 	for (size_t i = 0; i < COUNT(si_codes); i++) {
 		const pm_si_code_info *c = &si_codes[i];
@@ -251,7 +251,7 @@ pm_si_code_by_number(int signo, int code)
 }
 
 const pm_si_code_info *
-pm_si_code_by_name(const char *name)
+pmi_si_code_by_name(const char *name)
 {
 	if (!name)
 		return NULL;
@@ -281,7 +281,7 @@ static const pm_mach_exc_info mach_excs[] = {
 };
 
 const pm_mach_exc_info *
-pm_mach_exc_by_number(int number)
+pmi_mach_exc_by_number(int number)
 {
 	for (size_t i = 0; i < COUNT(mach_excs); i++)
 		if (mach_excs[i].number == number)
@@ -290,7 +290,7 @@ pm_mach_exc_by_number(int number)
 }
 
 const pm_mach_exc_info *
-pm_mach_exc_by_name(const char *name)
+pmi_mach_exc_by_name(const char *name)
 {
 	if (!name)
 		return NULL;
@@ -352,13 +352,13 @@ static const pm_code_info bad_access_codes[] = {
 };
 
 const pm_code_info *
-pm_bad_access_code_by_number(uint64_t code)
+pmi_bad_access_code_by_number(uint64_t code)
 {
 	return code_by_number(bad_access_codes, COUNT(bad_access_codes), code, 0);
 }
 
 const pm_code_info *
-pm_bad_access_code_by_name(const char *name)
+pmi_bad_access_code_by_name(const char *name)
 {
 	return code_by_name(bad_access_codes, COUNT(bad_access_codes), name);
 }
@@ -409,13 +409,13 @@ static const pm_code_info namespaces[] = {
 };
 
 const pm_code_info *
-pm_namespace_by_number(uint64_t id)
+pmi_namespace_by_number(uint64_t id)
 {
 	return code_by_number(namespaces, COUNT(namespaces), id, NOT_NUMBERED);
 }
 
 const pm_code_info *
-pm_namespace_by_name(const char *name)
+pmi_namespace_by_name(const char *name)
 {
 	return code_by_name(namespaces, COUNT(namespaces), name);
 }
@@ -483,7 +483,7 @@ static const pm_magic_code magic_codes[] = {
 };
 
 const pm_magic_code *
-pm_magic_code_lookup(uint64_t code)
+pmi_magic_code_lookup(uint64_t code)
 {
 	for (size_t i = 0; i < COUNT(magic_codes); i++)
 		if (magic_codes[i].code == code)
@@ -492,7 +492,7 @@ pm_magic_code_lookup(uint64_t code)
 }
 
 const pm_magic_code *
-pm_magic_codes(size_t *count)
+pmi_magic_codes(size_t *count)
 {
 	*count = COUNT(magic_codes);
 	return magic_codes;
@@ -518,7 +518,7 @@ put_text(char *buf, size_t cap, const char *s)
 {
 	pm_out o;
 	pm_out_init_buf(&o, buf, cap);
-	pm_out_str(&o, s);
+	pmi_out_str(&o, s);
 }
 
 /*
@@ -551,12 +551,12 @@ static const resource_kind resource_kinds[] = {
 static void
 put_amount(pm_out *o, uint64_t v, const char *unit)
 {
-	pm_out_u64(o, v);
-	pm_out_str(o, unit);
+	pmi_out_u64(o, v);
+	pmi_out_str(o, unit);
 }
 
 bool
-pm_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
+pmi_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
                        char *message, size_t message_cap)
 {
 	unsigned type = code_type(code), flavor = (unsigned)bits(code, 58, 3);
@@ -569,18 +569,18 @@ pm_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t su
 	put_text(subtype, subtype_cap, k->subtype);
 	pm_out o;
 	pm_out_init_buf(&o, message, message_cap);
-	pm_out_str(&o, "(Limit ");
+	pmi_out_str(&o, "(Limit ");
 	put_amount(&o, bits(code, 0, k->limit_bits), k->unit);
-	pm_out_str(&o, ") ");
+	pmi_out_str(&o, ") ");
 	if (k->interval_bits == 0) {
-		pm_out_str(&o, k->tail);
+		pmi_out_str(&o, k->tail);
 		return true;
 	}
-	pm_out_str(&o, "Observed ");
+	pmi_out_str(&o, "Observed ");
 	put_amount(&o, bits(subcode, 0, k->limit_bits), k->unit);
-	pm_out_str(&o, " over ");
-	pm_out_u64(&o, bits(code, k->interval_shift, k->interval_bits));
-	pm_out_str(&o, " secs");
+	pmi_out_str(&o, " over ");
+	pmi_out_u64(&o, bits(code, k->interval_shift, k->interval_bits));
+	pmi_out_str(&o, " secs");
 	return true;
 }
 
@@ -628,20 +628,20 @@ put_flavor(pm_out *o, const guard_kind *g, uint32_t flavor)
 	for (size_t i = 0; i < g->flavor_count; i++) {
 		if (!(left & g->flavors[i].bit))
 			continue;
-		pm_out_str(o, sep);
-		pm_out_str(o, g->flavors[i].name);
+		pmi_out_str(o, sep);
+		pmi_out_str(o, g->flavors[i].name);
 		left &= ~g->flavors[i].bit;
 		sep = "|";
 	}
 	if (left != 0 || flavor == 0) {
-		pm_out_str(o, sep);
-		pm_out_str(o, "flavor ");
-		pm_out_0x(o, left, 0);
+		pmi_out_str(o, sep);
+		pmi_out_str(o, "flavor ");
+		pmi_out_0x(o, left, 0);
 	}
 }
 
 bool
-pm_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
+pmi_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
                     char *message, size_t message_cap)
 {
 	unsigned type = code_type(code);
@@ -656,14 +656,14 @@ pm_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subty
 	pm_out_init_buf(&o, message, message_cap);
 	put_flavor(&o, g, (uint32_t)bits(code, 32, 29));
 	if (g->target) {
-		pm_out_str(&o, " on ");
-		pm_out_str(&o, g->target);
-		pm_out_ch(&o, ' ');
-		pm_out_u64(&o, bits(code, 0, 32));
+		pmi_out_str(&o, " on ");
+		pmi_out_str(&o, g->target);
+		pmi_out_ch(&o, ' ');
+		pmi_out_u64(&o, bits(code, 0, 32));
 	}
-	pm_out_str(&o, ", ");
-	pm_out_str(&o, g->payload);
-	pm_out_ch(&o, ' ');
-	pm_out_0x(&o, subcode, 16);
+	pmi_out_str(&o, ", ");
+	pmi_out_str(&o, g->payload);
+	pmi_out_ch(&o, ' ');
+	pmi_out_0x(&o, subcode, 16);
 	return true;
 }

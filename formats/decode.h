@@ -21,9 +21,9 @@ typedef struct pm_signal_info {
 } pm_signal_info;
 
 /* Signal by number in the numbering of `os` (PM_OS_UNKNOWN reads as Darwin); NULL if unknown. */
-const pm_signal_info *pm_signal_by_number(pm_os os, int number);
+const pm_signal_info *pmi_signal_by_number(pm_os os, int number);
 /* Signal by name ("SIGBUS") in the numbering of `os`; NULL if unknown. */
-const pm_signal_info *pm_signal_by_name(pm_os os, const char *name);
+const pm_signal_info *pmi_signal_by_name(pm_os os, const char *name);
 
 /* ---- Linux siginfo si_code ---------------------------------------------- */
 
@@ -36,11 +36,11 @@ typedef struct pm_si_code_info {
 } pm_si_code_info;
 
 /* si_code of a Linux signal; NULL if unknown. */
-const pm_si_code_info *pm_si_code_by_number(int signo, int code);
+const pm_si_code_info *pmi_si_code_by_number(int signo, int code);
 /* si_code by name; NULL if unknown. */
-const pm_si_code_info *pm_si_code_by_name(const char *name);
+const pm_si_code_info *pmi_si_code_by_name(const char *name);
 /* True when the signal carries a faulting address in si_addr (SEGV, BUS, ILL, FPE, TRAP). */
-bool pm_signal_has_address(pm_os os, int signo);
+bool pmi_signal_has_address(pm_os os, int signo);
 
 /* ---- Mach exceptions ----------------------------------------------------- */
 
@@ -50,8 +50,8 @@ typedef struct pm_mach_exc_info {
 	const char *meaning;
 } pm_mach_exc_info;
 
-const pm_mach_exc_info *pm_mach_exc_by_number(int number);
-const pm_mach_exc_info *pm_mach_exc_by_name(const char *name);
+const pm_mach_exc_info *pmi_mach_exc_by_number(int number);
+const pm_mach_exc_info *pmi_mach_exc_by_name(const char *name);
 
 /* A named code: kern_return_t values, arch-specific codes, guard types, ... */
 typedef struct pm_code_info {
@@ -61,8 +61,8 @@ typedef struct pm_code_info {
 } pm_code_info;
 
 /* EXC_BAD_ACCESS codes (kern_return_t and arch codes such as EXC_ARM_DA_ALIGN). */
-const pm_code_info *pm_bad_access_code_by_number(uint64_t code);
-const pm_code_info *pm_bad_access_code_by_name(const char *name);
+const pm_code_info *pmi_bad_access_code_by_number(uint64_t code);
+const pm_code_info *pmi_bad_access_code_by_name(const char *name);
 
 /*
  * Decode the code pair of an EXC_RESOURCE / EXC_GUARD exception into the
@@ -70,16 +70,16 @@ const pm_code_info *pm_bad_access_code_by_name(const char *name);
  * "CPU" / "(Limit 50%) Observed 60% over 180 secs".  Returns false when the
  * codes do not decode.  Buffers are NUL-terminated and never overrun.
  */
-bool pm_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
+bool pmi_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
                             char *message, size_t message_cap);
-bool pm_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
+bool pmi_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subtype_cap,
                          char *message, size_t message_cap);
 
 /* ---- Termination --------------------------------------------------------- */
 
 /* OS_REASON namespaces: 2 <-> "SIGNAL", also "FRONTBOARD" etc. (id -1 when not numbered). */
-const pm_code_info *pm_namespace_by_number(uint64_t id);
-const pm_code_info *pm_namespace_by_name(const char *name);
+const pm_code_info *pmi_namespace_by_number(uint64_t id);
+const pm_code_info *pmi_namespace_by_name(const char *name);
 
 typedef struct pm_magic_code {
 	uint64_t code;           /* 0x8badf00d */
@@ -89,8 +89,8 @@ typedef struct pm_magic_code {
 } pm_magic_code;
 
 /* A magic termination code (0x8badf00d, 0xdead10cc, ...); NULL if not one. */
-const pm_magic_code *pm_magic_code_lookup(uint64_t code);
+const pm_magic_code *pmi_magic_code_lookup(uint64_t code);
 /* All magic codes, for listings. */
-const pm_magic_code *pm_magic_codes(size_t *count);
+const pm_magic_code *pmi_magic_codes(size_t *count);
 
 #endif

@@ -24,7 +24,7 @@ static int32_t
 first_own(const pm_report *r, const pm_frame *v, uint32_t n)
 {
 	for (uint32_t i = 0; v && i < n; i++)
-		if (pm_explain_frame_in_app(r, &v[i]) && !pm_explain_frame_in_runtime(&v[i]))
+		if (pmi_explain_frame_in_app(r, &v[i]) && !pmi_explain_frame_in_runtime(&v[i]))
 			return (int32_t)i;
 	return -1;
 }
@@ -32,15 +32,15 @@ first_own(const pm_report *r, const pm_frame *v, uint32_t n)
 static void
 gather_frames(pm_explain_facts *f)
 {
-	const pm_thread *t = pm_explain_thread(f);
+	const pm_thread *t = pmi_explain_thread(f);
 	f->first_app_frame = -1;
 	f->thrown_at = first_own(f->r, f->r->last_exception_backtrace, f->r->leb_count);
 	if (!t || t->frame_count == 0)
 		return;
 	f->top_frames = t->frame_count < PM_EXPLAIN_TOP_FRAMES ? t->frame_count : PM_EXPLAIN_TOP_FRAMES;
 	f->app_known = app_known(f->r);
-	f->crash_image_known = strcmp(pm_explain_frame_image(f->r, &t->frames[0]), "???") != 0;
-	f->crash_in_app = pm_explain_frame_in_app(f->r, &t->frames[0]);
+	f->crash_image_known = strcmp(pmi_explain_frame_image(f->r, &t->frames[0]), "???") != 0;
+	f->crash_in_app = pmi_explain_frame_in_app(f->r, &t->frames[0]);
 	int32_t own = first_own(f->r, t->frames, t->frame_count);
 	f->first_app_frame = own > 0 ? own : -1;
 }
@@ -51,18 +51,18 @@ static const pm_signal_info *
 report_signal(const pm_explain_facts *f)
 {
 	const pm_exception *e = &f->r->exception;
-	const pm_signal_info *s = pm_signal_by_name(f->os, e->signal_name);
+	const pm_signal_info *s = pmi_signal_by_name(f->os, e->signal_name);
 	if (!s && e->signal != 0)
-		s = pm_signal_by_number(f->os, e->signal);
+		s = pmi_signal_by_number(f->os, e->signal);
 	/* Third-party reports print a bare "SIGSEGV" as the type. */
-	return s ? s : pm_signal_by_name(f->os, e->type);
+	return s ? s : pmi_signal_by_name(f->os, e->type);
 }
 
 static const char *
 exception_type(const pm_explain_facts *f)
 {
 	const char *type = f->r->exception.type;
-	if (type && !pm_signal_by_name(f->os, type))
+	if (type && !pmi_signal_by_name(f->os, type))
 		return type;
 	return f->sig ? f->sig->mach_type : NULL;
 }
@@ -85,7 +85,7 @@ gather_address(pm_explain_facts *f)
 	if (e->has_address) {
 		f->has_address = true;
 		f->address = e->address;
-	} else if (pm_explain_same(f->exc_type, "EXC_BAD_ACCESS")) {
+	} else if (pmi_explain_same(f->exc_type, "EXC_BAD_ACCESS")) {
 		/* Apple's EXC_BAD_ACCESS subcode is the faulting address. */
 		if (e->raw_code_count >= 2) {
 			f->has_address = true;
@@ -106,7 +106,7 @@ magic_in_text(const char *s)
 	for (const char *p = s ? strchr(s, '0') : NULL; p; p = strchr(p + 1, '0')) {
 		if ((p[1] != 'x' && p[1] != 'X') || !isxdigit((unsigned char)p[2]))
 			continue;
-		const pm_magic_code *m = pm_magic_code_lookup(strtoull(p + 2, NULL, 16));
+		const pm_magic_code *m = pmi_magic_code_lookup(strtoull(p + 2, NULL, 16));
 		if (m)
 			return m;
 	}
@@ -125,7 +125,7 @@ magic_elsewhere(const pm_exception *e)
 	if (!m)
 		m = magic_in_text(e->codes);
 	for (uint32_t i = 0; i < e->raw_code_count && !m; i++)
-		m = pm_magic_code_lookup(e->raw_codes[i]);
+		m = pmi_magic_code_lookup(e->raw_codes[i]);
 	return m;
 }
 
@@ -135,7 +135,7 @@ gather_termination(pm_explain_facts *f)
 	const pm_exception *e = &f->r->exception;
 	pm_explain_term *t = &f->term;
 	t->ns = e->term_namespace;
-	t->magic = e->has_term_code ? pm_magic_code_lookup(e->term_code) : NULL;
+	t->magic = e->has_term_code ? pmi_magic_code_lookup(e->term_code) : NULL;
 	if (!t->magic)
 		t->magic = magic_elsewhere(e);
 	t->has_code = e->has_term_code || t->magic;
@@ -143,12 +143,12 @@ gather_termination(pm_explain_facts *f)
 	if (t->magic) {
 		t->name = t->magic->nickname;
 		t->meaning = t->magic->meaning;
-	} else if (pm_explain_same(t->ns, "SIGNAL") && t->has_code) {
-		const pm_signal_info *s = pm_signal_by_number(f->os, (int)t->code);
+	} else if (pmi_explain_same(t->ns, "SIGNAL") && t->has_code) {
+		const pm_signal_info *s = pmi_signal_by_number(f->os, (int)t->code);
 		t->name = s ? s->name : NULL;
 		t->meaning = s ? s->text : NULL;
 	} else {
-		const pm_code_info *ns = pm_namespace_by_name(t->ns);
+		const pm_code_info *ns = pmi_namespace_by_name(t->ns);
 		t->meaning = ns ? ns->meaning : NULL;
 	}
 	f->has_term = t->ns || t->has_code;
@@ -164,7 +164,7 @@ gather(pm_explain_facts *f, const pm_report *r)
 	gather_address(f);
 	gather_frames(f);
 	gather_termination(f);
-	return pm_explain_what(f);
+	return pmi_explain_what(f);
 }
 
 /* ---- Text ---------------------------------------------------------------- */
@@ -174,9 +174,9 @@ text_asi(pm_sbuf *b, const pm_exception *e)
 {
 	if (e->asi_count == 0)
 		return;
-	pm_sbuf_printf(b, "Application Specific Information:\n");
+	pmi_sbuf_printf(b, "Application Specific Information:\n");
 	for (uint32_t i = 0; i < e->asi_count; i++)
-		pm_sbuf_printf(b, "  %s\n", e->asi[i]);
+		pmi_sbuf_printf(b, "  %s\n", e->asi[i]);
 }
 
 /* What the app said about itself: annotations, then its last breadcrumbs. */
@@ -184,15 +184,15 @@ static void
 text_context(pm_sbuf *b, const pm_report *r)
 {
 	if (r->annotation_count > 0)
-		pm_sbuf_printf(b, "Annotations:\n");
+		pmi_sbuf_printf(b, "Annotations:\n");
 	for (uint32_t i = 0; i < r->annotation_count; i++)
-		pm_sbuf_printf(b, "  %s: %s\n", r->annotations[i].key, r->annotations[i].value);
+		pmi_sbuf_printf(b, "  %s: %s\n", r->annotations[i].key, r->annotations[i].value);
 	if (r->breadcrumb_count > 0)
-		pm_sbuf_printf(b, "Last breadcrumbs (%u in the report):\n", r->breadcrumb_count);
-	for (uint32_t i = pm_explain_first_crumb(r); i < r->breadcrumb_count; i++) {
+		pmi_sbuf_printf(b, "Last breadcrumbs (%u in the report):\n", r->breadcrumb_count);
+	for (uint32_t i = pmi_explain_first_crumb(r); i < r->breadcrumb_count; i++) {
 		char when[48];
-		pm_explain_crumb_time(&r->breadcrumbs[i], when, sizeof when);
-		pm_sbuf_printf(b, "  %s  %s\n", when, r->breadcrumbs[i].message);
+		pmi_explain_crumb_time(&r->breadcrumbs[i], when, sizeof when);
+		pmi_sbuf_printf(b, "  %s  %s\n", when, r->breadcrumbs[i].message);
 	}
 }
 
@@ -202,21 +202,21 @@ text_termination(pm_sbuf *b, const pm_explain_facts *f)
 	const pm_explain_term *t = &f->term;
 	if (!f->has_term)
 		return;
-	pm_sbuf_printf(b, "Termination:");
+	pmi_sbuf_printf(b, "Termination:");
 	if (t->ns)
-		pm_sbuf_printf(b, " namespace %s%s", t->ns, t->has_code ? "," : "");
+		pmi_sbuf_printf(b, " namespace %s%s", t->ns, t->has_code ? "," : "");
 	if (t->has_code)
-		pm_sbuf_printf(b, " code 0x%llx", (unsigned long long)t->code);
+		pmi_sbuf_printf(b, " code 0x%llx", (unsigned long long)t->code);
 	if (t->name)
-		pm_sbuf_printf(b, t->magic ? " (\"%s\")" : " (%s)", t->name);
-	pm_sbuf_printf(b, ".");
+		pmi_sbuf_printf(b, t->magic ? " (\"%s\")" : " (%s)", t->name);
+	pmi_sbuf_printf(b, ".");
 	if (t->meaning) {
 		size_t n = strlen(t->meaning);
-		pm_sbuf_printf(b, " %s%s", t->meaning, n > 0 && t->meaning[n - 1] == '.' ? "" : ".");
+		pmi_sbuf_printf(b, " %s%s", t->meaning, n > 0 && t->meaning[n - 1] == '.' ? "" : ".");
 	}
 	if (t->magic)
-		pm_sbuf_printf(b, " Usual cause: %s", t->magic->cause);
-	pm_sbuf_printf(b, "\n");
+		pmi_sbuf_printf(b, " Usual cause: %s", t->magic->cause);
+	pmi_sbuf_printf(b, "\n");
 }
 
 static const char *
@@ -232,55 +232,55 @@ thread_label(const pm_report *r)
 static void
 text_thread(pm_sbuf *b, const pm_explain_facts *f)
 {
-	const pm_thread *t = pm_explain_thread(f);
+	const pm_thread *t = pmi_explain_thread(f);
 	if (!t) {
-		pm_sbuf_printf(b, "The report does not say which thread this is about.\n");
+		pmi_sbuf_printf(b, "The report does not say which thread this is about.\n");
 		return;
 	}
-	pm_sbuf_printf(b, "%s: %" PRIu64, thread_label(f->r), t->number);
+	pmi_sbuf_printf(b, "%s: %" PRIu64, thread_label(f->r), t->number);
 	if (t->id)
-		pm_sbuf_printf(b, " (id %llu)", (unsigned long long)t->id);
+		pmi_sbuf_printf(b, " (id %llu)", (unsigned long long)t->id);
 	if (t->name)
-		pm_sbuf_printf(b, ", named \"%s\"", t->name);
+		pmi_sbuf_printf(b, ", named \"%s\"", t->name);
 	if (t->queue)
-		pm_sbuf_printf(b, ", queue \"%s\"", t->queue);
-	pm_sbuf_printf(b, "\n");
+		pmi_sbuf_printf(b, ", queue \"%s\"", t->queue);
+	pmi_sbuf_printf(b, "\n");
 	if (t->frame_count == 0)
 		return;
-	pm_sbuf_printf(b, "Top frames:\n");
+	pmi_sbuf_printf(b, "Top frames:\n");
 	for (uint32_t i = 0; i < f->top_frames; i++) {
-		pm_explain_frame_line(b, f->r, &t->frames[i], i);
-		pm_sbuf_printf(b, "\n");
+		pmi_explain_frame_line(b, f->r, &t->frames[i], i);
+		pmi_sbuf_printf(b, "\n");
 	}
 }
 
 static void
 text_image(pm_sbuf *b, const pm_explain_facts *f)
 {
-	const pm_thread *t = pm_explain_thread(f);
+	const pm_thread *t = pmi_explain_thread(f);
 	if (!t || t->frame_count == 0)
 		return;
-	const char *image = pm_explain_frame_image(f->r, &t->frames[0]);
+	const char *image = pmi_explain_frame_image(f->r, &t->frames[0]);
 	if (f->crash_in_app && f->first_app_frame < 0) {
-		pm_sbuf_printf(b, "Frame 0 is in %s, your app's own code.\n", image);
+		pmi_sbuf_printf(b, "Frame 0 is in %s, your app's own code.\n", image);
 		return;
 	}
 	if (f->crash_in_app)
-		pm_sbuf_printf(b, "Frame 0 is in %s, in the language runtime's abort path", image);
+		pmi_sbuf_printf(b, "Frame 0 is in %s, in the language runtime's abort path", image);
 	else if (!f->crash_image_known)
-		pm_sbuf_printf(b, "Frame 0 is outside every known image");
+		pmi_sbuf_printf(b, "Frame 0 is outside every known image");
 	else
-		pm_sbuf_printf(b, "Frame 0 is in %s%s", image,
+		pmi_sbuf_printf(b, "Frame 0 is in %s%s", image,
 		               f->app_known ? ", a library, not your app" : "");
 	if (!f->app_known) {
-		pm_sbuf_printf(b, "; the report does not say which image is the app.\n");
+		pmi_sbuf_printf(b, "; the report does not say which image is the app.\n");
 	} else if (f->first_app_frame < 0) {
-		pm_sbuf_printf(b, "; no frame of this thread is in your app.\n");
+		pmi_sbuf_printf(b, "; no frame of this thread is in your app.\n");
 	} else {
 		uint32_t app = (uint32_t)f->first_app_frame;
-		pm_sbuf_printf(b, "; first frame in your code:\n");
-		pm_explain_frame_line(b, f->r, &t->frames[app], app);
-		pm_sbuf_printf(b, "\n");
+		pmi_sbuf_printf(b, "; first frame in your code:\n");
+		pmi_explain_frame_line(b, f->r, &t->frames[app], app);
+		pmi_sbuf_printf(b, "\n");
 	}
 }
 
@@ -289,23 +289,23 @@ text_thrown(pm_sbuf *b, const pm_explain_facts *f)
 {
 	if (f->thrown_at < 0)
 		return;
-	pm_sbuf_printf(b, "The exception was thrown at (Last Exception Backtrace):\n");
-	pm_explain_frame_line(b, f->r, &f->r->last_exception_backtrace[f->thrown_at], (uint32_t)f->thrown_at);
-	pm_sbuf_printf(b, "\n");
+	pmi_sbuf_printf(b, "The exception was thrown at (Last Exception Backtrace):\n");
+	pmi_explain_frame_line(b, f->r, &f->r->last_exception_backtrace[f->thrown_at], (uint32_t)f->thrown_at);
+	pmi_sbuf_printf(b, "\n");
 }
 
 static char *
 explain_text(const pm_explain_facts *f)
 {
 	pm_sbuf b = { 0 };
-	pm_sbuf_printf(&b, "%s\n", f->summary);
+	pmi_sbuf_printf(&b, "%s\n", f->summary);
 	text_asi(&b, &f->r->exception);
 	text_context(&b, f->r);
 	text_termination(&b, f);
 	text_thread(&b, f);
 	text_image(&b, f);
 	text_thrown(&b, f);
-	return pm_sbuf_take(&b);
+	return pmi_sbuf_take(&b);
 }
 
 char *
@@ -316,7 +316,7 @@ pm_explain(const pm_report *r, bool json)
 	pm_explain_facts f;
 	if (!gather(&f, r))
 		return NULL;
-	char *out = json ? pm_explain_json(&f) : explain_text(&f);
+	char *out = json ? pmi_explain_json(&f) : explain_text(&f);
 	free(f.summary);
 	return out;
 }

@@ -23,9 +23,9 @@ typedef struct pm_sbuf {
 
 /* ---- explain_sbuf.c ---- */
 
-void pm_sbuf_printf(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void pmi_sbuf_printf(pm_sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The string, owned by the caller from now on; NULL after a failure. */
-char *pm_sbuf_take(pm_sbuf *b);
+char *pmi_sbuf_take(pm_sbuf *b);
 
 /* The termination, decoded. */
 typedef struct pm_explain_term {
@@ -61,25 +61,25 @@ typedef struct pm_explain_facts {
 /* ---- explain_frames.c ---- */
 
 /* Both strings are there and equal. */
-bool pm_explain_same(const char *a, const char *b);
+bool pmi_explain_same(const char *a, const char *b);
 /* The diagnosed thread, or NULL. */
-const pm_thread *pm_explain_thread(const pm_explain_facts *f);
+const pm_thread *pmi_explain_thread(const pm_explain_facts *f);
 /* Image column of a frame: its image's name, the name the report gave, or "???". */
-const char *pm_explain_frame_image(const pm_report *r, const pm_frame *fr);
+const char *pmi_explain_frame_image(const pm_report *r, const pm_frame *fr);
 /* The frame is in the app's main executable. */
-bool pm_explain_frame_in_app(const pm_report *r, const pm_frame *fr);
+bool pmi_explain_frame_in_app(const pm_report *r, const pm_frame *fr);
 /* The frame is in a language runtime's abort or panic path (explain_runtime.c). */
-bool pm_explain_frame_in_runtime(const pm_frame *fr);
+bool pmi_explain_frame_in_runtime(const pm_frame *fr);
 /* "  3  myapp  main + 20 (main.c:5)" without a newline. */
-void pm_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index);
+void pmi_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index);
 /* A breadcrumb's time as the .crash prints it, NUL-terminated in buf. */
-void pm_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap);
+void pmi_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap);
 /* Index of the first breadcrumb a diagnosis shows (the last PM_EXPLAIN_CRUMBS). */
-uint32_t pm_explain_first_crumb(const pm_report *r);
+uint32_t pmi_explain_first_crumb(const pm_report *r);
 
 /* Sets f->summary (explain_what.c); false when out of memory. */
-bool pm_explain_what(pm_explain_facts *f);
+bool pmi_explain_what(pm_explain_facts *f);
 /* The JSON rendering (explain_json.c); malloc'd, NULL when out of memory. */
-char *pm_explain_json(const pm_explain_facts *f);
+char *pmi_explain_json(const pm_explain_facts *f);
 
 #endif

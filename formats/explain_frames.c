@@ -11,7 +11,7 @@
 #include "out.h"
 
 const pm_thread *
-pm_explain_thread(const pm_explain_facts *f)
+pmi_explain_thread(const pm_explain_facts *f)
 {
 	return f->thread >= 0 ? &f->r->threads[f->thread] : NULL;
 }
@@ -23,7 +23,7 @@ frame_image(const pm_report *r, const pm_frame *fr)
 }
 
 const char *
-pm_explain_frame_image(const pm_report *r, const pm_frame *fr)
+pmi_explain_frame_image(const pm_report *r, const pm_frame *fr)
 {
 	const pm_image *im = frame_image(r, fr);
 	const char *name = im && im->name ? im->name : fr->image_name;
@@ -31,50 +31,50 @@ pm_explain_frame_image(const pm_report *r, const pm_frame *fr)
 }
 
 void
-pm_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index)
+pmi_explain_frame_line(pm_sbuf *b, const pm_report *r, const pm_frame *fr, uint32_t index)
 {
-	pm_sbuf_printf(b, "  %u  %s  ", index, pm_explain_frame_image(r, fr));
+	pmi_sbuf_printf(b, "  %u  %s  ", index, pmi_explain_frame_image(r, fr));
 	if (fr->symbol && fr->has_offset)
-		pm_sbuf_printf(b, "%s + %llu", fr->symbol, (unsigned long long)fr->symbol_offset);
+		pmi_sbuf_printf(b, "%s + %llu", fr->symbol, (unsigned long long)fr->symbol_offset);
 	else if (fr->symbol)
-		pm_sbuf_printf(b, "%s", fr->symbol);
+		pmi_sbuf_printf(b, "%s", fr->symbol);
 	else
-		pm_sbuf_printf(b, "0x%016llx", (unsigned long long)fr->address);
+		pmi_sbuf_printf(b, "0x%016llx", (unsigned long long)fr->address);
 	if (fr->file && fr->line)
-		pm_sbuf_printf(b, " (%s:%u)", fr->file, fr->line);
+		pmi_sbuf_printf(b, " (%s:%u)", fr->file, fr->line);
 	else if (fr->file)
-		pm_sbuf_printf(b, " (%s)", fr->file);
+		pmi_sbuf_printf(b, " (%s)", fr->file);
 	if (fr->inlined)
-		pm_sbuf_printf(b, " [inlined]");
+		pmi_sbuf_printf(b, " [inlined]");
 }
 
 bool
-pm_explain_same(const char *a, const char *b)
+pmi_explain_same(const char *a, const char *b)
 {
 	return a && b && strcmp(a, b) == 0;
 }
 
 /* The main executable: flagged, or the process's own path or name. */
 bool
-pm_explain_frame_in_app(const pm_report *r, const pm_frame *fr)
+pmi_explain_frame_in_app(const pm_report *r, const pm_frame *fr)
 {
 	const pm_image *im = frame_image(r, fr);
-	if (im && (im->is_app || pm_explain_same(im->path, r->header.process_path)))
+	if (im && (im->is_app || pmi_explain_same(im->path, r->header.process_path)))
 		return true;
-	return pm_explain_same(pm_explain_frame_image(r, fr), r->header.process_name);
+	return pmi_explain_same(pmi_explain_frame_image(r, fr), r->header.process_name);
 }
 
 void
-pm_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap)
+pmi_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap)
 {
 	pm_out o;
 	pm_out_init_buf(&o, buf, cap - 1);
-	pm_out_time(&o, &c->time);
+	pmi_out_time(&o, &c->time);
 	buf[o.len] = '\0';
 }
 
 uint32_t
-pm_explain_first_crumb(const pm_report *r)
+pmi_explain_first_crumb(const pm_report *r)
 {
 	return r->breadcrumb_count > PM_EXPLAIN_CRUMBS ? r->breadcrumb_count - PM_EXPLAIN_CRUMBS : 0;
 }

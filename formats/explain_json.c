@@ -58,7 +58,7 @@ frame_object(jtree *j, const pm_report *r, const pm_frame *fr, uint32_t index)
 {
 	cJSON *o = check(j, cJSON_CreateObject());
 	add_u64(j, o, "index", index);
-	add_str(j, o, "image", pm_explain_frame_image(r, fr));
+	add_str(j, o, "image", pmi_explain_frame_image(r, fr));
 	add_u64(j, o, "address", fr->address);
 	add_str(j, o, "symbol", fr->symbol);
 	if (fr->symbol && fr->has_offset)
@@ -66,10 +66,10 @@ frame_object(jtree *j, const pm_report *r, const pm_frame *fr, uint32_t index)
 	add_str(j, o, "file", fr->file);
 	if (fr->line)
 		add_u64(j, o, "line", fr->line);
-	add_bool(j, o, "in_app", pm_explain_frame_in_app(r, fr));
+	add_bool(j, o, "in_app", pmi_explain_frame_in_app(r, fr));
 	pm_sbuf line = { 0 };
-	pm_explain_frame_line(&line, r, fr, index);
-	char *text = pm_sbuf_take(&line);
+	pmi_explain_frame_line(&line, r, fr, index);
+	char *text = pmi_sbuf_take(&line);
 	if (!text)
 		j->ok = false;
 	add_str(j, o, "text", text);
@@ -131,13 +131,13 @@ add_context(jtree *j, cJSON *root, const pm_report *r)
 	if (r->breadcrumb_count == 0)
 		return;
 	cJSON *a = check(j, cJSON_AddArrayToObject(root, "breadcrumbs"));
-	for (uint32_t i = pm_explain_first_crumb(r); a && i < r->breadcrumb_count; i++) {
+	for (uint32_t i = pmi_explain_first_crumb(r); a && i < r->breadcrumb_count; i++) {
 		cJSON *o = check(j, cJSON_CreateObject());
 		if (!o)
 			return;
 		cJSON_AddItemToArray(a, o);
 		char when[48];
-		pm_explain_crumb_time(&r->breadcrumbs[i], when, sizeof when);
+		pmi_explain_crumb_time(&r->breadcrumbs[i], when, sizeof when);
 		add_str(j, o, "time", when);
 		add_str(j, o, "message", r->breadcrumbs[i].message);
 	}
@@ -146,7 +146,7 @@ add_context(jtree *j, cJSON *root, const pm_report *r)
 static void
 add_thread(jtree *j, cJSON *root, const pm_explain_facts *f)
 {
-	const pm_thread *t = pm_explain_thread(f);
+	const pm_thread *t = pmi_explain_thread(f);
 	if (!t)
 		return;
 	cJSON *o = add_object(j, root, "thread");
@@ -169,7 +169,7 @@ add_thread(jtree *j, cJSON *root, const pm_explain_facts *f)
 		return;
 	cJSON *img = add_object(j, root, "crashed_image");
 	if (f->crash_image_known)
-		add_str(j, img, "name", pm_explain_frame_image(f->r, &t->frames[0]));
+		add_str(j, img, "name", pmi_explain_frame_image(f->r, &t->frames[0]));
 	add_bool(j, img, "is_app", f->crash_in_app);
 	if (f->first_app_frame >= 0)
 		add_frame(j, root, "first_app_frame", f->r, &t->frames[f->first_app_frame],
@@ -179,7 +179,7 @@ add_thread(jtree *j, cJSON *root, const pm_explain_facts *f)
 static void
 build(jtree *j, cJSON *root, const pm_explain_facts *f)
 {
-	add_str(j, root, "kind", pm_json_name_of(&pm_json_kinds, f->r->kind));
+	add_str(j, root, "kind", pmi_json_name_of(&pmi_json_kinds, f->r->kind));
 	add_str(j, root, "summary", f->summary);
 	if (f->sig) {
 		add_str(j, root, "signal", f->sig->name);
@@ -195,7 +195,7 @@ build(jtree *j, cJSON *root, const pm_explain_facts *f)
 }
 
 char *
-pm_explain_json(const pm_explain_facts *f)
+pmi_explain_json(const pm_explain_facts *f)
 {
 	jtree j = { .ok = true };
 	cJSON *root = check(&j, cJSON_CreateObject());
@@ -205,7 +205,7 @@ pm_explain_json(const pm_explain_facts *f)
 	if (!printed)
 		return NULL;
 	pm_sbuf b = { 0 };
-	pm_sbuf_printf(&b, "%s\n", printed);
+	pmi_sbuf_printf(&b, "%s\n", printed);
 	cJSON_free(printed);
-	return pm_sbuf_take(&b);
+	return pmi_sbuf_take(&b);
 }

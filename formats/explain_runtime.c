@@ -31,7 +31,7 @@ static const char *const names[] = {
 };
 
 bool
-pm_explain_frame_in_runtime(const pm_frame *fr)
+pmi_explain_frame_in_runtime(const pm_frame *fr)
 {
 	const char *s = fr->symbol;
 	if (!s)

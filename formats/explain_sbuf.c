@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 void
-pm_sbuf_printf(pm_sbuf *b, const char *fmt, ...)
+pmi_sbuf_printf(pm_sbuf *b, const char *fmt, ...)
 {
 	if (b->failed)
 		return;
@@ -42,7 +42,7 @@ pm_sbuf_printf(pm_sbuf *b, const char *fmt, ...)
 }
 
 char *
-pm_sbuf_take(pm_sbuf *b)
+pmi_sbuf_take(pm_sbuf *b)
 {
 	char *p = b->failed ? NULL : b->p ? b->p : calloc(1, 1);
 	if (b->failed)

@@ -50,8 +50,8 @@ report_si_code(const pm_explain_facts *f)
 	const pm_exception *e = &f->r->exception;
 	if (!e->has_si_code || !f->sig)
 		return NULL;
-	const pm_signal_info *lnx = pm_signal_by_name(PM_OS_LINUX, f->sig->name);
-	return lnx ? pm_si_code_by_number(lnx->number, e->si_code) : NULL;
+	const pm_signal_info *lnx = pmi_signal_by_name(PM_OS_LINUX, f->sig->name);
+	return lnx ? pmi_si_code_by_number(lnx->number, e->si_code) : NULL;
 }
 
 /*
@@ -70,9 +70,9 @@ subtype_in_text(const char *text, char *buf, size_t cap)
 	memcpy(buf, text, n);
 	buf[n] = '\0';
 	const pm_code_info *c = strncmp(buf, "UNKNOWN_0x", 10) == 0
-	                                ? pm_bad_access_code_by_number(strtoull(buf + 10, NULL, 16))
+	                                ? pmi_bad_access_code_by_number(strtoull(buf + 10, NULL, 16))
 	                                : NULL;
-	const pm_si_code_info *si = pm_si_code_by_name(buf);
+	const pm_si_code_info *si = pmi_si_code_by_name(buf);
 	return c ? c->name : si && si->subtype ? si->subtype : buf;
 }
 
@@ -95,7 +95,7 @@ access_subtype(const pm_explain_facts *f, char *buf, size_t cap)
 		return named;
 	const pm_code_info *c = NULL;
 	if (e->raw_code_count > 0)
-		c = pm_bad_access_code_by_number(e->raw_codes[0]);
+		c = pmi_bad_access_code_by_number(e->raw_codes[0]);
 	return c ? c->name : NULL;
 }
 
@@ -119,7 +119,7 @@ stack_pointer(const pm_thread *t, uint64_t *sp)
 static const char *
 address_hint(const pm_explain_facts *f)
 {
-	const pm_thread *t = pm_explain_thread(f);
+	const pm_thread *t = pmi_explain_thread(f);
 	bool jumped = t && t->frame_count > 0 && t->frames[0].address == f->address;
 	uint64_t sp;
 	if (f->address < NULL_PAGE)
@@ -146,14 +146,14 @@ say_bad_access(pm_sbuf *b, const pm_explain_facts *f)
 		return false;
 	const char *clause = subtype ? access_clause(subtype) : NULL;
 	bool at = f->has_address && !(subtype && strcmp(subtype, gp_fault) == 0);
-	pm_sbuf_printf(b, ": it read or wrote memory");
+	pmi_sbuf_printf(b, ": it read or wrote memory");
 	if (at)
-		pm_sbuf_printf(b, " at 0x%016llx", (unsigned long long)f->address);
+		pmi_sbuf_printf(b, " at 0x%016llx", (unsigned long long)f->address);
 	if (clause)
-		pm_sbuf_printf(b, " %s", clause);
+		pmi_sbuf_printf(b, " %s", clause);
 	if (subtype)
-		pm_sbuf_printf(b, " (%s)", subtype);
-	pm_sbuf_printf(b, "%s.", at ? address_hint(f) : "");
+		pmi_sbuf_printf(b, " (%s)", subtype);
+	pmi_sbuf_printf(b, "%s.", at ? address_hint(f) : "");
 	return true;
 }
 
@@ -164,9 +164,9 @@ static code_pair_decoder *
 decoder_for(const char *exc_type)
 {
 	if (strcmp(exc_type, "EXC_RESOURCE") == 0)
-		return pm_decode_exc_resource;
+		return pmi_decode_exc_resource;
 	if (strcmp(exc_type, "EXC_GUARD") == 0)
-		return pm_decode_exc_guard;
+		return pmi_decode_exc_guard;
 	return NULL;
 }
 
@@ -184,9 +184,9 @@ say_exception_details(pm_sbuf *b, const pm_explain_facts *f)
 		msg = message;
 	}
 	if (st)
-		pm_sbuf_printf(b, " Subtype: %s.", st);
+		pmi_sbuf_printf(b, " Subtype: %s.", st);
 	if (msg)
-		pm_sbuf_printf(b, " %s.", msg);
+		pmi_sbuf_printf(b, " %s.", msg);
 }
 
 /* A Linux signal another process sent (kill, tgkill, sigqueue): its si_code is one only a
@@ -220,59 +220,59 @@ static void
 say_sender(pm_sbuf *b, const pm_explain_facts *f)
 {
 	const pm_exception *e = &f->r->exception;
-	pm_sbuf_printf(b, ": another process sent it; nothing this process did caused it.");
+	pmi_sbuf_printf(b, ": another process sent it; nothing this process did caused it.");
 	if (e->term_description)
-		pm_sbuf_printf(b, " %s.", e->term_description);
+		pmi_sbuf_printf(b, " %s.", e->term_description);
 	else
-		pm_sbuf_printf(b, " Sender: %s [%lld].", e->terminating_process ? e->terminating_process : "?",
+		pmi_sbuf_printf(b, " Sender: %s [%lld].", e->terminating_process ? e->terminating_process : "?",
 		               (long long)e->terminating_pid);
 }
 
 static void
 say_exception(pm_sbuf *b, const pm_explain_facts *f)
 {
-	const pm_mach_exc_info *mach = pm_mach_exc_by_name(f->exc_type);
+	const pm_mach_exc_info *mach = pmi_mach_exc_by_name(f->exc_type);
 	if (f->sig)
-		pm_sbuf_printf(b, "The process was killed by %s (%s)", f->sig->name, f->exc_type);
+		pmi_sbuf_printf(b, "The process was killed by %s (%s)", f->sig->name, f->exc_type);
 	else if (mach)
-		pm_sbuf_printf(b, "The process was stopped by %s", f->exc_type);
+		pmi_sbuf_printf(b, "The process was stopped by %s", f->exc_type);
 	else
-		pm_sbuf_printf(b, "The report gives the exception type as %s", f->exc_type);
+		pmi_sbuf_printf(b, "The report gives the exception type as %s", f->exc_type);
 	if (sent_from_outside(f)) {
 		say_sender(b, f);
 	} else if (reraised_fault(f)) {
-		pm_sbuf_printf(b, ": the process raised it itself, so this is not where the fault happened. "
+		pmi_sbuf_printf(b, ": the process raised it itself, so this is not where the fault happened. "
 		                  "Another signal handler, installed after postmortem's (Python's "
 		                  "faulthandler, a language runtime), caught the original fault first and "
 		                  "re-raised it when it was done; its address is not known, and the "
 		                  "crashed thread's frames below the re-raise show where that handler ran.");
 	} else if (!(strcmp(f->exc_type, "EXC_BAD_ACCESS") == 0 && say_bad_access(b, f))) {
 		const char *meaning = f->sig ? f->sig->meaning : mach ? mach->meaning : NULL;
-		pm_sbuf_printf(b, ".%s%s", meaning ? " " : "", meaning ? meaning : "");
+		pmi_sbuf_printf(b, ".%s%s", meaning ? " " : "", meaning ? meaning : "");
 		say_exception_details(b, f);
 	}
 	const pm_si_code_info *si = report_si_code(f);
 	if (si)
-		pm_sbuf_printf(b, " The kernel reported %s (%s).", si->name, si->meaning);
+		pmi_sbuf_printf(b, " The kernel reported %s (%s).", si->name, si->meaning);
 }
 
 bool
-pm_explain_what(pm_explain_facts *f)
+pmi_explain_what(pm_explain_facts *f)
 {
 	pm_sbuf b = { 0 };
 	if (f->r->kind == PM_KIND_SNAPSHOT) {
-		pm_sbuf_printf(&b, "This is a snapshot taken on request; the process did not crash.");
+		pmi_sbuf_printf(&b, "This is a snapshot taken on request; the process did not crash.");
 	} else {
 		if (f->r->kind == PM_KIND_HANG)
-			pm_sbuf_printf(&b, "The process hung: a watchdog saw a thread stop responding for "
+			pmi_sbuf_printf(&b, "The process hung: a watchdog saw a thread stop responding for "
 			                   "too long (blocked on a lock, I/O or the network, or busy "
 			                   "computing).%s", f->exc_type ? " " : "");
 		if (f->exc_type)
 			say_exception(&b, f);
 		else if (f->r->kind != PM_KIND_HANG)
-			pm_sbuf_printf(&b, "The report does not say which signal or exception ended "
+			pmi_sbuf_printf(&b, "The report does not say which signal or exception ended "
 			                   "the process.");
 	}
-	f->summary = pm_sbuf_take(&b);
+	f->summary = pmi_sbuf_take(&b);
 	return f->summary != NULL;
 }

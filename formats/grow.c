@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 bool
-pm_grow(void **v, size_t *cap, size_t need, size_t size)
+pmi_grow(void **v, size_t *cap, size_t need, size_t size)
 {
 	if (need <= *cap)
 		return true;

@@ -10,6 +10,6 @@
 
 /* Make *v (of *cap elements of `size` bytes) hold at least `need`, doubling;
  * false on overflow or out of memory (*v is then unchanged). */
-bool pm_grow(void **v, size_t *cap, size_t need, size_t size);
+bool pmi_grow(void **v, size_t *cap, size_t need, size_t size);
 
 #endif

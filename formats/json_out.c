@@ -17,60 +17,60 @@ put_escape(pm_out *o, unsigned char c)
 	for (size_t i = 0; i < sizeof from - 1; i++) {
 		if (c == (unsigned char)from[i]) {
 			char e[2] = { '\\', to[i] };
-			pm_out_put(o, e, 2);
+			pmi_out_put(o, e, 2);
 			return;
 		}
 	}
 	char u[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-	pm_out_put(o, u, sizeof u);
+	pmi_out_put(o, u, sizeof u);
 }
 
 /* RFC 8259 string of s[0..n): only '"', '\\' and bytes below 0x20 need escaping. */
 void
-pm_jw_string(pm_out *o, const char *s, size_t n)
+pmi_jw_string(pm_out *o, const char *s, size_t n)
 {
 	size_t run = 0;
-	pm_out_ch(o, '"');
+	pmi_out_ch(o, '"');
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x20 && c != '"' && c != '\\')
 			continue;
-		pm_out_put(o, s + run, i - run);
+		pmi_out_put(o, s + run, i - run);
 		put_escape(o, c);
 		run = i + 1;
 	}
-	pm_out_put(o, s + run, n - run);
-	pm_out_ch(o, '"');
+	pmi_out_put(o, s + run, n - run);
+	pmi_out_ch(o, '"');
 }
 
 void
-pm_jw_next(pm_jw *w)
+pmi_jw_next(pm_jw *w)
 {
 	if (!w->empty)
-		pm_out_ch(w->o, ',');
+		pmi_out_ch(w->o, ',');
 	if (!w->one_line) {
-		pm_out_ch(w->o, '\n');
-		pm_out_rep(w->o, ' ', 2 * w->depth);
+		pmi_out_ch(w->o, '\n');
+		pmi_out_rep(w->o, ' ', 2 * w->depth);
 	} else if (!w->empty) {
-		pm_out_ch(w->o, ' ');
+		pmi_out_ch(w->o, ' ');
 	}
 	w->empty = false;
 }
 
 void
-pm_jw_key(pm_jw *w, const char *key)
+pmi_jw_key(pm_jw *w, const char *key)
 {
-	pm_jw_next(w);
-	pm_jw_string(w->o, key, strlen(key));
-	pm_out_put(w->o, ": ", 2);
+	pmi_jw_next(w);
+	pmi_jw_string(w->o, key, strlen(key));
+	pmi_out_put(w->o, ": ", 2);
 }
 
-/* The parent's one_line is all pm_jw_close needs to restore it. */
+/* The parent's one_line is all pmi_jw_close needs to restore it. */
 bool
-pm_jw_open(pm_jw *w, char bracket, bool one_line)
+pmi_jw_open(pm_jw *w, char bracket, bool one_line)
 {
 	bool parent_one_line = w->one_line;
-	pm_out_ch(w->o, bracket);
+	pmi_out_ch(w->o, bracket);
 	w->depth++;
 	w->empty = true;
 	w->one_line = parent_one_line || one_line;
@@ -78,65 +78,65 @@ pm_jw_open(pm_jw *w, char bracket, bool one_line)
 }
 
 void
-pm_jw_close(pm_jw *w, char bracket, bool parent_one_line)
+pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line)
 {
 	w->depth--;
 	if (!w->empty && !w->one_line) {
-		pm_out_ch(w->o, '\n');
-		pm_out_rep(w->o, ' ', 2 * w->depth);
+		pmi_out_ch(w->o, '\n');
+		pmi_out_rep(w->o, ' ', 2 * w->depth);
 	}
-	pm_out_ch(w->o, bracket);
+	pmi_out_ch(w->o, bracket);
 	w->empty = false;
 	w->one_line = parent_one_line;
 }
 
 void
-pm_jw_str(pm_jw *w, const char *key, const char *s)
+pmi_jw_str(pm_jw *w, const char *key, const char *s)
 {
 	if (!s)
 		return;
-	pm_jw_key(w, key);
-	pm_jw_string(w->o, s, strlen(s));
+	pmi_jw_key(w, key);
+	pmi_jw_string(w->o, s, strlen(s));
 }
 
 void
-pm_jw_u64(pm_jw *w, const char *key, uint64_t v)
+pmi_jw_u64(pm_jw *w, const char *key, uint64_t v)
 {
-	pm_jw_key(w, key);
-	pm_out_u64(w->o, v);
+	pmi_jw_key(w, key);
+	pmi_out_u64(w->o, v);
 }
 
 void
-pm_jw_i64(pm_jw *w, const char *key, int64_t v)
+pmi_jw_i64(pm_jw *w, const char *key, int64_t v)
 {
-	pm_jw_key(w, key);
-	pm_out_i64(w->o, v);
+	pmi_jw_key(w, key);
+	pmi_out_i64(w->o, v);
 }
 
 void
-pm_jw_flag(pm_jw *w, const char *key, bool set)
+pmi_jw_flag(pm_jw *w, const char *key, bool set)
 {
 	if (!set)
 		return;
-	pm_jw_key(w, key);
-	pm_out_str(w->o, "true");
+	pmi_jw_key(w, key);
+	pmi_out_str(w->o, "true");
 }
 
 void
-pm_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n)
+pmi_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n)
 {
 	/* A count without its array: the crash path's arena ran out. */
 	if (n == 0 || !s)
 		return;
-	pm_jw_key(w, key);
-	bool p = pm_jw_open(w, '[', false);
+	pmi_jw_key(w, key);
+	bool p = pmi_jw_open(w, '[', false);
 	for (uint32_t i = 0; i < n; i++) {
-		pm_jw_next(w);
+		pmi_jw_next(w);
 		if (s[i])
-			pm_jw_string(w->o, s[i], strlen(s[i]));
+			pmi_jw_string(w->o, s[i], strlen(s[i]));
 		else
-			pm_out_str(w->o, "null");
+			pmi_out_str(w->o, "null");
 	}
-	pm_jw_close(w, ']', p);
+	pmi_jw_close(w, ']', p);
 }
 

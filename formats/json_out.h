@@ -4,7 +4,7 @@
  * Two-space indentation, one member or element per line; a container opened
  * "one_line" (and everything inside it) stays on one line with ", " between
  * members.  Nothing is allocated: each open container's caller keeps what
- * pm_jw_close needs on its own stack.
+ * pmi_jw_close needs on its own stack.
  */
 #ifndef PM_FORMATS_JSON_OUT_H
 #define PM_FORMATS_JSON_OUT_H
@@ -20,21 +20,21 @@ typedef struct pm_jw {
 } pm_jw;
 
 /* RFC 8259 string of s[0..n), quotes included. */
-void pm_jw_string(pm_out *o, const char *s, size_t n);
+void pmi_jw_string(pm_out *o, const char *s, size_t n);
 /* Separator and indentation before the next member or array element. */
-void pm_jw_next(pm_jw *w);
-/* pm_jw_next, then "key": */
-void pm_jw_key(pm_jw *w, const char *key);
-/* Open '{' or '['; pass the result to the matching pm_jw_close. */
-bool pm_jw_open(pm_jw *w, char bracket, bool one_line);
-void pm_jw_close(pm_jw *w, char bracket, bool parent_one_line);
+void pmi_jw_next(pm_jw *w);
+/* pmi_jw_next, then "key": */
+void pmi_jw_key(pm_jw *w, const char *key);
+/* Open '{' or '['; pass the result to the matching pmi_jw_close. */
+bool pmi_jw_open(pm_jw *w, char bracket, bool one_line);
+void pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line);
 
-/* Members.  pm_jw_str skips a NULL string, pm_jw_flag a false flag, pm_jw_strings an empty list. */
-void pm_jw_str(pm_jw *w, const char *key, const char *s);
-void pm_jw_u64(pm_jw *w, const char *key, uint64_t v);
-void pm_jw_i64(pm_jw *w, const char *key, int64_t v);
-void pm_jw_flag(pm_jw *w, const char *key, bool set);
+/* Members.  pmi_jw_str skips a NULL string, pmi_jw_flag a false flag, pmi_jw_strings an empty list. */
+void pmi_jw_str(pm_jw *w, const char *key, const char *s);
+void pmi_jw_u64(pm_jw *w, const char *key, uint64_t v);
+void pmi_jw_i64(pm_jw *w, const char *key, int64_t v);
+void pmi_jw_flag(pm_jw *w, const char *key, bool set);
 /* An array of strings, one a line; a NULL element is written null. */
-void pm_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n);
+void pmi_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n);
 
 #endif

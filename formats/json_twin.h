@@ -16,12 +16,12 @@ typedef struct pm_json_names {
 	unsigned count;
 } pm_json_names;
 
-extern const pm_json_names pm_json_kinds;  /* pm_kind */
-extern const pm_json_names pm_json_oses;   /* pm_os */
-extern const pm_json_names pm_json_hows;   /* pm_how */
-extern const pm_json_names pm_json_arches; /* pm_arch */
+extern const pm_json_names pmi_json_kinds;  /* pm_kind */
+extern const pm_json_names pmi_json_oses;   /* pm_os */
+extern const pm_json_names pmi_json_hows;   /* pm_how */
+extern const pm_json_names pmi_json_arches; /* pm_arch */
 
 /* Name of value v, NULL when it has none.  AS-safe. */
-const char *pm_json_name_of(const pm_json_names *names, unsigned v);
+const char *pmi_json_name_of(const pm_json_names *names, unsigned v);
 
 #endif

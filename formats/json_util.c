@@ -120,29 +120,29 @@ line_of(const char *s, size_t upto)
 }
 
 cJSON *
-pm_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *err)
+pmi_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *err)
 {
 	size_t n = 0, values = 0;
 	char *text = prepare(data, len, &n, &values);
 	if (!text) {
 		if (values > MAX_VALUES)
-			pm_read_fail(err, 0, "the JSON has more than %d values", MAX_VALUES);
+			pmi_read_fail(err, 0, "the JSON has more than %d values", MAX_VALUES);
 		else
-			pm_read_fail(err, 0, "out of memory");
+			pmi_read_fail(err, 0, "out of memory");
 		return NULL;
 	}
 	const char *end = NULL;
 	cJSON *root = cJSON_ParseWithLengthOpts(text, n, &end, false);
 	if (!root) {
 		size_t at = end && end >= text && end <= text + n ? (size_t)(end - text) : 0;
-		pm_read_fail(err, line_base + line_of(text, at), "invalid JSON");
+		pmi_read_fail(err, line_base + line_of(text, at), "invalid JSON");
 	} else {
 		/* Only white space may follow the document. */
 		size_t at = (size_t)(end - text);
 		while (at < n && (text[at] == ' ' || text[at] == '\n' || text[at] == '\r' || text[at] == '\t'))
 			at++;
 		if (at < n) {
-			pm_read_fail(err, line_base + line_of(text, at), "unexpected data after the JSON document");
+			pmi_read_fail(err, line_base + line_of(text, at), "unexpected data after the JSON document");
 			cJSON_Delete(root);
 			root = NULL;
 		}
@@ -152,7 +152,7 @@ pm_json_parse(const char *data, size_t len, uint32_t line_base, pm_read_error *e
 }
 
 const cJSON *
-pm_json_get(const cJSON *obj, const char *key)
+pmi_json_get(const cJSON *obj, const char *key)
 {
 	if (!cJSON_IsObject(obj))
 		return NULL;
@@ -160,7 +160,7 @@ pm_json_get(const cJSON *obj, const char *key)
 }
 
 bool
-pm_json_u64(const cJSON *it, uint64_t *out)
+pmi_json_u64(const cJSON *it, uint64_t *out)
 {
 	if (cJSON_IsNumber(it)) {
 		double d = it->valuedouble;
@@ -183,7 +183,7 @@ pm_json_u64(const cJSON *it, uint64_t *out)
 }
 
 bool
-pm_json_i64(const cJSON *it, int64_t *out)
+pmi_json_i64(const cJSON *it, int64_t *out)
 {
 	if (cJSON_IsNumber(it)) {
 		double d = it->valuedouble;
@@ -205,7 +205,7 @@ pm_json_i64(const cJSON *it, int64_t *out)
 }
 
 bool
-pm_json_bool(const cJSON *it, bool *out)
+pmi_json_bool(const cJSON *it, bool *out)
 {
 	if (cJSON_IsBool(it)) {
 		*out = cJSON_IsTrue(it);
@@ -219,23 +219,23 @@ pm_json_bool(const cJSON *it, bool *out)
 }
 
 bool
-pm_json_is_text(const cJSON *it)
+pmi_json_is_text(const cJSON *it)
 {
 	return cJSON_IsString(it) && it->valuestring &&
 	       (it->valuestring[0] != BIG_MARK || it->valuestring[1] == BIG_MARK);
 }
 
 const char *
-pm_json_text(const cJSON *it)
+pmi_json_text(const cJSON *it)
 {
-	if (!pm_json_is_text(it))
+	if (!pmi_json_is_text(it))
 		return NULL;
 	return it->valuestring + (it->valuestring[0] == BIG_MARK);
 }
 
 /* Names are strings too: the rewrite doubled a leading mark in them as well. */
 const char *
-pm_json_key(const cJSON *it)
+pmi_json_key(const cJSON *it)
 {
 	if (!it->string)
 		return "";
@@ -243,31 +243,31 @@ pm_json_key(const cJSON *it)
 }
 
 const char *
-pm_json_str(pm_arena *a, const cJSON *it)
+pmi_json_str(pm_arena *a, const cJSON *it)
 {
-	return pm_arena_strdup(a, pm_json_text(it));
+	return pm_arena_strdup(a, pmi_json_text(it));
 }
 
 bool
-pm_json_get_u64(const cJSON *obj, const char *key, uint64_t *out)
+pmi_json_get_u64(const cJSON *obj, const char *key, uint64_t *out)
 {
-	return pm_json_u64(pm_json_get(obj, key), out);
+	return pmi_json_u64(pmi_json_get(obj, key), out);
 }
 
 bool
-pm_json_get_i64(const cJSON *obj, const char *key, int64_t *out)
+pmi_json_get_i64(const cJSON *obj, const char *key, int64_t *out)
 {
-	return pm_json_i64(pm_json_get(obj, key), out);
+	return pmi_json_i64(pmi_json_get(obj, key), out);
 }
 
 bool
-pm_json_get_bool(const cJSON *obj, const char *key, bool *out)
+pmi_json_get_bool(const cJSON *obj, const char *key, bool *out)
 {
-	return pm_json_bool(pm_json_get(obj, key), out);
+	return pmi_json_bool(pmi_json_get(obj, key), out);
 }
 
 const char *
-pm_json_get_str(pm_arena *a, const cJSON *obj, const char *key)
+pmi_json_get_str(pm_arena *a, const cJSON *obj, const char *key)
 {
-	return pm_json_str(a, pm_json_get(obj, key));
+	return pmi_json_str(a, pmi_json_get(obj, key));
 }

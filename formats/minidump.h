@@ -120,20 +120,20 @@ typedef struct pm_md_context_layout {
 } pm_md_context_layout;
 
 /* The layout for an architecture (pm_arch), or NULL. */
-const pm_md_context_layout *pm_md_context_for_arch(uint8_t arch);
+const pm_md_context_layout *pmi_md_context_for_arch(uint8_t arch);
 /* The layout for a SystemInfo processor_architecture, or NULL. */
-const pm_md_context_layout *pm_md_context_for_cpu(uint16_t cpu);
+const pm_md_context_layout *pmi_md_context_for_cpu(uint16_t cpu);
 /* Context bytes (layout->size of them, zeroed first) from the model's registers. */
-void pm_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint8_t *out);
+void pmi_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint8_t *out);
 /* The model's registers, in the report's order, from context bytes (layout->size of them). */
-void pm_md_regs_from_context(const pm_md_context_layout *l, const uint8_t *ctx, pm_regs *out);
+void pmi_md_regs_from_context(const pm_md_context_layout *l, const uint8_t *ctx, pm_regs *out);
 
 /* UTF-16 code units of a UTF-8 string (a MINIDUMP_STRING's length is twice this). */
-size_t pm_md_utf16_units(const char *s);
+size_t pmi_md_utf16_units(const char *s);
 /* A MINIDUMP_STRING of s: byte length, UTF-16LE units, a zero unit.  Invalid UTF-8
  * becomes U+FFFD. */
-void pm_md_put_string(pm_out *o, const char *s);
-/* Bytes pm_md_put_string writes for s. */
-size_t pm_md_string_size(const char *s);
+void pmi_md_put_string(pm_out *o, const char *s);
+/* Bytes pmi_md_put_string writes for s. */
+size_t pmi_md_string_size(const char *s);
 
 #endif

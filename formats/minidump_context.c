@@ -29,13 +29,13 @@ static const pm_md_context_layout amd64 = {
 };
 
 const pm_md_context_layout *
-pm_md_context_for_arch(uint8_t arch)
+pmi_md_context_for_arch(uint8_t arch)
 {
 	return arch == PM_ARCH_X86_64 ? &amd64 : NULL;
 }
 
 const pm_md_context_layout *
-pm_md_context_for_cpu(uint16_t cpu)
+pmi_md_context_for_cpu(uint16_t cpu)
 {
 	return cpu == PM_MD_CPU_AMD64 ? &amd64 : NULL;
 }
@@ -52,7 +52,7 @@ table_for(const pm_md_context_layout *l, const reg_slot **t, size_t *n)
 }
 
 void
-pm_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint8_t *out)
+pmi_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint8_t *out)
 {
 	const reg_slot *t;
 	size_t n;
@@ -75,7 +75,7 @@ pm_md_context_from_regs(const pm_md_context_layout *l, const pm_regs *regs, uint
 }
 
 void
-pm_md_regs_from_context(const pm_md_context_layout *l, const uint8_t *ctx, pm_regs *out)
+pmi_md_regs_from_context(const pm_md_context_layout *l, const uint8_t *ctx, pm_regs *out)
 {
 	const reg_slot *t;
 	size_t n;

@@ -31,7 +31,7 @@ next_point(const unsigned char **s)
 }
 
 size_t
-pm_md_utf16_units(const char *s)
+pmi_md_utf16_units(const char *s)
 {
 	size_t n = 0;
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
@@ -41,9 +41,9 @@ pm_md_utf16_units(const char *s)
 }
 
 size_t
-pm_md_string_size(const char *s)
+pmi_md_string_size(const char *s)
 {
-	return 4 + 2 * pm_md_utf16_units(s) + 2;
+	return 4 + 2 * pmi_md_utf16_units(s) + 2;
 }
 
 static void
@@ -51,15 +51,15 @@ put_unit(pm_out *o, uint32_t u)
 {
 	uint8_t b[2];
 	pm_md_put16(b, (uint16_t)u);
-	pm_out_put(o, (const char *)b, 2);
+	pmi_out_put(o, (const char *)b, 2);
 }
 
 void
-pm_md_put_string(pm_out *o, const char *s)
+pmi_md_put_string(pm_out *o, const char *s)
 {
 	uint8_t len[4];
-	pm_md_put32(len, (uint32_t)(2 * pm_md_utf16_units(s)));
-	pm_out_put(o, (const char *)len, 4);
+	pm_md_put32(len, (uint32_t)(2 * pmi_md_utf16_units(s)));
+	pmi_out_put(o, (const char *)len, 4);
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	while (*p) {
 		uint32_t c = next_point(&p);

@@ -18,7 +18,7 @@ report_reset(pm_report *r)
 }
 
 void
-pm_report_init_fixed(pm_report *r, void *mem, size_t size)
+pmi_report_init_fixed(pm_report *r, void *mem, size_t size)
 {
 	pm_arena_init_fixed(&r->arena, mem, size);
 	report_reset(r);

@@ -10,9 +10,9 @@
 #include "postmortem-tools.h"
 
 /* Empty report whose arena is the caller's fixed block.  AS-safe. */
-void pm_report_init_fixed(pm_report *r, void *mem, size_t size);
+void pmi_report_init_fixed(pm_report *r, void *mem, size_t size);
 /* True when two reports hold the same facts; on difference *where names the first. */
-bool pm_report_equal(const pm_report *a, const pm_report *b, const char **where);
+bool pmi_report_equal(const pm_report *a, const pm_report *b, const char **where);
 
 /* The address to look a frame up at (image, symbol): frame 0 and frames
  * restored from a signal context hold exact pcs; the others hold return

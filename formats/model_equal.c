@@ -201,7 +201,7 @@ context_eq(const pm_report *a, const pm_report *b, const char **where)
 }
 
 bool
-pm_report_equal(const pm_report *a, const pm_report *b, const char **where)
+pmi_report_equal(const pm_report *a, const pm_report *b, const char **where)
 {
 	CHECK(a->kind == b->kind, "kind", -1, -1);
 	CHECK(a->os == b->os, "os", -1, -1);

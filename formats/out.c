@@ -65,7 +65,7 @@ pm_out_flush(pm_out *o)
 }
 
 void
-pm_out_put(pm_out *o, const char *p, size_t n)
+pmi_out_put(pm_out *o, const char *p, size_t n)
 {
 	/* The common case: it fits, and the buffer drains elsewhere. */
 	if (has_drain(o) && n <= o->cap - o->len) {
@@ -103,51 +103,51 @@ pm_out_put(pm_out *o, const char *p, size_t n)
 }
 
 void
-pm_out_str(pm_out *o, const char *s)
+pmi_out_str(pm_out *o, const char *s)
 {
 	if (s)
-		pm_out_put(o, s, strlen(s));
+		pmi_out_put(o, s, strlen(s));
 }
 
 void
-pm_out_ch(pm_out *o, char c)
+pmi_out_ch(pm_out *o, char c)
 {
 	if (has_drain(o) && o->len < o->cap) {
 		o->buf[o->len++] = c;
 		o->total++;
 		return;
 	}
-	pm_out_put(o, &c, 1);
+	pmi_out_put(o, &c, 1);
 }
 
 void
-pm_out_rep(pm_out *o, char c, size_t n)
+pmi_out_rep(pm_out *o, char c, size_t n)
 {
 	char run[64];
 	memset(run, c, n < sizeof run ? n : sizeof run);
 	while (n > 0) {
 		size_t k = n < sizeof run ? n : sizeof run;
-		pm_out_put(o, run, k);
+		pmi_out_put(o, run, k);
 		n -= k;
 	}
 }
 
 void
-pm_out_lpad(pm_out *o, const char *s, size_t width)
+pmi_out_lpad(pm_out *o, const char *s, size_t width)
 {
 	size_t n = s ? strlen(s) : 0;
-	pm_out_put(o, s ? s : "", n);
+	pmi_out_put(o, s ? s : "", n);
 	if (n < width)
-		pm_out_rep(o, ' ', width - n);
+		pmi_out_rep(o, ' ', width - n);
 }
 
 void
-pm_out_rpad(pm_out *o, const char *s, size_t width)
+pmi_out_rpad(pm_out *o, const char *s, size_t width)
 {
 	size_t n = s ? strlen(s) : 0;
 	if (n < width)
-		pm_out_rep(o, ' ', width - n);
-	pm_out_put(o, s ? s : "", n);
+		pmi_out_rep(o, ' ', width - n);
+	pmi_out_put(o, s ? s : "", n);
 }
 
 /* Digits come out least significant first: copy them back in order. */
@@ -163,7 +163,7 @@ put_reversed(char *buf, size_t cap, const char *digits, size_t n)
 }
 
 size_t
-pm_fmt_u64(char *buf, size_t cap, uint64_t v)
+pmi_fmt_u64(char *buf, size_t cap, uint64_t v)
 {
 	char tmp[24];
 	size_t n = 0;
@@ -175,20 +175,20 @@ pm_fmt_u64(char *buf, size_t cap, uint64_t v)
 }
 
 size_t
-pm_fmt_i64(char *buf, size_t cap, int64_t v)
+pmi_fmt_i64(char *buf, size_t cap, int64_t v)
 {
 	if (v >= 0)
-		return pm_fmt_u64(buf, cap, (uint64_t)v);
+		return pmi_fmt_u64(buf, cap, (uint64_t)v);
 	if (cap < 2)
 		return 0;
 	buf[0] = '-';
 	/* Negate in unsigned arithmetic so INT64_MIN does not overflow. */
-	size_t n = pm_fmt_u64(buf + 1, cap - 1, (uint64_t)0 - (uint64_t)v);
+	size_t n = pmi_fmt_u64(buf + 1, cap - 1, (uint64_t)0 - (uint64_t)v);
 	return n ? n + 1 : 0;
 }
 
 size_t
-pm_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
+pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 {
 	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	char tmp[20];
@@ -203,36 +203,36 @@ pm_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 }
 
 void
-pm_out_u64(pm_out *o, uint64_t v)
+pmi_out_u64(pm_out *o, uint64_t v)
 {
 	char b[24];
-	pm_out_put(o, b, pm_fmt_u64(b, sizeof b, v));
+	pmi_out_put(o, b, pmi_fmt_u64(b, sizeof b, v));
 }
 
 void
-pm_out_i64(pm_out *o, int64_t v)
+pmi_out_i64(pm_out *o, int64_t v)
 {
 	char b[24];
-	pm_out_put(o, b, pm_fmt_i64(b, sizeof b, v));
+	pmi_out_put(o, b, pmi_fmt_i64(b, sizeof b, v));
 }
 
 void
-pm_out_hex(pm_out *o, uint64_t v, unsigned digits)
+pmi_out_hex(pm_out *o, uint64_t v, unsigned digits)
 {
 	char b[24];
-	pm_out_put(o, b, pm_fmt_hex(b, sizeof b, v, digits, false));
+	pmi_out_put(o, b, pmi_fmt_hex(b, sizeof b, v, digits, false));
 }
 
 void
-pm_out_0x(pm_out *o, uint64_t v, unsigned digits)
+pmi_out_0x(pm_out *o, uint64_t v, unsigned digits)
 {
-	pm_out_put(o, "0x", 2);
-	pm_out_hex(o, v, digits);
+	pmi_out_put(o, "0x", 2);
+	pmi_out_hex(o, v, digits);
 }
 
 /* Howard Hinnant's days_from_civil inverse: exact for the whole int64 range we use. */
 void
-pm_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
+pmi_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
 {
 	z += 719468;
 	int64_t era = (z >= 0 ? z : z - 146096) / 146097;
@@ -250,11 +250,11 @@ static void
 put2(pm_out *o, unsigned v)
 {
 	char b[2] = { (char)('0' + v / 10 % 10), (char)('0' + v % 10) };
-	pm_out_put(o, b, 2);
+	pmi_out_put(o, b, 2);
 }
 
 void
-pm_out_time(pm_out *o, const pm_time *t)
+pmi_out_time(pm_out *o, const pm_time *t)
 {
 	int64_t local = t->sec + (int64_t)t->tz_min * 60;
 	int64_t days = local / 86400, rem = local % 86400;
@@ -264,21 +264,21 @@ pm_out_time(pm_out *o, const pm_time *t)
 	}
 	int64_t y;
 	unsigned m, d;
-	pm_civil_from_days(days, &y, &m, &d);
+	pmi_civil_from_days(days, &y, &m, &d);
 	char yb[24];
-	size_t yn = pm_fmt_i64(yb, sizeof yb, y);
+	size_t yn = pmi_fmt_i64(yb, sizeof yb, y);
 	if (y >= 0 && yn < 4)
-		pm_out_rep(o, '0', 4 - yn);
-	pm_out_put(o, yb, yn);
-	pm_out_ch(o, '-');
+		pmi_out_rep(o, '0', 4 - yn);
+	pmi_out_put(o, yb, yn);
+	pmi_out_ch(o, '-');
 	put2(o, m);
-	pm_out_ch(o, '-');
+	pmi_out_ch(o, '-');
 	put2(o, d);
-	pm_out_ch(o, ' ');
+	pmi_out_ch(o, ' ');
 	put2(o, (unsigned)(rem / 3600));
-	pm_out_ch(o, ':');
+	pmi_out_ch(o, ':');
 	put2(o, (unsigned)(rem / 60 % 60));
-	pm_out_ch(o, ':');
+	pmi_out_ch(o, ':');
 	put2(o, (unsigned)(rem % 60));
 	if (t->digits > 0) {
 		char fb[8];
@@ -287,12 +287,12 @@ pm_out_time(pm_out *o, const pm_time *t)
 			fb[i] = (char)('0' + us % 10);
 			us /= 10;
 		}
-		pm_out_ch(o, '.');
-		pm_out_put(o, fb, t->digits > 6 ? 6 : t->digits);
+		pmi_out_ch(o, '.');
+		pmi_out_put(o, fb, t->digits > 6 ? 6 : t->digits);
 	}
 	int tz = t->tz_min;
-	pm_out_ch(o, ' ');
-	pm_out_ch(o, tz < 0 ? '-' : '+');
+	pmi_out_ch(o, ' ');
+	pmi_out_ch(o, tz < 0 ? '-' : '+');
 	if (tz < 0)
 		tz = -tz;
 	put2(o, (unsigned)(tz / 60));

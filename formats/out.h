@@ -10,34 +10,34 @@
 #include "postmortem-tools.h"
 
 /* Append n bytes. */
-void pm_out_put(pm_out *o, const char *p, size_t n);
+void pmi_out_put(pm_out *o, const char *p, size_t n);
 /* Append a NUL-terminated string (NULL appends nothing). */
-void pm_out_str(pm_out *o, const char *s);
+void pmi_out_str(pm_out *o, const char *s);
 /* Append one byte. */
-void pm_out_ch(pm_out *o, char c);
+void pmi_out_ch(pm_out *o, char c);
 /* Append c n times. */
-void pm_out_rep(pm_out *o, char c, size_t n);
+void pmi_out_rep(pm_out *o, char c, size_t n);
 /* Append s left-justified in a field of `width` (never truncated). */
-void pm_out_lpad(pm_out *o, const char *s, size_t width);
+void pmi_out_lpad(pm_out *o, const char *s, size_t width);
 /* Append s right-justified in a field of `width` (never truncated). */
-void pm_out_rpad(pm_out *o, const char *s, size_t width);
+void pmi_out_rpad(pm_out *o, const char *s, size_t width);
 /* Decimal. */
-void pm_out_u64(pm_out *o, uint64_t v);
-void pm_out_i64(pm_out *o, int64_t v);
+void pmi_out_u64(pm_out *o, uint64_t v);
+void pmi_out_i64(pm_out *o, int64_t v);
 /* Lower-case hex, zero-padded to at least `digits` (0: no padding), no prefix. */
-void pm_out_hex(pm_out *o, uint64_t v, unsigned digits);
+void pmi_out_hex(pm_out *o, uint64_t v, unsigned digits);
 /* "0x" + hex zero-padded to `digits`. */
-void pm_out_0x(pm_out *o, uint64_t v, unsigned digits);
+void pmi_out_0x(pm_out *o, uint64_t v, unsigned digits);
 
 /* Formats into buf (cap >= 24); returns the length.  Never writes past cap. */
-size_t pm_fmt_u64(char *buf, size_t cap, uint64_t v);
-size_t pm_fmt_i64(char *buf, size_t cap, int64_t v);
-size_t pm_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper);
+size_t pmi_fmt_u64(char *buf, size_t cap, uint64_t v);
+size_t pmi_fmt_i64(char *buf, size_t cap, int64_t v);
+size_t pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper);
 
 /* Civil date from days since 1970-01-01 (proleptic Gregorian). */
-void pm_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+void pmi_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
 
 /* "YYYY-MM-DD HH:MM:SS[.frac] +HHMM" (the report's date form). */
-void pm_out_time(pm_out *o, const pm_time *t);
+void pmi_out_time(pm_out *o, const pm_time *t);
 
 #endif

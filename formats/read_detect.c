@@ -33,10 +33,10 @@ schema_member_at(const char *data, size_t len, size_t at)
 	static const char key[] = "\"schema\"";
 	if (!has_prefix(data + at, len - at, key))
 		return false;
-	at = pm_ips_skip_space(data, len, at + sizeof key - 1);
+	at = pmi_ips_skip_space(data, len, at + sizeof key - 1);
 	if (at == len || data[at] != ':')
 		return false;
-	at = pm_ips_skip_space(data, len, at + 1);
+	at = pmi_ips_skip_space(data, len, at + 1);
 	return has_prefix(data + at, len - at, "\"postmortem\"");
 }
 
@@ -44,10 +44,10 @@ schema_member_at(const char *data, size_t len, size_t at)
 static bool
 is_json_twin(const char *data, size_t len)
 {
-	size_t at = pm_ips_skip_space(data, len, 0);
+	size_t at = pmi_ips_skip_space(data, len, 0);
 	if (at == len || data[at] != '{')
 		return false;
-	size_t first = pm_ips_skip_space(data, len, at + 1);
+	size_t first = pmi_ips_skip_space(data, len, at + 1);
 	if (has_prefix(data + first, len - first, "\"schema\""))
 		return true;
 	size_t scan = len < SCHEMA_SCAN ? len : SCHEMA_SCAN;
@@ -61,11 +61,11 @@ static pm_format
 ips_kind(const char *data, size_t len)
 {
 	size_t body_at;
-	cJSON *meta = pm_ips_metadata(data, len, &body_at, NULL);
+	cJSON *meta = pmi_ips_metadata(data, len, &body_at, NULL);
 	if (!meta)
 		return PM_FORMAT_UNKNOWN;
 	cJSON_Delete(meta);
-	size_t first = pm_ips_skip_space(data, len, body_at);
+	size_t first = pmi_ips_skip_space(data, len, body_at);
 	return first == len || data[first] == '{' ? PM_FORMAT_IPS : PM_FORMAT_IPS_TEXT;
 }
 
@@ -77,7 +77,7 @@ is_apple_text(const char *data, size_t len)
 		"Incident Identifier:", "Process:", "Hardware Model:", "Exception Type:", "Thread 0",
 	};
 	size_t scan = len < TEXT_SCAN ? len : TEXT_SCAN;
-	for (size_t at = 0; at < scan; at = pm_ips_line_end(data, len, at) + 1)
+	for (size_t at = 0; at < scan; at = pmi_ips_line_end(data, len, at) + 1)
 		for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++)
 			if (has_prefix(data + at, len - at, starts[i]))
 				return true;
@@ -96,7 +96,7 @@ pm_detect_format(const char *data, size_t len)
 	pm_format f = ips_kind(data, len);
 	if (f != PM_FORMAT_UNKNOWN)
 		return f;
-	if (pm_ips_is_translated(data, len))
+	if (pmi_ips_is_translated(data, len))
 		return PM_FORMAT_TRANSLATED;
 	return is_apple_text(data, len) ? PM_FORMAT_TEXT : PM_FORMAT_UNKNOWN;
 }
@@ -119,11 +119,11 @@ pm_format_name(pm_format f)
 pm_err
 pm_read_report(const char *data, size_t len, pm_report *r, pm_read_error *err)
 {
-	pm_err checked = pm_read_check_input(data, len, r, err);
+	pm_err checked = pmi_read_check_input(data, len, r, err);
 	if (checked != PM_OK)
 		return checked;
 	if (len == 0)
-		return pm_read_fail(err, 0, "not a crash report: the input is empty");
+		return pmi_read_fail(err, 0, "not a crash report: the input is empty");
 	pm_format f = pm_detect_format(data, len);
 	pm_err e;
 	switch (f) {
@@ -142,7 +142,7 @@ pm_read_report(const char *data, size_t len, pm_report *r, pm_read_error *err)
 		e = pm_read_minidump(data, len, r, err);
 		break;
 	default:
-		return pm_read_fail(err, 1, "not a crash report: no Apple header line, .ips metadata "
+		return pmi_read_fail(err, 1, "not a crash report: no Apple header line, .ips metadata "
 		                    "or postmortem JSON found");
 	}
 	if (e == PM_OK && r->format == PM_FORMAT_UNKNOWN)
@@ -160,7 +160,7 @@ slurp(int fd, char **out, size_t *out_len, pm_read_error *err)
 		if (n == cap) {
 			if (cap > PM_READ_MAX_BYTES) {
 				free(buf);
-				pm_read_fail(err, 0, "file is larger than the %u-byte limit", PM_READ_MAX_BYTES);
+				pmi_read_fail(err, 0, "file is larger than the %u-byte limit", PM_READ_MAX_BYTES);
 				return PM_E_LIMIT;
 			}
 			/* One byte past the limit is enough to know the file is too large. */
@@ -177,7 +177,7 @@ slurp(int fd, char **out, size_t *out_len, pm_read_error *err)
 		if (got < 0) {
 			int e = errno;
 			free(buf);
-			pm_read_fail(err, 0, "cannot read: %s", strerror(e));
+			pmi_read_fail(err, 0, "cannot read: %s", strerror(e));
 			return PM_E_IO;
 		}
 		if (got == 0) {
@@ -188,14 +188,14 @@ slurp(int fd, char **out, size_t *out_len, pm_read_error *err)
 		n += (size_t)got;
 	}
 	free(buf);
-	pm_read_fail(err, 0, "out of memory reading the file");
+	pmi_read_fail(err, 0, "out of memory reading the file");
 	return PM_E_NOMEM;
 }
 
 static pm_err
 open_error(int e, pm_read_error *err)
 {
-	pm_read_fail(err, 0, "cannot open: %s", strerror(e));
+	pmi_read_fail(err, 0, "cannot open: %s", strerror(e));
 	return e == ENOENT || e == ENOTDIR ? PM_E_NOTFOUND : PM_E_IO;
 }
 
@@ -203,7 +203,7 @@ pm_err
 pm_read_report_file(const char *path, pm_report *r, pm_read_error *err)
 {
 	if (!path || !r) {
-		pm_read_fail(err, 0, "no file name");
+		pmi_read_fail(err, 0, "no file name");
 		return PM_E_INVAL;
 	}
 	/* O_NONBLOCK: opening a FIFO must not wait for a writer that never comes. */
@@ -215,15 +215,15 @@ pm_read_report_file(const char *path, pm_report *r, pm_read_error *err)
 	if (fstat(fd, &st) != 0) {
 		e = open_error(errno, err);
 	} else if (S_ISDIR(st.st_mode)) {
-		pm_read_fail(err, 0, "is a directory, not a report file");
+		pmi_read_fail(err, 0, "is a directory, not a report file");
 		e = PM_E_IO;
 	} else if (!S_ISREG(st.st_mode)) {
 		/* A FIFO or a device may never end (or never start). */
-		pm_read_fail(err, 0, "not a regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO" :
+		pmi_read_fail(err, 0, "not a regular file (%s)", S_ISFIFO(st.st_mode) ? "a FIFO" :
 		             S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : "a socket");
 		e = PM_E_IO;
 	} else if ((uint64_t)st.st_size > PM_READ_MAX_BYTES) {
-		pm_read_fail(err, 0, "file is larger than the %u-byte limit", PM_READ_MAX_BYTES);
+		pmi_read_fail(err, 0, "file is larger than the %u-byte limit", PM_READ_MAX_BYTES);
 		e = PM_E_LIMIT;
 	}
 	char *buf = NULL;

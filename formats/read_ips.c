@@ -17,7 +17,7 @@ static const char BANNER_TITLE[] = "Translated Report (Full Report Below)";
 static const char FULL_REPORT_TITLE[] = "Full Report";
 
 size_t
-pm_ips_line_end(const char *data, size_t len, size_t from)
+pmi_ips_line_end(const char *data, size_t len, size_t from)
 {
 	const char *nl = from < len ? memchr(data + from, '\n', len - from) : NULL;
 	return nl ? (size_t)(nl - data) : len;
@@ -30,7 +30,7 @@ is_space(char c)
 }
 
 size_t
-pm_ips_skip_space(const char *data, size_t len, size_t at)
+pmi_ips_skip_space(const char *data, size_t len, size_t at)
 {
 	while (at < len && is_space(data[at]))
 		at++;
@@ -77,29 +77,29 @@ name_the_part(pm_read_error *err, const char *part)
 		return;
 	char why[sizeof err->message];
 	snprintf(why, sizeof why, "%s", err->message);
-	pm_read_fail(err, err->line, "%s: %s", part, why);
+	pmi_read_fail(err, err->line, "%s: %s", part, why);
 }
 
 cJSON *
-pm_ips_metadata(const char *data, size_t len, size_t *body_at, pm_read_error *err)
+pmi_ips_metadata(const char *data, size_t len, size_t *body_at, pm_read_error *err)
 {
-	size_t end = pm_ips_line_end(data, len, 0);
-	size_t first = pm_ips_skip_space(data, end, 0);
+	size_t end = pmi_ips_line_end(data, len, 0);
+	size_t first = pmi_ips_skip_space(data, end, 0);
 	if (first == end || data[first] != '{') {
-		pm_read_fail(err, 1, "line 1 is not an .ips metadata object");
+		pmi_read_fail(err, 1, "line 1 is not an .ips metadata object");
 		return NULL;
 	}
 	if (end > METADATA_MAX) {
-		pm_read_fail(err, 1, "line 1 is too long for .ips metadata");
+		pmi_read_fail(err, 1, "line 1 is too long for .ips metadata");
 		return NULL;
 	}
-	cJSON *meta = pm_json_parse(data, end, 0, err);
+	cJSON *meta = pmi_json_parse(data, end, 0, err);
 	if (!meta) {
 		name_the_part(err, ".ips metadata line");
 		return NULL;
 	}
-	if (!cJSON_IsObject(meta) || !pm_json_get(meta, "bug_type")) {
-		pm_read_fail(err, 1, "line 1 is JSON but has no \"bug_type\": not .ips metadata");
+	if (!cJSON_IsObject(meta) || !pmi_json_get(meta, "bug_type")) {
+		pmi_read_fail(err, 1, "line 1 is JSON but has no \"bug_type\": not .ips metadata");
 		cJSON_Delete(meta);
 		return NULL;
 	}
@@ -108,25 +108,25 @@ pm_ips_metadata(const char *data, size_t len, size_t *body_at, pm_read_error *er
 }
 
 bool
-pm_ips_is_translated(const char *data, size_t len)
+pmi_ips_is_translated(const char *data, size_t len)
 {
-	size_t at = pm_ips_skip_space(data, len, 0);
-	size_t end = pm_ips_line_end(data, len, at);
+	size_t at = pmi_ips_skip_space(data, len, 0);
+	size_t end = pmi_ips_line_end(data, len, at);
 	if (!line_is_dashes(data, at, end) || end == len)
 		return false;
 	size_t next = end + 1;
-	return line_is(data, next, pm_ips_line_end(data, len, next), BANNER_TITLE);
+	return line_is(data, next, pmi_ips_line_end(data, len, next), BANNER_TITLE);
 }
 
 /* The metadata's bug_type as text ("309"); numbers are accepted too. */
 static void
 bug_type(const cJSON *meta, char *buf, size_t cap)
 {
-	const cJSON *bt = pm_json_get(meta, "bug_type");
+	const cJSON *bt = pmi_json_get(meta, "bug_type");
 	uint64_t n;
 	if (cJSON_IsString(bt) && bt->valuestring)
 		snprintf(buf, cap, "%s", bt->valuestring);
-	else if (pm_json_u64(bt, &n))
+	else if (pmi_json_u64(bt, &n))
 		snprintf(buf, cap, "%llu", (unsigned long long)n);
 	else
 		snprintf(buf, cap, "?");
@@ -139,20 +139,20 @@ fill_from_metadata(const cJSON *meta, pm_report *r)
 	pm_arena *a = &r->arena;
 	pm_header *h = &r->header;
 	if (!h->process_name)
-		h->process_name = pm_ips_str(a, meta, "app_name");
+		h->process_name = pmi_ips_str(a, meta, "app_name");
 	if (!h->identifier)
-		h->identifier = pm_ips_str(a, meta, "bundleID");
+		h->identifier = pmi_ips_str(a, meta, "bundleID");
 	if (!h->incident_id)
-		h->incident_id = pm_ips_str(a, meta, "incident_id");
+		h->incident_id = pmi_ips_str(a, meta, "incident_id");
 	if (!h->os_version)
-		h->os_version = pm_ips_str(a, meta, "os_version");
+		h->os_version = pmi_ips_str(a, meta, "os_version");
 	if (!h->time.set)
-		pm_ips_time(meta, "timestamp", &h->time);
+		pmi_ips_time(meta, "timestamp", &h->time);
 	if (!h->version) {
-		const char *shortv = pm_ips_str(a, meta, "app_version");
-		const char *build = pm_ips_str(a, meta, "build_version");
+		const char *shortv = pmi_ips_str(a, meta, "app_version");
+		const char *build = pmi_ips_str(a, meta, "build_version");
 		if (shortv && build)
-			h->version = pm_ips_printf(a, "%s (%s)", shortv, build);
+			h->version = pmi_ips_printf(a, "%s (%s)", shortv, build);
 		else
 			h->version = shortv ? shortv : build;
 	}
@@ -167,7 +167,7 @@ finish(const cJSON *meta, pm_format f, pm_report *r, pm_read_error *err)
 		fill_from_metadata(meta, r);
 	r->format = f;
 	if (r->arena.exhausted) {
-		pm_read_fail(err, 0, "out of memory while reading the report");
+		pmi_read_fail(err, 0, "out of memory while reading the report");
 		return PM_E_NOMEM;
 	}
 	return PM_OK;
@@ -178,7 +178,7 @@ has_crash_members(const cJSON *body)
 {
 	static const char *const keys[] = { "exception", "threads", "procName", "incident" };
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (pm_json_get(body, keys[i]))
+		if (pmi_json_get(body, keys[i]))
 			return true;
 	return false;
 }
@@ -188,14 +188,14 @@ static pm_err
 map_body(const cJSON *body, uint32_t line, const cJSON *meta, pm_report *r, pm_read_error *err)
 {
 	if (!cJSON_IsObject(body))
-		return pm_read_fail(err, line, "the .ips body is not a JSON object");
+		return pmi_read_fail(err, line, "the .ips body is not a JSON object");
 	if (!has_crash_members(body))
-		return pm_read_fail(err, line, "the .ips body has none of exception, threads, procName, incident");
+		return pmi_read_fail(err, line, "the .ips body has none of exception, threads, procName, incident");
 	r->os = PM_OS_DARWIN;
-	pm_ips_header(body, r);
-	pm_ips_exception(body, r);
-	pm_ips_images(body, r);
-	pm_ips_threads(body, r);
+	pmi_ips_header(body, r);
+	pmi_ips_exception(body, r);
+	pmi_ips_images(body, r);
+	pmi_ips_threads(body, r);
 	return finish(meta, PM_FORMAT_IPS, r, err);
 }
 
@@ -220,11 +220,11 @@ read_json_part(const char *data, size_t at, size_t end, const cJSON *meta, pm_re
 	char bt[32];
 	bug_type(meta, bt, sizeof bt);
 	if (strcmp(bt, "309") != 0) {
-		pm_read_fail(err, 1, "bug_type %s is not a crash report (only 309 has a JSON crash body)", bt);
+		pmi_read_fail(err, 1, "bug_type %s is not a crash report (only 309 has a JSON crash body)", bt);
 		return PM_E_UNSUPPORTED;
 	}
 	uint32_t line = line_number(data, at);
-	cJSON *body = pm_json_parse(data + at, end - at, line - 1, err);
+	cJSON *body = pmi_json_parse(data + at, end - at, line - 1, err);
 	if (!body) {
 		name_the_part(err, ".ips body");
 		return PM_E_FORMAT;
@@ -239,9 +239,9 @@ static pm_err
 read_after_metadata(const char *data, size_t len, size_t body_at, const cJSON *meta,
                     pm_report *r, pm_read_error *err)
 {
-	size_t first = pm_ips_skip_space(data, len, body_at);
+	size_t first = pmi_ips_skip_space(data, len, body_at);
 	if (first == len)
-		return pm_read_fail(err, line_number(data, body_at), "the report body after the metadata line is missing");
+		return pmi_read_fail(err, line_number(data, body_at), "the report body after the metadata line is missing");
 	if (data[first] == '{')
 		return read_json_part(data, body_at, len, meta, r, err);
 	return read_text_part(data, body_at, len, meta, PM_FORMAT_IPS_TEXT, r, err);
@@ -280,10 +280,10 @@ find_full_report(const char *data, size_t len, size_t from, size_t *text_end)
 {
 	size_t prev = len, at = from;
 	while (at < len) {
-		size_t end = pm_ips_line_end(data, len, at);
+		size_t end = pmi_ips_line_end(data, len, at);
 		if (prev < len && end < len && line_is(data, at, end, FULL_REPORT_TITLE) &&
 		    line_is_dashes(data, prev, at - 1)) {
-			size_t next = end + 1, next_end = pm_ips_line_end(data, len, next);
+			size_t next = end + 1, next_end = pmi_ips_line_end(data, len, next);
 			if (line_is_dashes(data, next, next_end)) {
 				*text_end = prev;
 				return next_end < len ? next_end + 1 : len;
@@ -299,15 +299,15 @@ find_full_report(const char *data, size_t len, size_t from, size_t *text_end)
 static bool
 try_full_report(const char *data, size_t len, size_t at, pm_report *r, pm_err *e, pm_read_error *err)
 {
-	at = pm_ips_skip_space(data, len, at);
+	at = pmi_ips_skip_space(data, len, at);
 	if (at == len || data[at] != '{')
 		return false;
 	size_t rel = 0, body_at = at;
-	cJSON *meta = pm_ips_metadata(data + at, len - at, &rel, NULL);
+	cJSON *meta = pmi_ips_metadata(data + at, len - at, &rel, NULL);
 	if (meta)
-		body_at = pm_ips_skip_space(data, len, at + rel);
+		body_at = pmi_ips_skip_space(data, len, at + rel);
 	size_t end = body_at < len && data[body_at] == '{' ? object_end(data, len, body_at) : 0;
-	cJSON *body = end ? pm_json_parse(data + body_at, end - body_at, 0, NULL) : NULL;
+	cJSON *body = end ? pmi_json_parse(data + body_at, end - body_at, 0, NULL) : NULL;
 	bool ok = cJSON_IsObject(body) && has_crash_members(body);
 	if (ok)
 		*e = map_body(body, line_number(data, body_at), meta, r, err);
@@ -320,9 +320,9 @@ static pm_err
 read_translated(const char *data, size_t len, pm_report *r, pm_read_error *err)
 {
 	/* Skip the three banner lines. */
-	size_t at = pm_ips_skip_space(data, len, 0);
+	size_t at = pmi_ips_skip_space(data, len, 0);
 	for (int i = 0; i < 3 && at < len; i++)
-		at = pm_ips_line_end(data, len, at) + 1;
+		at = pmi_ips_line_end(data, len, at) + 1;
 	at = at < len ? at : len;
 	size_t text_end = len;
 	size_t full = find_full_report(data, len, at, &text_end);
@@ -338,13 +338,13 @@ read_translated(const char *data, size_t len, pm_report *r, pm_read_error *err)
 pm_err
 pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *err)
 {
-	pm_err checked = pm_read_check_input(data, len, r, err);
+	pm_err checked = pmi_read_check_input(data, len, r, err);
 	if (checked != PM_OK)
 		return checked;
-	if (pm_ips_is_translated(data, len))
+	if (pmi_ips_is_translated(data, len))
 		return read_translated(data, len, r, err);
 	size_t body_at = 0;
-	cJSON *meta = pm_ips_metadata(data, len, &body_at, err);
+	cJSON *meta = pmi_ips_metadata(data, len, &body_at, err);
 	if (!meta)
 		return PM_E_FORMAT;
 	pm_err e = read_after_metadata(data, len, body_at, meta, r, err);

@@ -52,12 +52,12 @@ static void
 push_strings(pm_arena *a, strings *l, const cJSON *arr)
 {
 	if (cJSON_IsString(arr)) {
-		push(a, l, pm_json_str(a, arr));
+		push(a, l, pmi_json_str(a, arr));
 		return;
 	}
 	const cJSON *el;
 	cJSON_ArrayForEach(el, arr) {
-		if (cJSON_IsString(el) && !push(a, l, pm_json_str(a, el)))
+		if (cJSON_IsString(el) && !push(a, l, pmi_json_str(a, el)))
 			return;
 	}
 }
@@ -66,8 +66,8 @@ static void
 read_codes(const cJSON *ex, pm_exception *x)
 {
 	const cJSON *el;
-	cJSON_ArrayForEach(el, pm_json_get(ex, "rawCodes")) {
-		if (x->raw_code_count == 4 || !pm_json_u64(el, &x->raw_codes[x->raw_code_count]))
+	cJSON_ArrayForEach(el, pmi_json_get(ex, "rawCodes")) {
+		if (x->raw_code_count == 4 || !pmi_json_u64(el, &x->raw_codes[x->raw_code_count]))
 			break;
 		x->raw_code_count++;
 	}
@@ -83,14 +83,14 @@ read_exception_object(const cJSON *ex, pm_report *r)
 {
 	pm_arena *a = &r->arena;
 	pm_exception *x = &r->exception;
-	x->type = pm_ips_str(a, ex, "type");
-	x->signal_name = pm_ips_str(a, ex, "signal");
-	const pm_signal_info *si = x->signal_name ? pm_signal_by_name(PM_OS_DARWIN, x->signal_name) : NULL;
+	x->type = pmi_ips_str(a, ex, "type");
+	x->signal_name = pmi_ips_str(a, ex, "signal");
+	const pm_signal_info *si = x->signal_name ? pmi_signal_by_name(PM_OS_DARWIN, x->signal_name) : NULL;
 	if (si)
 		x->signal = si->number;
-	x->subtype = pm_ips_str(a, ex, "subtype");
-	x->message = pm_ips_str(a, ex, "message");
-	x->codes = pm_ips_str(a, ex, "codes");
+	x->subtype = pmi_ips_str(a, ex, "subtype");
+	x->message = pmi_ips_str(a, ex, "message");
+	x->codes = pmi_ips_str(a, ex, "codes");
 	read_codes(ex, x);
 }
 
@@ -107,7 +107,7 @@ note(const cJSON *b)
 	};
 	for (size_t i = 0; i < sizeof notes / sizeof notes[0]; i++) {
 		bool set = false;
-		if (pm_json_get_bool(b, notes[i].key, &set) && set)
+		if (pmi_json_get_bool(b, notes[i].key, &set) && set)
 			return notes[i].text;
 	}
 	return NULL;
@@ -138,11 +138,11 @@ join_lines(pm_arena *a, const strings *l)
 static const char *
 term_description(pm_arena *a, const cJSON *t)
 {
-	const char *d = pm_ips_str(a, t, "description");
+	const char *d = pmi_ips_str(a, t, "description");
 	if (d)
 		return d;
 	strings l = { 0 };
-	push_strings(a, &l, pm_json_get(t, "details"));
+	push_strings(a, &l, pmi_json_get(t, "details"));
 	return join_lines(a, &l);
 }
 
@@ -153,18 +153,18 @@ read_termination(const cJSON *t, pm_report *r)
 	pm_exception *x = &r->exception;
 	uint64_t u;
 	int64_t pid;
-	x->term_namespace = pm_ips_str(a, t, "namespace");
-	x->has_term_code = pm_json_get_u64(t, "code", &x->term_code);
-	x->term_indicator = pm_ips_str(a, t, "indicator");
+	x->term_namespace = pmi_ips_str(a, t, "namespace");
+	x->has_term_code = pmi_json_get_u64(t, "code", &x->term_code);
+	x->term_indicator = pmi_ips_str(a, t, "indicator");
 	strings l = { 0 };
-	push_strings(a, &l, pm_json_get(t, "reasons"));
+	push_strings(a, &l, pmi_json_get(t, "reasons"));
 	x->term_reasons = l.v;
 	x->term_reason_count = l.n;
 	x->term_description = term_description(a, t);
-	if (pm_json_get_u64(t, "flags", &u) && u <= UINT32_MAX)
+	if (pmi_json_get_u64(t, "flags", &u) && u <= UINT32_MAX)
 		x->term_flags = (uint32_t)u;
-	x->terminating_process = pm_ips_str(a, t, "byProc");
-	if (pm_json_get_i64(t, "byPid", &pid))
+	x->terminating_process = pmi_ips_str(a, t, "byProc");
+	if (pmi_json_get_i64(t, "byPid", &pid))
 		x->terminating_pid = pid;
 }
 
@@ -178,7 +178,7 @@ read_asi(const cJSON *b, pm_report *r)
 {
 	pm_arena *a = &r->arena;
 	strings l = { 0 };
-	const cJSON *asi = pm_json_get(b, "asi");
+	const cJSON *asi = pmi_json_get(b, "asi");
 	const cJSON *el;
 	if (cJSON_IsObject(asi)) {
 		cJSON_ArrayForEach(el, asi)
@@ -187,10 +187,10 @@ read_asi(const cJSON *b, pm_report *r)
 		push_strings(a, &l, asi);
 	}
 	unsigned n = 0;
-	cJSON_ArrayForEach(el, pm_json_get(b, "asiBacktraces")) {
+	cJSON_ArrayForEach(el, pmi_json_get(b, "asiBacktraces")) {
 		if (!cJSON_IsString(el))
 			continue;
-		if (!push(a, &l, pm_ips_printf(a, "Application Specific Backtrace %u:", n++)))
+		if (!push(a, &l, pmi_ips_printf(a, "Application Specific Backtrace %u:", n++)))
 			break;
 		push_lines(a, &l, el->valuestring);
 	}
@@ -202,7 +202,7 @@ read_asi(const cJSON *b, pm_report *r)
 static const char *
 kernel_triage(pm_arena *a, const cJSON *b)
 {
-	const cJSON *k = pm_json_get(b, "ktriageinfo");
+	const cJSON *k = pmi_json_get(b, "ktriageinfo");
 	if (!cJSON_IsString(k))
 		return NULL;
 	size_t n = strlen(k->valuestring);
@@ -212,16 +212,16 @@ kernel_triage(pm_arena *a, const cJSON *b)
 }
 
 void
-pm_ips_exception(const cJSON *b, pm_report *r)
+pmi_ips_exception(const cJSON *b, pm_report *r)
 {
 	pm_arena *a = &r->arena;
 	pm_exception *x = &r->exception;
-	read_exception_object(pm_json_get(b, "exception"), r);
+	read_exception_object(pmi_json_get(b, "exception"), r);
 	x->note = note(b);
-	x->vm_region_info = pm_ips_str(a, b, "vmregioninfo");
+	x->vm_region_info = pmi_ips_str(a, b, "vmregioninfo");
 	if (!x->vm_region_info)
-		x->vm_region_info = pm_ips_str(a, b, "vmRegionInfo");
-	read_termination(pm_json_get(b, "termination"), r);
+		x->vm_region_info = pmi_ips_str(a, b, "vmRegionInfo");
+	read_termination(pmi_json_get(b, "termination"), r);
 	read_asi(b, r);
 	x->kernel_triage = kernel_triage(a, b);
 }

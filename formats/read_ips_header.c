@@ -15,11 +15,11 @@ enum { EXTRA_MAX = 8 };
 static const char *
 name_and_id(pm_arena *a, const cJSON *b, const char *name_key, const char *id_key)
 {
-	const char *name = pm_ips_str(a, b, name_key);
+	const char *name = pmi_ips_str(a, b, name_key);
 	int64_t id;
-	if (!pm_json_get_i64(b, id_key, &id))
+	if (!pmi_json_get_i64(b, id_key, &id))
 		return name;
-	return pm_ips_printf(a, "%s [%lld]", name ? name : "???", (long long)id);
+	return pmi_ips_printf(a, "%s [%lld]", name ? name : "???", (long long)id);
 }
 
 /* Identifier and "short (bundle)" Version from bundleInfo. */
@@ -27,14 +27,14 @@ static void
 read_bundle(const cJSON *b, pm_report *r)
 {
 	pm_arena *a = &r->arena;
-	const cJSON *bi = pm_json_get(b, "bundleInfo");
-	const char *shortv = pm_ips_str(a, bi, "CFBundleShortVersionString");
-	const char *build = pm_ips_str(a, bi, "CFBundleVersion");
-	r->header.identifier = pm_ips_str(a, bi, "CFBundleIdentifier");
+	const cJSON *bi = pmi_json_get(b, "bundleInfo");
+	const char *shortv = pmi_ips_str(a, bi, "CFBundleShortVersionString");
+	const char *build = pmi_ips_str(a, bi, "CFBundleVersion");
+	r->header.identifier = pmi_ips_str(a, bi, "CFBundleIdentifier");
 	if (!r->header.identifier)
 		r->header.identifier = r->header.process_name;
 	if (shortv && build)
-		r->header.version = pm_ips_printf(a, "%s (%s)", shortv, build);
+		r->header.version = pmi_ips_printf(a, "%s (%s)", shortv, build);
 	else
 		r->header.version = shortv ? shortv : build;
 }
@@ -42,22 +42,22 @@ read_bundle(const cJSON *b, pm_report *r)
 static const char *
 code_type(pm_arena *a, const cJSON *b)
 {
-	const char *cpu = pm_ips_str(a, b, "cpuType");
+	const char *cpu = pmi_ips_str(a, b, "cpuType");
 	if (!cpu)
 		return NULL;
 	bool translated = false;
-	pm_json_get_bool(b, "translated", &translated);
-	return pm_ips_printf(a, "%s (%s)", cpu, translated ? "Translated" : "Native");
+	pmi_json_get_bool(b, "translated", &translated);
+	return pmi_ips_printf(a, "%s (%s)", cpu, translated ? "Translated" : "Native");
 }
 
 /* "train (build)", or the train alone when the build is empty. */
 static const char *
 train_and_build(pm_arena *a, const cJSON *v)
 {
-	const char *train = pm_ips_str(a, v, "train");
-	const char *build = pm_ips_str(a, v, "build");
+	const char *train = pmi_ips_str(a, v, "train");
+	const char *build = pmi_ips_str(a, v, "build");
 	if (train && build)
-		return pm_ips_printf(a, "%s (%s)", train, build);
+		return pmi_ips_printf(a, "%s (%s)", train, build);
 	return train;
 }
 
@@ -66,11 +66,11 @@ static bool
 read_os(const cJSON *b, pm_report *r)
 {
 	pm_arena *a = &r->arena;
-	const cJSON *v = pm_json_get(b, "osVersion");
+	const cJSON *v = pmi_json_get(b, "osVersion");
 	r->header.os_version = train_and_build(a, v);
-	r->header.release_type = pm_ips_str(a, v, "releaseType");
+	r->header.release_type = pmi_ips_str(a, v, "releaseType");
 	bool embedded = false;
-	if (!pm_json_get_bool(v, "isEmbedded", &embedded)) {
+	if (!pmi_json_get_bool(v, "isEmbedded", &embedded)) {
 		/* Older macOS bodies omit isEmbedded; the train still says which family. */
 		const char *train = r->header.os_version;
 		embedded = train && strncmp(train, "macOS", 5) != 0 && strncmp(train, "Mac OS", 6) != 0;
@@ -90,9 +90,9 @@ static const char *
 seconds(pm_arena *a, const cJSON *b, const char *key)
 {
 	uint64_t s;
-	if (!pm_json_get_u64(b, key, &s))
+	if (!pmi_json_get_u64(b, key, &s))
 		return NULL;
-	return pm_ips_printf(a, "%llu seconds", (unsigned long long)s);
+	return pmi_ips_printf(a, "%llu seconds", (unsigned long long)s);
 }
 
 /*
@@ -107,50 +107,50 @@ read_extra(const cJSON *b, bool embedded, pm_report *r)
 	h->extra = pm_arena_alloc(a, EXTRA_MAX * sizeof *h->extra, _Alignof(pm_kv));
 	if (!h->extra)
 		return;
-	const cJSON *store = pm_json_get(b, "storeInfo");
+	const cJSON *store = pmi_json_get(b, "storeInfo");
 	bool beta = false;
-	pm_json_get_bool(store, "entitledBeta", &beta);
-	add_extra(h, "AppStoreTools", pm_ips_str(a, pm_json_get(b, "bundleInfo"), "DTAppStoreToolsBuild"));
-	add_extra(h, "AppVariant", pm_ips_str(a, store, "applicationVariant"));
+	pmi_json_get_bool(store, "entitledBeta", &beta);
+	add_extra(h, "AppStoreTools", pmi_ips_str(a, pmi_json_get(b, "bundleInfo"), "DTAppStoreToolsBuild"));
+	add_extra(h, "AppVariant", pmi_ips_str(a, store, "applicationVariant"));
 	if (beta)
-		add_extra(h, "Beta Identifier", pm_ips_str(a, store, "deviceIdentifierForVendor"));
+		add_extra(h, "Beta Identifier", pmi_ips_str(a, store, "deviceIdentifierForVendor"));
 	if (!embedded) {
-		add_extra(h, "Bridge OS Version", train_and_build(a, pm_json_get(b, "bridgeVersion")));
-		add_extra(h, "Sleep/Wake UUID", pm_ips_str(a, b, "sleepWakeUUID"));
+		add_extra(h, "Bridge OS Version", train_and_build(a, pmi_json_get(b, "bridgeVersion")));
+		add_extra(h, "Sleep/Wake UUID", pmi_ips_str(a, b, "sleepWakeUUID"));
 		add_extra(h, "Time Awake Since Boot", seconds(a, b, "uptime"));
 		add_extra(h, "Time Since Wake", seconds(a, b, "wakeTime"));
-		add_extra(h, "System Integrity Protection", pm_ips_str(a, b, "sip"));
+		add_extra(h, "System Integrity Protection", pmi_ips_str(a, b, "sip"));
 	}
 	if (h->extra_count == 0)
 		h->extra = NULL;
 }
 
 void
-pm_ips_header(const cJSON *b, pm_report *r)
+pmi_ips_header(const cJSON *b, pm_report *r)
 {
 	pm_arena *a = &r->arena;
 	pm_header *h = &r->header;
 	int64_t n;
-	h->incident_id = pm_ips_str(a, b, "incident");
-	h->crash_reporter_key = pm_ips_str(a, b, "crashReporterKey");
-	h->hardware_model = pm_ips_str(a, b, "modelCode");
-	h->process_name = pm_ips_str(a, b, "procName");
-	if (pm_json_get_i64(b, "pid", &n))
+	h->incident_id = pmi_ips_str(a, b, "incident");
+	h->crash_reporter_key = pmi_ips_str(a, b, "crashReporterKey");
+	h->hardware_model = pmi_ips_str(a, b, "modelCode");
+	h->process_name = pmi_ips_str(a, b, "procName");
+	if (pmi_json_get_i64(b, "pid", &n))
 		h->pid = n;
-	h->process_path = pm_ips_str(a, b, "procPath");
+	h->process_path = pmi_ips_str(a, b, "procPath");
 	read_bundle(b, r);
 	h->code_type = code_type(a, b);
-	h->role = pm_ips_str(a, b, "procRole");
-	h->parent_name = pm_ips_str(a, b, "parentProc");
-	if (pm_json_get_i64(b, "parentPid", &n))
+	h->role = pmi_ips_str(a, b, "procRole");
+	h->parent_name = pmi_ips_str(a, b, "parentProc");
+	if (pmi_json_get_i64(b, "parentPid", &n))
 		h->parent_pid = n;
 	h->responsible = name_and_id(a, b, "responsibleProc", "responsiblePid");
 	h->coalition = name_and_id(a, b, "coalitionName", "coalitionID");
-	if (pm_json_get_i64(b, "userID", &n))
-		h->user_id = pm_ips_printf(a, "%lld", (long long)n);
-	pm_ips_time(b, "captureTime", &h->time);
-	pm_ips_time(b, "procLaunch", &h->launch_time);
+	if (pmi_json_get_i64(b, "userID", &n))
+		h->user_id = pmi_ips_printf(a, "%lld", (long long)n);
+	pmi_ips_time(b, "captureTime", &h->time);
+	pmi_ips_time(b, "procLaunch", &h->launch_time);
 	bool embedded = read_os(b, r);
-	h->baseband_version = pm_ips_str(a, b, "basebandVersion");
+	h->baseband_version = pmi_ips_str(a, b, "basebandVersion");
 	read_extra(b, embedded, r);
 }

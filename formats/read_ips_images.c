@@ -22,9 +22,9 @@ read_uuid(const cJSON *uuid, pm_image *im)
 	for (const char *s = cJSON_IsString(uuid) ? uuid->valuestring : ""; *s; s++) {
 		if (*s == '-')
 			continue;
-		if (!pm_tx_is_hex(*s) || nibbles == 32)
+		if (!pmi_tx_is_hex(*s) || nibbles == 32)
 			return;
-		unsigned v = pm_tx_hex_value(*s);
+		unsigned v = pmi_tx_hex_value(*s);
 		out[nibbles / 2] = (uint8_t)(out[nibbles / 2] << 4 | v);
 		nonzero |= v != 0;
 		nibbles++;
@@ -48,25 +48,25 @@ static void
 read_image(const cJSON *j, pm_report *r, pm_image *im)
 {
 	pm_arena *a = &r->arena;
-	pm_json_get_u64(j, "base", &im->start);
-	pm_json_get_u64(j, "size", &im->size);
-	read_uuid(pm_json_get(j, "uuid"), im);
-	im->path = pm_ips_str(a, j, "path");
-	im->name = pm_ips_str(a, j, "name");
+	pmi_json_get_u64(j, "base", &im->start);
+	pmi_json_get_u64(j, "size", &im->size);
+	read_uuid(pmi_json_get(j, "uuid"), im);
+	im->path = pmi_ips_str(a, j, "path");
+	im->name = pmi_ips_str(a, j, "name");
 	if (!im->name)
 		im->name = base_name(a, im->path);
-	im->arch = pm_ips_str(a, j, "arch");
-	im->version = pm_ips_str(a, j, "CFBundleShortVersionString");
-	const cJSON *source = pm_json_get(j, "source");
+	im->arch = pmi_ips_str(a, j, "arch");
+	im->version = pmi_ips_str(a, j, "CFBundleShortVersionString");
+	const cJSON *source = pmi_json_get(j, "source");
 	im->source = cJSON_IsString(source) ? source->valuestring[0] : 0;
 	im->is_app = im->path && r->header.process_path && strcmp(im->path, r->header.process_path) == 0;
 }
 
 void
-pm_ips_images(const cJSON *b, pm_report *r)
+pmi_ips_images(const cJSON *b, pm_report *r)
 {
-	const cJSON *arr = pm_json_get(b, "usedImages");
-	uint32_t n = pm_ips_count(arr, PM_IPS_MAX_IMAGES, &r->images_truncated);
+	const cJSON *arr = pmi_json_get(b, "usedImages");
+	uint32_t n = pmi_ips_count(arr, PM_IPS_MAX_IMAGES, &r->images_truncated);
 	r->images = n ? pm_arena_alloc(&r->arena, n * sizeof *r->images, _Alignof(pm_image)) : NULL;
 	if (!r->images)
 		return;

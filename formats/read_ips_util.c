@@ -12,7 +12,7 @@
 #include "read_text.h"
 
 uint32_t
-pm_ips_count(const cJSON *arr, uint32_t max, bool *cut)
+pmi_ips_count(const cJSON *arr, uint32_t max, bool *cut)
 {
 	if (!cJSON_IsArray(arr))
 		return 0;
@@ -28,16 +28,16 @@ pm_ips_count(const cJSON *arr, uint32_t max, bool *cut)
 }
 
 const char *
-pm_ips_str(pm_arena *a, const cJSON *obj, const char *key)
+pmi_ips_str(pm_arena *a, const cJSON *obj, const char *key)
 {
-	const cJSON *it = pm_json_get(obj, key);
+	const cJSON *it = pmi_json_get(obj, key);
 	if (!cJSON_IsString(it) || !it->valuestring || !it->valuestring[0])
 		return NULL;
 	return pm_arena_strdup(a, it->valuestring);
 }
 
 const char *
-pm_ips_printf(pm_arena *a, const char *fmt, ...)
+pmi_ips_printf(pm_arena *a, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -56,10 +56,10 @@ pm_ips_printf(pm_arena *a, const char *fmt, ...)
 
 /* The report's date form is the text reader's Date/Time: one parser for both. */
 bool
-pm_ips_time(const cJSON *obj, const char *key, pm_time *t)
+pmi_ips_time(const cJSON *obj, const char *key, pm_time *t)
 {
-	const cJSON *it = pm_json_get(obj, key);
+	const cJSON *it = pmi_json_get(obj, key);
 	if (!cJSON_IsString(it) || !it->valuestring)
 		return false;
-	return pm_tx_time(pm_tx_span(it->valuestring, strlen(it->valuestring)), t);
+	return pmi_tx_time(pmi_tx_span(it->valuestring, strlen(it->valuestring)), t);
 }

@@ -33,40 +33,40 @@ typedef struct pm_jr {
 	pm_err rc;         /* the first failure */
 	size_t path_len;
 	char path[128];    /* the value being read, for messages: "threads[2].frames[5]" */
-	uint32_t index;    /* position of the element pm_jr_list is reading */
+	uint32_t index;    /* position of the element pmi_jr_list is reading */
 } pm_jr;
 
-/* Path bookkeeping: enter member `key` or element `index`; pm_jr_leave(c, mark) goes back. */
-size_t pm_jr_enter(pm_jr *c, const char *key);
-size_t pm_jr_enter_index(pm_jr *c, uint32_t index);
-void pm_jr_leave(pm_jr *c, size_t mark);
+/* Path bookkeeping: enter member `key` or element `index`; pmi_jr_leave(c, mark) goes back. */
+size_t pmi_jr_enter(pm_jr *c, const char *key);
+size_t pmi_jr_enter_index(pm_jr *c, uint32_t index);
+void pmi_jr_leave(pm_jr *c, size_t mark);
 
 /* Fail about member `key` of the current value (NULL: the value itself).  First failure wins. */
-void pm_jr_fail(pm_jr *c, const char *key, const char *fmt, ...)
+void pmi_jr_fail(pm_jr *c, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* An arena allocation failed. */
-void pm_jr_nomem(pm_jr *c);
+void pmi_jr_nomem(pm_jr *c);
 
 /*
  * Typed getters.  Each reads member `key` of obj, or obj itself when key is NULL.
  * They return false / NULL and leave *out alone when the member is absent, null,
  * of the wrong type (which also fails the read), or reading already failed.
  */
-const cJSON *pm_jr_get(pm_jr *c, const cJSON *obj, const char *key);
-const cJSON *pm_jr_object(pm_jr *c, const cJSON *obj, const char *key);
+const cJSON *pmi_jr_get(pm_jr *c, const cJSON *obj, const char *key);
+const cJSON *pmi_jr_object(pm_jr *c, const cJSON *obj, const char *key);
 /* The string in the JSON tree (not copied). */
-const char *pm_jr_text(pm_jr *c, const cJSON *obj, const char *key);
+const char *pmi_jr_text(pm_jr *c, const cJSON *obj, const char *key);
 /* An arena copy of the string. */
-const char *pm_jr_str(pm_jr *c, const cJSON *obj, const char *key);
+const char *pmi_jr_str(pm_jr *c, const cJSON *obj, const char *key);
 /* True only for a present true. */
-bool pm_jr_flag(pm_jr *c, const cJSON *obj, const char *key);
-bool pm_jr_range(pm_jr *c, const cJSON *obj, const char *key, int64_t min, int64_t max, int64_t *out);
-bool pm_jr_u64(pm_jr *c, const cJSON *obj, const char *key, uint64_t *out);
-bool pm_jr_u32(pm_jr *c, const cJSON *obj, const char *key, uint32_t *out);
-bool pm_jr_i64(pm_jr *c, const cJSON *obj, const char *key, int64_t *out);
-bool pm_jr_i32(pm_jr *c, const cJSON *obj, const char *key, int32_t *out);
+bool pmi_jr_flag(pm_jr *c, const cJSON *obj, const char *key);
+bool pmi_jr_range(pm_jr *c, const cJSON *obj, const char *key, int64_t min, int64_t max, int64_t *out);
+bool pmi_jr_u64(pm_jr *c, const cJSON *obj, const char *key, uint64_t *out);
+bool pmi_jr_u32(pm_jr *c, const cJSON *obj, const char *key, uint32_t *out);
+bool pmi_jr_i64(pm_jr *c, const cJSON *obj, const char *key, int64_t *out);
+bool pmi_jr_i32(pm_jr *c, const cJSON *obj, const char *key, int32_t *out);
 /* Value of an enum name; 0 (the model's unknown) when absent or not known. */
-uint8_t pm_jr_enum(pm_jr *c, const cJSON *obj, const char *key, const pm_json_names *names);
+uint8_t pmi_jr_enum(pm_jr *c, const cJSON *obj, const char *key, const pm_json_names *names);
 
 /* Fills the element at dst from the JSON value it (already entered in the path). */
 typedef void pm_jr_elem_fn(pm_jr *c, const cJSON *it, void *dst);
@@ -76,13 +76,13 @@ typedef void pm_jr_elem_fn(pm_jr *c, const cJSON *it, void *dst);
  * `size` bytes, each filled by fn.  *count gets the length; *truncated (when not
  * NULL) is set if the array held more.  NULL when absent or empty.
  */
-void *pm_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t size,
+void *pmi_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t size,
                  pm_jr_elem_fn *fn, uint32_t *count, bool *truncated);
 
-/* Element readers for pm_jr_list. */
-pm_jr_elem_fn pm_jr_string_elem;  /* const char * */
-pm_jr_elem_fn pm_jr_frame_elem;   /* pm_frame; needs c->r->images read already */
-pm_jr_elem_fn pm_jr_thread_elem;  /* pm_thread */
-pm_jr_elem_fn pm_jr_image_elem;   /* pm_image */
+/* Element readers for pmi_jr_list. */
+pm_jr_elem_fn pmi_jr_string_elem;  /* const char * */
+pm_jr_elem_fn pmi_jr_frame_elem;   /* pm_frame; needs c->r->images read already */
+pm_jr_elem_fn pmi_jr_thread_elem;  /* pm_thread */
+pm_jr_elem_fn pmi_jr_image_elem;   /* pm_image */
 
 #endif

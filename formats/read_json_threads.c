@@ -8,96 +8,96 @@
 #include "json_util.h"
 
 void
-pm_jr_frame_elem(pm_jr *c, const cJSON *it, void *dst)
+pmi_jr_frame_elem(pm_jr *c, const cJSON *it, void *dst)
 {
 	pm_frame *f = dst;
 	f->image = -1;
-	const cJSON *o = pm_jr_object(c, it, NULL);
+	const cJSON *o = pmi_jr_object(c, it, NULL);
 	if (!o)
 		return;
-	pm_jr_u64(c, o, "address", &f->address);
+	pmi_jr_u64(c, o, "address", &f->address);
 	/* An index that points at no image is as good as none. */
 	int64_t image;
-	if (pm_jr_i64(c, o, "image", &image) && image >= 0 && (uint64_t)image < c->r->image_count)
+	if (pmi_jr_i64(c, o, "image", &image) && image >= 0 && (uint64_t)image < c->r->image_count)
 		f->image = (int32_t)image;
-	f->image_name = pm_jr_str(c, o, "image_name");
-	f->symbol = pm_jr_str(c, o, "symbol");
-	f->has_offset = pm_jr_u64(c, o, "offset", &f->symbol_offset);
-	f->file = pm_jr_str(c, o, "file");
-	pm_jr_u32(c, o, "line", &f->line);
-	pm_jr_u32(c, o, "column", &f->column);
-	f->inlined = pm_jr_flag(c, o, "inlined");
-	f->how = pm_jr_enum(c, o, "how", &pm_json_hows);
+	f->image_name = pmi_jr_str(c, o, "image_name");
+	f->symbol = pmi_jr_str(c, o, "symbol");
+	f->has_offset = pmi_jr_u64(c, o, "offset", &f->symbol_offset);
+	f->file = pmi_jr_str(c, o, "file");
+	pmi_jr_u32(c, o, "line", &f->line);
+	pmi_jr_u32(c, o, "column", &f->column);
+	f->inlined = pmi_jr_flag(c, o, "inlined");
+	f->how = pmi_jr_enum(c, o, "how", &pmi_json_hows);
 }
 
 /* Keeps the first PM_MAX_REGS values in order; a name the model cannot hold is skipped. */
 static void
 read_reg_values(pm_jr *c, const cJSON *regs, pm_regs *g)
 {
-	const cJSON *values = pm_jr_object(c, regs, "values");
+	const cJSON *values = pmi_jr_object(c, regs, "values");
 	if (!values)
 		return;
-	size_t mark = pm_jr_enter(c, "values");
+	size_t mark = pmi_jr_enter(c, "values");
 	for (const cJSON *it = values->child; it && g->count < PM_MAX_REGS; it = it->next) {
-		const char *name = pm_json_key(it);
+		const char *name = pmi_json_key(it);
 		size_t len = strlen(name);
-		size_t m = pm_jr_enter(c, name);
+		size_t m = pmi_jr_enter(c, name);
 		uint64_t v;
-		if (pm_jr_u64(c, it, NULL, &v) && len < PM_REG_NAME_MAX) {
+		if (pmi_jr_u64(c, it, NULL, &v) && len < PM_REG_NAME_MAX) {
 			pm_reg *reg = &g->reg[g->count++];
 			memcpy(reg->name, name, len);
 			reg->value = v;
 		}
-		pm_jr_leave(c, m);
+		pmi_jr_leave(c, m);
 	}
-	pm_jr_leave(c, mark);
+	pmi_jr_leave(c, mark);
 }
 
 static pm_regs *
 read_regs(pm_jr *c, const cJSON *thread)
 {
-	const cJSON *o = pm_jr_object(c, thread, "registers");
+	const cJSON *o = pmi_jr_object(c, thread, "registers");
 	if (!o)
 		return NULL;
 	pm_regs *g = pm_arena_alloc(&c->r->arena, sizeof *g, _Alignof(pm_regs));
 	if (!g) {
-		pm_jr_nomem(c);
+		pmi_jr_nomem(c);
 		return NULL;
 	}
-	size_t mark = pm_jr_enter(c, "registers");
-	g->arch = pm_jr_enum(c, o, "arch", &pm_json_arches);
+	size_t mark = pmi_jr_enter(c, "registers");
+	g->arch = pmi_jr_enum(c, o, "arch", &pmi_json_arches);
 	read_reg_values(c, o, g);
-	g->has_trap = pm_jr_u64(c, o, "trap", &g->trap_number);
+	g->has_trap = pmi_jr_u64(c, o, "trap", &g->trap_number);
 	if (g->has_trap)
-		pm_jr_u64(c, o, "error_code", &g->error_code);
-	g->has_cpu = pm_jr_u32(c, o, "cpu", &g->logical_cpu);
-	g->trap_description = pm_jr_str(c, o, "trap_description");
-	g->esr_description = pm_jr_str(c, o, "esr_description");
-	pm_jr_leave(c, mark);
+		pmi_jr_u64(c, o, "error_code", &g->error_code);
+	g->has_cpu = pmi_jr_u32(c, o, "cpu", &g->logical_cpu);
+	g->trap_description = pmi_jr_str(c, o, "trap_description");
+	g->esr_description = pmi_jr_str(c, o, "esr_description");
+	pmi_jr_leave(c, mark);
 	return g;
 }
 
 void
-pm_jr_thread_elem(pm_jr *c, const cJSON *it, void *dst)
+pmi_jr_thread_elem(pm_jr *c, const cJSON *it, void *dst)
 {
 	pm_thread *t = dst;
-	const cJSON *o = pm_jr_object(c, it, NULL);
+	const cJSON *o = pmi_jr_object(c, it, NULL);
 	if (!o)
 		return;
 	/* Twins written before threads carried numbers numbered them by position. */
-	if (!pm_jr_u64(c, o, "number", &t->number))
+	if (!pmi_jr_u64(c, o, "number", &t->number))
 		t->number = c->index;
-	pm_jr_u64(c, o, "id", &t->id);
-	t->name = pm_jr_str(c, o, "name");
-	t->queue = pm_jr_str(c, o, "queue");
-	t->crashed = pm_jr_flag(c, o, "crashed");
-	t->attributed = pm_jr_flag(c, o, "attributed");
-	t->captured = pm_jr_flag(c, o, "captured");
-	t->note = pm_jr_str(c, o, "note");
-	t->frames_truncated = pm_jr_flag(c, o, "frames_truncated");
+	pmi_jr_u64(c, o, "id", &t->id);
+	t->name = pmi_jr_str(c, o, "name");
+	t->queue = pmi_jr_str(c, o, "queue");
+	t->crashed = pmi_jr_flag(c, o, "crashed");
+	t->attributed = pmi_jr_flag(c, o, "attributed");
+	t->captured = pmi_jr_flag(c, o, "captured");
+	t->note = pmi_jr_str(c, o, "note");
+	t->frames_truncated = pmi_jr_flag(c, o, "frames_truncated");
 	t->regs = read_regs(c, o);
-	t->frames = pm_jr_list(c, o, "frames", PM_JR_MAX_FRAMES, sizeof *t->frames,
-	                       pm_jr_frame_elem, &t->frame_count, &t->frames_truncated);
+	t->frames = pmi_jr_list(c, o, "frames", PM_JR_MAX_FRAMES, sizeof *t->frames,
+	                       pmi_jr_frame_elem, &t->frame_count, &t->frames_truncated);
 }
 
 static int
@@ -119,8 +119,8 @@ hex_digit(char ch)
 static void
 read_build_id(pm_jr *c, const cJSON *o, pm_image *im)
 {
-	const char *key = pm_jr_get(c, o, "code_id") ? "code_id" : "build_id";
-	const char *s = pm_jr_text(c, o, key);
+	const char *key = pmi_jr_get(c, o, "code_id") ? "code_id" : "build_id";
+	const char *s = pmi_jr_text(c, o, key);
 	if (!s)
 		return;
 	size_t n = strlen(s);
@@ -128,7 +128,7 @@ read_build_id(pm_jr *c, const cJSON *o, pm_image *im)
 	for (size_t i = 0; hex && i < n; i++)
 		hex = hex_digit(s[i]) >= 0;
 	if (!hex) {
-		pm_jr_fail(c, key, "expected an even number of hex digits");
+		pmi_jr_fail(c, key, "expected an even number of hex digits");
 		return;
 	}
 	uint8_t len = 0;
@@ -140,29 +140,29 @@ read_build_id(pm_jr *c, const cJSON *o, pm_image *im)
 static void
 read_source(pm_jr *c, const cJSON *o, pm_image *im)
 {
-	const char *s = pm_jr_text(c, o, "source");
+	const char *s = pmi_jr_text(c, o, "source");
 	if (s && (s[0] == '\0' || s[1] != '\0'))
-		pm_jr_fail(c, "source", "expected a one-byte string");
+		pmi_jr_fail(c, "source", "expected a one-byte string");
 	else if (s)
 		im->source = s[0];
 }
 
 void
-pm_jr_image_elem(pm_jr *c, const cJSON *it, void *dst)
+pmi_jr_image_elem(pm_jr *c, const cJSON *it, void *dst)
 {
 	pm_image *im = dst;
-	const cJSON *o = pm_jr_object(c, it, NULL);
+	const cJSON *o = pmi_jr_object(c, it, NULL);
 	if (!o)
 		return;
-	pm_jr_u64(c, o, "start", &im->start);
-	pm_jr_u64(c, o, "size", &im->size);
-	im->name = pm_jr_str(c, o, "name");
-	im->path = pm_jr_str(c, o, "path");
-	im->arch = pm_jr_str(c, o, "arch");
-	im->version = pm_jr_str(c, o, "version");
+	pmi_jr_u64(c, o, "start", &im->start);
+	pmi_jr_u64(c, o, "size", &im->size);
+	im->name = pmi_jr_str(c, o, "name");
+	im->path = pmi_jr_str(c, o, "path");
+	im->arch = pmi_jr_str(c, o, "arch");
+	im->version = pmi_jr_str(c, o, "version");
 	read_build_id(c, o, im);
-	im->is_app = pm_jr_flag(c, o, "app");
+	im->is_app = pmi_jr_flag(c, o, "app");
 	read_source(c, o, im);
-	im->debug_file = pm_jr_str(c, o, "debug_file");
-	im->note = pm_jr_str(c, o, "note");
+	im->debug_file = pmi_jr_str(c, o, "debug_file");
+	im->note = pmi_jr_str(c, o, "note");
 }

@@ -23,28 +23,28 @@ grow_path(pm_jr *c, size_t mark, int n)
 }
 
 size_t
-pm_jr_enter(pm_jr *c, const char *key)
+pmi_jr_enter(pm_jr *c, const char *key)
 {
 	size_t at = c->path_len;
 	return grow_path(c, at, snprintf(c->path + at, sizeof c->path - at, at ? ".%s" : "%s", key));
 }
 
 size_t
-pm_jr_enter_index(pm_jr *c, uint32_t index)
+pmi_jr_enter_index(pm_jr *c, uint32_t index)
 {
 	size_t at = c->path_len;
 	return grow_path(c, at, snprintf(c->path + at, sizeof c->path - at, "[%" PRIu32 "]", index));
 }
 
 void
-pm_jr_leave(pm_jr *c, size_t mark)
+pmi_jr_leave(pm_jr *c, size_t mark)
 {
 	c->path_len = mark;
 	c->path[mark] = '\0';
 }
 
 void
-pm_jr_fail(pm_jr *c, const char *key, const char *fmt, ...)
+pmi_jr_fail(pm_jr *c, const char *key, const char *fmt, ...)
 {
 	if (c->rc != PM_OK)
 		return;
@@ -54,80 +54,80 @@ pm_jr_fail(pm_jr *c, const char *key, const char *fmt, ...)
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
 	const char *dot = c->path_len && key ? "." : "";
-	c->rc = pm_read_fail(c->err, 0, "%s%s%s: %s", c->path, dot, key ? key : "", what);
+	c->rc = pmi_read_fail(c->err, 0, "%s%s%s: %s", c->path, dot, key ? key : "", what);
 }
 
 void
-pm_jr_nomem(pm_jr *c)
+pmi_jr_nomem(pm_jr *c)
 {
 	if (c->rc != PM_OK)
 		return;
-	pm_read_fail(c->err, 0, "out of memory");
+	pmi_read_fail(c->err, 0, "out of memory");
 	c->rc = PM_E_NOMEM;
 }
 
 const cJSON *
-pm_jr_get(pm_jr *c, const cJSON *obj, const char *key)
+pmi_jr_get(pm_jr *c, const cJSON *obj, const char *key)
 {
 	if (c->rc != PM_OK)
 		return NULL;
-	const cJSON *it = key ? pm_json_get(obj, key) : obj;
+	const cJSON *it = key ? pmi_json_get(obj, key) : obj;
 	return it && !cJSON_IsNull(it) ? it : NULL;
 }
 
 const cJSON *
-pm_jr_object(pm_jr *c, const cJSON *obj, const char *key)
+pmi_jr_object(pm_jr *c, const cJSON *obj, const char *key)
 {
-	const cJSON *it = pm_jr_get(c, obj, key);
+	const cJSON *it = pmi_jr_get(c, obj, key);
 	if (it && !cJSON_IsObject(it)) {
-		pm_jr_fail(c, key, "expected an object");
+		pmi_jr_fail(c, key, "expected an object");
 		return NULL;
 	}
 	return it;
 }
 
 const char *
-pm_jr_text(pm_jr *c, const cJSON *obj, const char *key)
+pmi_jr_text(pm_jr *c, const cJSON *obj, const char *key)
 {
-	const cJSON *it = pm_jr_get(c, obj, key);
-	if (it && !pm_json_is_text(it)) {
-		pm_jr_fail(c, key, "expected a string");
+	const cJSON *it = pmi_jr_get(c, obj, key);
+	if (it && !pmi_json_is_text(it)) {
+		pmi_jr_fail(c, key, "expected a string");
 		return NULL;
 	}
-	return it ? pm_json_text(it) : NULL;
+	return it ? pmi_json_text(it) : NULL;
 }
 
 const char *
-pm_jr_str(pm_jr *c, const cJSON *obj, const char *key)
+pmi_jr_str(pm_jr *c, const cJSON *obj, const char *key)
 {
-	const char *s = pm_jr_text(c, obj, key);
+	const char *s = pmi_jr_text(c, obj, key);
 	if (!s)
 		return NULL;
 	const char *copy = pm_arena_strdup(&c->r->arena, s);
 	if (!copy)
-		pm_jr_nomem(c);
+		pmi_jr_nomem(c);
 	return copy;
 }
 
 bool
-pm_jr_flag(pm_jr *c, const cJSON *obj, const char *key)
+pmi_jr_flag(pm_jr *c, const cJSON *obj, const char *key)
 {
-	const cJSON *it = pm_jr_get(c, obj, key);
+	const cJSON *it = pmi_jr_get(c, obj, key);
 	bool v = false;
-	if (it && !pm_json_bool(it, &v))
-		pm_jr_fail(c, key, "expected true or false");
+	if (it && !pmi_json_bool(it, &v))
+		pmi_jr_fail(c, key, "expected true or false");
 	return v;
 }
 
 bool
-pm_jr_range(pm_jr *c, const cJSON *obj, const char *key, int64_t min, int64_t max, int64_t *out)
+pmi_jr_range(pm_jr *c, const cJSON *obj, const char *key, int64_t min, int64_t max, int64_t *out)
 {
-	const cJSON *it = pm_jr_get(c, obj, key);
+	const cJSON *it = pmi_jr_get(c, obj, key);
 	int64_t v;
 	if (!it)
 		return false;
-	if (!pm_json_i64(it, &v) || v < min || v > max) {
-		pm_jr_fail(c, key, "expected an integer from %" PRId64 " to %" PRId64, min, max);
+	if (!pmi_json_i64(it, &v) || v < min || v > max) {
+		pmi_jr_fail(c, key, "expected an integer from %" PRId64 " to %" PRId64, min, max);
 		return false;
 	}
 	*out = v;
@@ -135,48 +135,48 @@ pm_jr_range(pm_jr *c, const cJSON *obj, const char *key, int64_t min, int64_t ma
 }
 
 bool
-pm_jr_u64(pm_jr *c, const cJSON *obj, const char *key, uint64_t *out)
+pmi_jr_u64(pm_jr *c, const cJSON *obj, const char *key, uint64_t *out)
 {
-	const cJSON *it = pm_jr_get(c, obj, key);
+	const cJSON *it = pmi_jr_get(c, obj, key);
 	if (!it)
 		return false;
-	if (!pm_json_u64(it, out)) {
-		pm_jr_fail(c, key, "expected an integer from 0 to %" PRIu64, UINT64_MAX);
+	if (!pmi_json_u64(it, out)) {
+		pmi_jr_fail(c, key, "expected an integer from 0 to %" PRIu64, UINT64_MAX);
 		return false;
 	}
 	return true;
 }
 
 bool
-pm_jr_u32(pm_jr *c, const cJSON *obj, const char *key, uint32_t *out)
+pmi_jr_u32(pm_jr *c, const cJSON *obj, const char *key, uint32_t *out)
 {
 	int64_t v;
-	if (!pm_jr_range(c, obj, key, 0, UINT32_MAX, &v))
+	if (!pmi_jr_range(c, obj, key, 0, UINT32_MAX, &v))
 		return false;
 	*out = (uint32_t)v;
 	return true;
 }
 
 bool
-pm_jr_i64(pm_jr *c, const cJSON *obj, const char *key, int64_t *out)
+pmi_jr_i64(pm_jr *c, const cJSON *obj, const char *key, int64_t *out)
 {
-	return pm_jr_range(c, obj, key, INT64_MIN, INT64_MAX, out);
+	return pmi_jr_range(c, obj, key, INT64_MIN, INT64_MAX, out);
 }
 
 bool
-pm_jr_i32(pm_jr *c, const cJSON *obj, const char *key, int32_t *out)
+pmi_jr_i32(pm_jr *c, const cJSON *obj, const char *key, int32_t *out)
 {
 	int64_t v;
-	if (!pm_jr_range(c, obj, key, INT32_MIN, INT32_MAX, &v))
+	if (!pmi_jr_range(c, obj, key, INT32_MIN, INT32_MAX, &v))
 		return false;
 	*out = (int32_t)v;
 	return true;
 }
 
 uint8_t
-pm_jr_enum(pm_jr *c, const cJSON *obj, const char *key, const pm_json_names *names)
+pmi_jr_enum(pm_jr *c, const cJSON *obj, const char *key, const pm_json_names *names)
 {
-	const char *s = pm_jr_text(c, obj, key);
+	const char *s = pmi_jr_text(c, obj, key);
 	for (unsigned v = 0; s && v < names->count; v++)
 		if (names->name[v] && strcmp(names->name[v], s) == 0)
 			return (uint8_t)v;
@@ -184,14 +184,14 @@ pm_jr_enum(pm_jr *c, const cJSON *obj, const char *key, const pm_json_names *nam
 }
 
 void *
-pm_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t size,
+pmi_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t size,
            pm_jr_elem_fn *fn, uint32_t *count, bool *truncated)
 {
-	const cJSON *arr = pm_jr_get(c, obj, key);
+	const cJSON *arr = pmi_jr_get(c, obj, key);
 	if (!arr)
 		return NULL;
 	if (!cJSON_IsArray(arr)) {
-		pm_jr_fail(c, key, "expected an array");
+		pmi_jr_fail(c, key, "expected an array");
 		return NULL;
 	}
 	uint32_t n = 0;
@@ -204,24 +204,24 @@ pm_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t siz
 		return NULL;
 	char *dst = pm_arena_alloc(&c->r->arena, n * size, _Alignof(max_align_t));
 	if (!dst) {
-		pm_jr_nomem(c);
+		pmi_jr_nomem(c);
 		return NULL;
 	}
-	size_t mark = pm_jr_enter(c, key);
+	size_t mark = pmi_jr_enter(c, key);
 	it = arr->child;
 	for (uint32_t i = 0; i < n && c->rc == PM_OK; i++, it = it->next) {
-		size_t m = pm_jr_enter_index(c, i);
+		size_t m = pmi_jr_enter_index(c, i);
 		c->index = i;
 		fn(c, it, dst + i * size);
-		pm_jr_leave(c, m);
+		pmi_jr_leave(c, m);
 	}
-	pm_jr_leave(c, mark);
+	pmi_jr_leave(c, mark);
 	*count = n;
 	return dst;
 }
 
 void
-pm_jr_string_elem(pm_jr *c, const cJSON *it, void *dst)
+pmi_jr_string_elem(pm_jr *c, const cJSON *it, void *dst)
 {
-	*(const char **)dst = pm_jr_str(c, it, NULL);
+	*(const char **)dst = pmi_jr_str(c, it, NULL);
 }

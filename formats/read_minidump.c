@@ -21,12 +21,12 @@ static const struct {
 	uint32_t type;
 	stream_fn *fn;
 } readers[] = {
-	{ PM_MD_SYSTEM_INFO, pm_mdr_system_info },
-	{ PM_MD_MISC_INFO, pm_mdr_misc_info },
-	{ PM_MD_MODULE_LIST, pm_mdr_modules },
-	{ PM_MD_EXCEPTION, pm_mdr_exception },
-	{ PM_MD_THREAD_LIST, pm_mdr_threads },
-	{ PM_MD_THREAD_NAMES, pm_mdr_thread_names },
+	{ PM_MD_SYSTEM_INFO, pmi_mdr_system_info },
+	{ PM_MD_MISC_INFO, pmi_mdr_misc_info },
+	{ PM_MD_MODULE_LIST, pmi_mdr_modules },
+	{ PM_MD_EXCEPTION, pmi_mdr_exception },
+	{ PM_MD_THREAD_LIST, pmi_mdr_threads },
+	{ PM_MD_THREAD_NAMES, pmi_mdr_thread_names },
 };
 
 /* The first directory entry of a stream type, or NULL. */
@@ -42,19 +42,19 @@ find_stream(const uint8_t *dir, uint32_t count, uint32_t type)
 pm_err
 pm_read_minidump(const char *data, size_t len, pm_report *r, pm_read_error *err)
 {
-	pm_err checked = pm_read_check_input(data, len, r, err);
+	pm_err checked = pmi_read_check_input(data, len, r, err);
 	if (checked != PM_OK)
 		return checked;
 	pm_mdr m = { .data = (const uint8_t *)data, .len = len, .r = r, .err = err };
-	const uint8_t *h = pm_mdr_span(&m, 0, PM_MD_HEADER_SIZE);
+	const uint8_t *h = pmi_mdr_span(&m, 0, PM_MD_HEADER_SIZE);
 	if (!h || pm_md_get32(h) != PM_MD_SIGNATURE)
-		return pm_read_fail(err, 0, "not a minidump: no MDMP signature");
+		return pmi_read_fail(err, 0, "not a minidump: no MDMP signature");
 	if ((pm_md_get32(h + 4) & 0xffff) != PM_MD_VERSION)
-		return pm_read_fail(err, 0, "minidump version 0x%x is not 0xa793", pm_md_get32(h + 4) & 0xffff);
+		return pmi_read_fail(err, 0, "minidump version 0x%x is not 0xa793", pm_md_get32(h + 4) & 0xffff);
 	uint32_t count = pm_md_get32(h + 8);
-	const uint8_t *dir = pm_mdr_span(&m, pm_md_get32(h + 12), (uint64_t)count * PM_MD_DIR_ENTRY_SIZE);
+	const uint8_t *dir = pmi_mdr_span(&m, pm_md_get32(h + 12), (uint64_t)count * PM_MD_DIR_ENTRY_SIZE);
 	if (!dir)
-		return pm_read_fail(err, 0, "minidump directory (%u streams) lies outside the file", count);
+		return pmi_read_fail(err, 0, "minidump directory (%u streams) lies outside the file", count);
 	r->format = PM_FORMAT_MINIDUMP;
 	r->kind = PM_KIND_SNAPSHOT;
 	r->header.time.sec = pm_md_get32(h + 20);

@@ -10,7 +10,7 @@
 #include "read_util.h"
 
 const uint8_t *
-pm_mdr_span(const pm_mdr *m, uint64_t rva, uint64_t n)
+pmi_mdr_span(const pm_mdr *m, uint64_t rva, uint64_t n)
 {
 	if (rva > m->len || n > m->len - rva)
 		return NULL;
@@ -44,15 +44,15 @@ put_utf8(char *out, uint32_t c)
 }
 
 const char *
-pm_mdr_string(pm_mdr *m, uint64_t rva)
+pmi_mdr_string(pm_mdr *m, uint64_t rva)
 {
-	const uint8_t *p = pm_mdr_span(m, rva, 4);
+	const uint8_t *p = pmi_mdr_span(m, rva, 4);
 	if (!p)
 		return NULL;
 	uint32_t bytes = pm_md_get32(p);
 	if (bytes > PM_MDR_MAX_STRING || (bytes & 1) || bytes > PM_MDR_MAX_STRINGS - m->string_bytes)
 		return NULL;
-	const uint8_t *u = pm_mdr_span(m, rva + 4, bytes);
+	const uint8_t *u = pmi_mdr_span(m, rva + 4, bytes);
 	if (!u)
 		return NULL;
 	m->string_bytes += bytes;
@@ -80,11 +80,11 @@ pm_mdr_string(pm_mdr *m, uint64_t rva)
 }
 
 bool
-pm_mdr_list(const pm_mdr *m, const uint8_t *dir, uint32_t entry_size, uint32_t max, uint32_t *count,
+pmi_mdr_list(const pm_mdr *m, const uint8_t *dir, uint32_t entry_size, uint32_t max, uint32_t *count,
             uint64_t *first)
 {
 	uint32_t size = pm_md_get32(dir + 4), rva = pm_md_get32(dir + 8);
-	const uint8_t *p = pm_mdr_span(m, rva, size);
+	const uint8_t *p = pmi_mdr_span(m, rva, size);
 	if (!p || size < 4)
 		return false;
 	uint64_t n = pm_md_get32(p), bytes = n * entry_size;

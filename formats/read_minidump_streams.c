@@ -14,7 +14,7 @@
 static pm_err
 bad(pm_mdr *m, const char *stream)
 {
-	return pm_read_fail(m->err, 0, "minidump %s stream lies outside the file or is malformed", stream);
+	return pmi_read_fail(m->err, 0, "minidump %s stream lies outside the file or is malformed", stream);
 }
 
 /* The stream's bytes if it holds at least `need`. */
@@ -22,7 +22,7 @@ static const uint8_t *
 body(const pm_mdr *m, const uint8_t *dir, uint32_t need)
 {
 	uint32_t size = pm_md_get32(dir + 4);
-	return size < need ? NULL : pm_mdr_span(m, pm_md_get32(dir + 8), size);
+	return size < need ? NULL : pmi_mdr_span(m, pm_md_get32(dir + 8), size);
 }
 
 /* One list entry into element i of the model's array. */
@@ -36,37 +36,37 @@ read_list(pm_mdr *m, const uint8_t *dir, const char *stream, uint32_t entry_size
 {
 	uint32_t n;
 	uint64_t at;
-	if (!pm_mdr_list(m, dir, entry_size, max, &n, &at))
+	if (!pmi_mdr_list(m, dir, entry_size, max, &n, &at))
 		return bad(m, stream);
 	*arr = pm_arena_alloc(&m->r->arena, (size_t)n * elem, align);
 	if (n && !*arr)
 		return PM_E_NOMEM;
 	for (uint32_t i = 0; i < n; i++, at += entry_size) {
 		*count = i + 1;
-		fn(m, pm_mdr_span(m, at, entry_size), i);
+		fn(m, pmi_mdr_span(m, at, entry_size), i);
 	}
 	return PM_OK;
 }
 
 pm_err
-pm_mdr_system_info(pm_mdr *m, const uint8_t *dir)
+pmi_mdr_system_info(pm_mdr *m, const uint8_t *dir)
 {
 	const uint8_t *p = body(m, dir, PM_MD_SYSTEM_INFO_SIZE);
 	if (!p)
 		return bad(m, "SystemInfo");
-	m->ctx = pm_md_context_for_cpu(pm_md_get16(p));
+	m->ctx = pmi_md_context_for_cpu(pm_md_get16(p));
 	if (pm_md_get32(p + 20) == PM_MD_OS_LINUX) {
 		m->r->os = PM_OS_LINUX;
 		m->r->os_name = "Linux";
 	}
-	m->r->header.os_version = pm_mdr_string(m, pm_md_get32(p + 24));
+	m->r->header.os_version = pmi_mdr_string(m, pm_md_get32(p + 24));
 	if (m->ctx && m->ctx->arch == PM_ARCH_X86_64)
 		m->r->header.code_type = "X86-64 (Native)";
 	return PM_OK;
 }
 
 pm_err
-pm_mdr_misc_info(pm_mdr *m, const uint8_t *dir)
+pmi_mdr_misc_info(pm_mdr *m, const uint8_t *dir)
 {
 	const uint8_t *p = body(m, dir, PM_MD_MISC_INFO_SIZE);
 	if (!p)
@@ -94,7 +94,7 @@ static void
 read_cv(pm_mdr *m, const uint8_t *mod, pm_image *im)
 {
 	uint32_t size = pm_md_get32(mod + PM_MD_MODULE_CV);
-	const uint8_t *cv = pm_mdr_span(m, pm_md_get32(mod + PM_MD_MODULE_CV + 4), size);
+	const uint8_t *cv = pmi_mdr_span(m, pm_md_get32(mod + PM_MD_MODULE_CV + 4), size);
 	if (!cv || size < 4)
 		return;
 	uint32_t n = size - 4;
@@ -113,7 +113,7 @@ read_module(pm_mdr *m, const uint8_t *mod, uint32_t i)
 	pm_image *im = &m->r->images[i];
 	im->start = pm_md_get64(mod);
 	im->size = pm_md_get32(mod + 8);
-	im->path = pm_mdr_string(m, pm_md_get32(mod + PM_MD_MODULE_NAME));
+	im->path = pmi_mdr_string(m, pm_md_get32(mod + PM_MD_MODULE_NAME));
 	im->name = im->path ? base_name(im->path) : NULL;
 	im->arch = m->ctx && m->ctx->arch == PM_ARCH_X86_64 ? "x86_64" : NULL;
 	im->is_app = i == 0; /* Breakpad and postmortem list the executable first */
@@ -121,7 +121,7 @@ read_module(pm_mdr *m, const uint8_t *mod, uint32_t i)
 }
 
 pm_err
-pm_mdr_modules(pm_mdr *m, const uint8_t *dir)
+pmi_mdr_modules(pm_mdr *m, const uint8_t *dir)
 {
 	pm_report *r = m->r;
 	pm_err e = read_list(m, dir, "ModuleList", PM_MD_MODULE_SIZE, PM_MDR_MAX_MODULES, sizeof *r->images,
@@ -146,7 +146,7 @@ printed(pm_arena *a, const char *fmt, const char *s, uint64_t addr)
 
 /* Linux: the signal and its si_code, worded as postmortem words a crash. */
 pm_err
-pm_mdr_exception(pm_mdr *m, const uint8_t *dir)
+pmi_mdr_exception(pm_mdr *m, const uint8_t *dir)
 {
 	const uint8_t *p = body(m, dir, PM_MD_EXCEPTION_SIZE);
 	if (!p)
@@ -154,8 +154,8 @@ pm_mdr_exception(pm_mdr *m, const uint8_t *dir)
 	pm_exception *e = &m->r->exception;
 	pm_arena *a = &m->r->arena;
 	int sig = (int)pm_md_get32(p + PM_MD_EXC_CODE), code = (int)pm_md_get32(p + PM_MD_EXC_FLAGS);
-	const pm_signal_info *s = pm_signal_by_number(PM_OS_LINUX, sig);
-	const pm_si_code_info *c = pm_si_code_by_number(sig, code);
+	const pm_signal_info *s = pmi_signal_by_number(PM_OS_LINUX, sig);
+	const pm_si_code_info *c = pmi_si_code_by_number(sig, code);
 	m->has_exception = true;
 	m->crashed_tid = pm_md_get32(p);
 	m->r->kind = PM_KIND_CRASH;
@@ -165,7 +165,7 @@ pm_mdr_exception(pm_mdr *m, const uint8_t *dir)
 	e->has_si_code = true;
 	e->si_code = code;
 	/* 0x80 is SI_KERNEL: no address (as the crash path decides). */
-	e->has_address = code > 0 && code != 0x80 && pm_signal_has_address(PM_OS_LINUX, sig);
+	e->has_address = code > 0 && code != 0x80 && pmi_signal_has_address(PM_OS_LINUX, sig);
 	e->address = e->has_address ? pm_md_get64(p + PM_MD_EXC_ADDRESS) : 0;
 	char name[32];
 	snprintf(name, sizeof name, "UNKNOWN_%d", code);
@@ -189,7 +189,7 @@ read_thread(pm_mdr *m, const uint8_t *t, uint32_t i)
 	if (out->crashed)
 		r->exception.triggered_thread = (int32_t)i;
 	uint32_t size = pm_md_get32(t + PM_MD_THREAD_CONTEXT);
-	const uint8_t *ctx = pm_mdr_span(m, pm_md_get32(t + PM_MD_THREAD_CONTEXT + 4), size);
+	const uint8_t *ctx = pmi_mdr_span(m, pm_md_get32(t + PM_MD_THREAD_CONTEXT + 4), size);
 	if (!m->ctx || !ctx || size < m->ctx->size) {
 		out->note = "no registers this reader knows";
 		return;
@@ -199,7 +199,7 @@ read_thread(pm_mdr *m, const uint8_t *t, uint32_t i)
 	out->frames = pm_arena_alloc(&r->arena, sizeof *out->frames, _Alignof(pm_frame));
 	if (!out->regs || !out->frames)
 		return;
-	pm_md_regs_from_context(m->ctx, ctx, out->regs);
+	pmi_md_regs_from_context(m->ctx, ctx, out->regs);
 	uint64_t pc = pm_md_get64(ctx + m->ctx->pc_offset);
 	out->frames[0] = (pm_frame){ .address = pc, .image = pm_report_image_for(r, pc), .how = PM_HOW_CONTEXT };
 	out->frame_count = 1;
@@ -207,7 +207,7 @@ read_thread(pm_mdr *m, const uint8_t *t, uint32_t i)
 }
 
 pm_err
-pm_mdr_threads(pm_mdr *m, const uint8_t *dir)
+pmi_mdr_threads(pm_mdr *m, const uint8_t *dir)
 {
 	pm_report *r = m->r;
 	return read_list(m, dir, "ThreadList", PM_MD_THREAD_SIZE, PM_MDR_MAX_THREADS, sizeof *r->threads,
@@ -215,18 +215,18 @@ pm_mdr_threads(pm_mdr *m, const uint8_t *dir)
 }
 
 pm_err
-pm_mdr_thread_names(pm_mdr *m, const uint8_t *dir)
+pmi_mdr_thread_names(pm_mdr *m, const uint8_t *dir)
 {
 	uint32_t n;
 	uint64_t at;
-	if (!pm_mdr_list(m, dir, PM_MD_THREAD_NAME_SIZE, PM_MDR_MAX_THREADS, &n, &at))
+	if (!pmi_mdr_list(m, dir, PM_MD_THREAD_NAME_SIZE, PM_MDR_MAX_THREADS, &n, &at))
 		return bad(m, "ThreadNames");
 	for (uint32_t i = 0; i < n; i++, at += PM_MD_THREAD_NAME_SIZE) {
-		const uint8_t *e = pm_mdr_span(m, at, PM_MD_THREAD_NAME_SIZE);
+		const uint8_t *e = pmi_mdr_span(m, at, PM_MD_THREAD_NAME_SIZE);
 		uint32_t tid = pm_md_get32(e);
 		for (uint32_t k = 0; k < m->r->thread_count; k++)
 			if (m->r->threads[k].id == tid && !m->r->threads[k].name)
-				m->r->threads[k].name = pm_mdr_string(m, pm_md_get64(e + 4));
+				m->r->threads[k].name = pmi_mdr_string(m, pm_md_get64(e + 4));
 	}
 	return PM_OK;
 }

@@ -26,31 +26,31 @@ typedef void title_fn(tx_parser *p, tx_span value);
 static void
 begin_leb(tx_parser *p, tx_span value)
 {
-	pm_tx_enter_phase(p, TX_PHASE_BODY);
-	pm_tx_begin_section(p, TX_LEB);
-	pm_tx_pc_list(p, value);
+	pmi_tx_enter_phase(p, TX_PHASE_BODY);
+	pmi_tx_begin_section(p, TX_LEB);
+	pmi_tx_pc_list(p, value);
 }
 
 static void
 begin_images(tx_parser *p, tx_span value)
 {
 	(void)value;
-	pm_tx_enter_phase(p, TX_PHASE_BODY);
-	pm_tx_begin_section(p, TX_IMAGES);
+	pmi_tx_enter_phase(p, TX_PHASE_BODY);
+	pmi_tx_begin_section(p, TX_IMAGES);
 }
 
 static void
 begin_skip(tx_parser *p, tx_span value)
 {
 	(void)value;
-	pm_tx_begin_section(p, TX_SKIP);
+	pmi_tx_begin_section(p, TX_SKIP);
 }
 
 static void
 begin_tail(tx_parser *p, tx_span value)
 {
 	(void)value;
-	pm_tx_begin_section(p, TX_TAIL);
+	pmi_tx_begin_section(p, TX_TAIL);
 }
 
 static const struct title {
@@ -59,8 +59,8 @@ static const struct title {
 	title_fn *begin;
 } titles[] = {
 	{ "Last Exception Backtrace", false, begin_leb },
-	{ "Annotations", false, pm_tx_begin_annotations },
-	{ "Breadcrumbs", false, pm_tx_begin_crumbs },
+	{ "Annotations", false, pmi_tx_begin_annotations },
+	{ "Breadcrumbs", false, pmi_tx_begin_crumbs },
 	{ "Binary Images", false, begin_images },
 	{ "Application Specific Backtrace", true, begin_skip }, /* macOS; not modelled */
 	{ "Filtered syslog", false, begin_skip },
@@ -74,7 +74,7 @@ static const struct title *
 find_title(tx_span key)
 {
 	for (size_t i = 0; i < sizeof titles / sizeof titles[0]; i++)
-		if (titles[i].prefix ? pm_tx_starts(key, titles[i].key) : pm_tx_eq(key, titles[i].key))
+		if (titles[i].prefix ? pmi_tx_starts(key, titles[i].key) : pmi_tx_eq(key, titles[i].key))
 			return &titles[i];
 	return NULL;
 }
@@ -84,7 +84,7 @@ find_title(tx_span key)
 static bool
 is_label_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || pm_tx_is_digit(c) ||
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || pmi_tx_is_digit(c) ||
 	       c == ' ' || c == '/' || c == '_' || c == '.' || c == '-' || c == '(' || c == ')';
 }
 
@@ -94,23 +94,23 @@ split_label(tx_span t, tx_span *key, tx_span *value)
 {
 	if (t.n == 0 || t.p[0] < 'A' || t.p[0] > 'Z')
 		return false;
-	size_t colon = pm_tx_find_char(pm_tx_head(t, LABEL_MAX), ':');
+	size_t colon = pmi_tx_find_char(pmi_tx_head(t, LABEL_MAX), ':');
 	if (colon >= t.n || colon == LABEL_MAX)
 		return false;
 	for (size_t i = 0; i < colon; i++)
 		if (!is_label_char(t.p[i]))
 			return false;
-	if (colon + 1 < t.n && !pm_tx_is_space(t.p[colon + 1]))
+	if (colon + 1 < t.n && !pmi_tx_is_space(t.p[colon + 1]))
 		return false;
-	*key = pm_tx_rtrim(pm_tx_head(t, colon));
-	*value = pm_tx_trim(pm_tx_tail(t, colon + 1));
+	*key = pmi_tx_rtrim(pmi_tx_head(t, colon));
+	*value = pmi_tx_trim(pmi_tx_tail(t, colon + 1));
 	return true;
 }
 
 static bool
 is_thread_start(tx_span t)
 {
-	return pm_tx_skip(&t, "Thread ") && t.n && pm_tx_is_digit(t.p[0]);
+	return pmi_tx_skip(&t, "Thread ") && t.n && pmi_tx_is_digit(t.p[0]);
 }
 
 /* Lines that open a new part of the report even without an empty line before. */
@@ -119,7 +119,7 @@ starts_part(tx_span t)
 {
 	tx_span key, value;
 	return is_thread_start(t) ||
-	       (split_label(t, &key, &value) && (find_title(key) || pm_tx_eq(key, "Kernel Triage")));
+	       (split_label(t, &key, &value) && (find_title(key) || pmi_tx_eq(key, "Kernel Triage")));
 }
 
 /* The end of a free-form run inside the exception block (VM Region Info, reasons). */
@@ -127,14 +127,14 @@ static bool
 ends_run(tx_span t)
 {
 	tx_span key, value;
-	return !t.n || starts_part(t) || (split_label(t, &key, &value) && pm_tx_is_exception_key(key));
+	return !t.n || starts_part(t) || (split_label(t, &key, &value) && pmi_tx_is_exception_key(key));
 }
 
 /* Console's "Translated Report (Full Report Below)" banner around the text. */
 static bool
 is_banner(tx_span t)
 {
-	if (pm_tx_eq(t, "Translated Report (Full Report Below)"))
+	if (pmi_tx_eq(t, "Translated Report (Full Report Below)"))
 		return true;
 	size_t i = 0;
 	while (i < t.n && t.p[i] == '-')
@@ -160,37 +160,37 @@ continue_section(tx_parser *p, tx_span raw, tx_span t)
 	case TX_ASI:
 		if (!t.n || starts_part(t))
 			return false;
-		pm_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, raw);
+		pmi_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, raw);
 		return true;
 	case TX_BLOCK:
 		if (ends_run(t))
 			return false;
-		pm_tx_extend_block(p, raw);
+		pmi_tx_extend_block(p, raw);
 		return true;
 	case TX_REASONS:
 		if (ends_run(t))
 			return false;
-		pm_tx_push_line(&p->r->arena, &e->term_reasons, &e->term_reason_count,
+		pmi_tx_push_line(&p->r->arena, &e->term_reasons, &e->term_reason_count,
 		                &p->reason_cap, raw);
 		return true;
 	case TX_ANNOTATIONS:
-		return pm_tx_annotation_line(p, raw);
+		return pmi_tx_annotation_line(p, raw);
 	case TX_CRUMBS:
-		return pm_tx_crumb_line(p, raw);
+		return pmi_tx_crumb_line(p, raw);
 	case TX_LEB:
-		if (pm_tx_pc_list(p, t))
+		if (pmi_tx_pc_list(p, t))
 			return true;
 		/* fall through */
 	case TX_THREAD:
 		/* A line that only looks like a frame (an address past 64 bits, …) is dropped. */
-		return pm_tx_frame_line(p, raw) || (t.n && pm_tx_is_digit(t.p[0]));
+		return pmi_tx_frame_line(p, raw) || (t.n && pmi_tx_is_digit(t.p[0]));
 	case TX_REGS:
-		return (raw.n && !t.n) || pm_tx_regs_line(p, raw);
+		return (raw.n && !t.n) || pmi_tx_regs_line(p, raw);
 	case TX_IMAGES:
 		if (!t.n && p->r->image_count == 0)
 			return true;
-		if (!pm_tx_image_line(p, t) && !pm_tx_starts(t, "0x"))
-			pm_tx_begin_section(p, TX_TAIL);
+		if (!pmi_tx_image_line(p, t) && !pmi_tx_starts(t, "0x"))
+			pmi_tx_begin_section(p, TX_TAIL);
 		return true;
 	case TX_SKIP:
 		return t.n != 0;
@@ -207,7 +207,7 @@ read_alone(tx_parser *p, tx_span t)
 {
 	if (!t.n || is_banner(t))
 		return;
-	if (pm_tx_thread_line(p, t)) {
+	if (pmi_tx_thread_line(p, t)) {
 		p->recognized = true;
 		return;
 	}
@@ -216,30 +216,30 @@ read_alone(tx_parser *p, tx_span t)
 		const struct title *title = find_title(key);
 		if (title)
 			title->begin(p, value);
-		if (title || pm_tx_header_label(p, key, value) ||
-		    pm_tx_exception_label(p, t, key, value)) {
+		if (title || pmi_tx_header_label(p, key, value) ||
+		    pmi_tx_exception_label(p, t, key, value)) {
 			p->recognized = true;
 			return;
 		}
 		note_unknown(p);
 		if (p->phase < TX_PHASE_BODY)
-			pm_tx_header_extra(p, key, value);
+			pmi_tx_header_extra(p, key, value);
 		return;
 	}
 	note_unknown(p);
 	/* KSCrash writes reasons such as "Application main thread deadlocked" unlabeled. */
 	if (p->phase < TX_PHASE_BODY) {
 		pm_exception *e = &p->r->exception;
-		pm_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, t);
+		pmi_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, t);
 	}
 }
 
 static void
 read_line(tx_parser *p, tx_span raw)
 {
-	tx_span t = pm_tx_trim(raw);
-	if (pm_tx_eq(t, "EOF") || pm_tx_eq(t, "Full Report")) {
-		if (pm_tx_eq(t, "EOF"))
+	tx_span t = pmi_tx_trim(raw);
+	if (pmi_tx_eq(t, "EOF") || pmi_tx_eq(t, "Full Report")) {
+		if (pmi_tx_eq(t, "EOF"))
 			p->r->complete = true;
 		p->done = true;
 		return;
@@ -249,7 +249,7 @@ read_line(tx_parser *p, tx_span raw)
 		return;
 	if (continue_section(p, raw, t))
 		return;
-	pm_tx_end_section(p);
+	pmi_tx_end_section(p);
 	read_alone(p, t);
 }
 
@@ -264,18 +264,18 @@ static pm_err
 finish(tx_parser *p, pm_read_error *err)
 {
 	pm_report *r = p->r;
-	pm_tx_end_section(p);
+	pmi_tx_end_section(p);
 	if (!p->recognized) {
 		if (!p->first_unknown)
-			return pm_read_fail(err, 0, "not a crash report: the input holds no report lines");
-		return pm_read_fail(err, p->first_unknown,
+			return pmi_read_fail(err, 0, "not a crash report: the input holds no report lines");
+		return pmi_read_fail(err, p->first_unknown,
 		                    "not a crash report: no header, exception, thread or image "
 		                    "line anywhere; this is the first line not understood");
 	}
-	pm_tx_finish_exception(r);
+	pmi_tx_finish_exception(r);
 	mark_captured(r);
-	if (!pm_tx_resolve_frames(r) || r->arena.exhausted) {
-		pm_read_fail(err, 0, "out of memory while reading the report");
+	if (!pmi_tx_resolve_frames(r) || r->arena.exhausted) {
+		pmi_read_fail(err, 0, "out of memory while reading the report");
 		return PM_E_NOMEM;
 	}
 	return PM_OK;
@@ -288,7 +288,7 @@ pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err)
 		err->line = 0;
 		err->message[0] = '\0';
 	}
-	pm_err checked = pm_read_check_input(data, len, r, err);
+	pm_err checked = pmi_read_check_input(data, len, r, err);
 	if (checked != PM_OK)
 		return checked;
 	tx_parser p = { .r = r };
@@ -298,7 +298,7 @@ pm_read_text(const char *data, size_t len, pm_report *r, pm_read_error *err)
 	while (s < end && !p.done) {
 		const char *nl = memchr(s, '\n', (size_t)(end - s));
 		const char *e = nl ? nl : end;
-		tx_span line = pm_tx_span(s, (size_t)(e - s));
+		tx_span line = pmi_tx_span(s, (size_t)(e - s));
 		while (line.n && line.p[line.n - 1] == '\r')
 			line.n--;
 		p.line++;

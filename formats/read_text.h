@@ -79,110 +79,110 @@ typedef struct tx_parser {
 
 /* ---- read_text_scan.c: lexing ------------------------------------------- */
 
-bool pm_tx_is_digit(char c);
-bool pm_tx_is_hex(char c);
-bool pm_tx_is_space(char c);
+bool pmi_tx_is_digit(char c);
+bool pmi_tx_is_hex(char c);
+bool pmi_tx_is_space(char c);
 /* Value of a hex digit (c must be one). */
-unsigned pm_tx_hex_value(char c);
-tx_span pm_tx_span(const char *p, size_t n);
-tx_span pm_tx_trim(tx_span s);
-tx_span pm_tx_ltrim(tx_span s);
-tx_span pm_tx_rtrim(tx_span s);
-tx_span pm_tx_head(tx_span s, size_t n);   /* first n bytes */
-tx_span pm_tx_tail(tx_span s, size_t from); /* from byte `from` on */
-bool pm_tx_eq(tx_span s, const char *lit);
-bool pm_tx_starts(tx_span s, const char *lit);
+unsigned pmi_tx_hex_value(char c);
+tx_span pmi_tx_span(const char *p, size_t n);
+tx_span pmi_tx_trim(tx_span s);
+tx_span pmi_tx_ltrim(tx_span s);
+tx_span pmi_tx_rtrim(tx_span s);
+tx_span pmi_tx_head(tx_span s, size_t n);   /* first n bytes */
+tx_span pmi_tx_tail(tx_span s, size_t from); /* from byte `from` on */
+bool pmi_tx_eq(tx_span s, const char *lit);
+bool pmi_tx_starts(tx_span s, const char *lit);
 /* Drop lit from the front (or back) of *s when it is there. */
-bool pm_tx_skip(tx_span *s, const char *lit);
-bool pm_tx_cut_suffix(tx_span *s, const char *lit);
+bool pmi_tx_skip(tx_span *s, const char *lit);
+bool pmi_tx_cut_suffix(tx_span *s, const char *lit);
 /* Offset of the first lit in s (of c, of the last c), s.n when absent. */
-size_t pm_tx_find(tx_span s, const char *lit);
-size_t pm_tx_find_char(tx_span s, char c);
-size_t pm_tx_rfind_char(tx_span s, char c);
+size_t pmi_tx_find(tx_span s, const char *lit);
+size_t pmi_tx_find_char(tx_span s, char c);
+size_t pmi_tx_rfind_char(tx_span s, char c);
 /* Whitespace-separated token at the front of *s; *s moves past it. */
-tx_span pm_tx_token(tx_span *s);
+tx_span pmi_tx_token(tx_span *s);
 /* Leading decimal / "0x" hex number of *s; false (and *s untouched) on none or overflow. */
-bool pm_tx_take_dec(tx_span *s, uint64_t *v);
-bool pm_tx_take_hex(tx_span *s, uint64_t *v);
+bool pmi_tx_take_dec(tx_span *s, uint64_t *v);
+bool pmi_tx_take_hex(tx_span *s, uint64_t *v);
 /* Leading hex digits without a prefix; *digits gets how many. */
-bool pm_tx_take_xdigits(tx_span *s, uint64_t *v, size_t *digits);
+bool pmi_tx_take_xdigits(tx_span *s, uint64_t *v, size_t *digits);
 /* The whole span as one number. */
-bool pm_tx_dec(tx_span s, uint64_t *v);
-bool pm_tx_hex(tx_span s, uint64_t *v);
+bool pmi_tx_dec(tx_span s, uint64_t *v);
+bool pmi_tx_hex(tx_span s, uint64_t *v);
 /* "name [pid]": the name (maybe empty) and pid (-1 without brackets). */
-void pm_tx_name_pid(tx_span s, tx_span *name, int64_t *pid);
+void pmi_tx_name_pid(tx_span s, tx_span *name, int64_t *pid);
 /* Split "name  Dispatch queue: q" (either part optional). */
-void pm_tx_name_queue(tx_span s, tx_span *name, tx_span *queue);
+void pmi_tx_name_queue(tx_span s, tx_span *name, tx_span *queue);
 /* Arena copy with a NUL; NULL for an empty span (or a full arena). */
-const char *pm_tx_copy(pm_arena *a, tx_span s);
+const char *pmi_tx_copy(pm_arena *a, tx_span s);
 /* The same, but "???" (Apple's "unknown") is NULL too. */
-const char *pm_tx_copy_known(pm_arena *a, tx_span s);
+const char *pmi_tx_copy_known(pm_arena *a, tx_span s);
 /* Copy into a small buffer as a C string; false when it does not fit. */
-bool pm_tx_cstr(tx_span s, char *buf, size_t cap);
+bool pmi_tx_cstr(tx_span s, char *buf, size_t cap);
 /*
  * Room for one more element of an arena array holding `count` of `elem` bytes:
  * returns the array (moved when *cap doubles), NULL when the arena is full.
  */
-void *pm_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem);
+void *pmi_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem);
 /* Append a copy of s to an arena string array (dropped past TX_MAX_LINES). */
-void pm_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap, tx_span s);
+void pmi_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap, tx_span s);
 
 /* ---- read_text_context.c: Annotations and Breadcrumbs -------------------- */
 
-void pm_tx_begin_annotations(tx_parser *p, tx_span value);
-void pm_tx_begin_crumbs(tx_parser *p, tx_span value);
+void pmi_tx_begin_annotations(tx_parser *p, tx_span value);
+void pmi_tx_begin_crumbs(tx_parser *p, tx_span value);
 /* A line of the open section (raw, with its indent); false when it ends the section. */
-bool pm_tx_annotation_line(tx_parser *p, tx_span raw);
-bool pm_tx_crumb_line(tx_parser *p, tx_span raw);
+bool pmi_tx_annotation_line(tx_parser *p, tx_span raw);
+bool pmi_tx_crumb_line(tx_parser *p, tx_span raw);
 
 /* ---- read_text_section.c: shared by the section readers ----------------- */
 
-void pm_tx_begin_section(tx_parser *p, tx_section s);
-void pm_tx_end_section(tx_parser *p);
-void pm_tx_enter_phase(tx_parser *p, tx_phase ph);
+void pmi_tx_begin_section(tx_parser *p, tx_section s);
+void pmi_tx_end_section(tx_parser *p);
+void pmi_tx_enter_phase(tx_parser *p, tx_phase ph);
 /* Start collecting a verbatim multi-line field into *dst (first may be empty). */
-void pm_tx_begin_block(tx_parser *p, const char **dst, tx_span first);
+void pmi_tx_begin_block(tx_parser *p, const char **dst, tx_span first);
 /* One more line (raw) of the open block. */
-void pm_tx_extend_block(tx_parser *p, tx_span s);
+void pmi_tx_extend_block(tx_parser *p, tx_span s);
 
 /* ---- read_text_header.c ------------------------------------------------- */
 
 /* A known header label: store it and return true. */
-bool pm_tx_header_label(tx_parser *p, tx_span key, tx_span value);
+bool pmi_tx_header_label(tx_parser *p, tx_span key, tx_span value);
 /* An unknown "Label: value" kept in header.extra. */
-void pm_tx_header_extra(tx_parser *p, tx_span key, tx_span value);
+void pmi_tx_header_extra(tx_parser *p, tx_span key, tx_span value);
 /* "2020-03-27 18:06:51.4969 -0700" and the ISO/fractionless variants. */
-bool pm_tx_time(tx_span s, pm_time *t);
+bool pmi_tx_time(tx_span s, pm_time *t);
 
 /* ---- read_text_exception.c ---------------------------------------------- */
 
 /* A known exception-block label (or one of its sections): handle it. */
-bool pm_tx_exception_label(tx_parser *p, tx_span line, tx_span key, tx_span value);
+bool pmi_tx_exception_label(tx_parser *p, tx_span line, tx_span key, tx_span value);
 /* Labels that end a free-form run inside the exception block. */
-bool pm_tx_is_exception_key(tx_span key);
+bool pmi_tx_is_exception_key(tx_span key);
 /* Signal numbers from names, now that the OS is known. */
-void pm_tx_finish_exception(pm_report *r);
+void pmi_tx_finish_exception(pm_report *r);
 
 /* ---- read_text_frames.c ------------------------------------------------- */
 
 /* "Thread N …" lines of every form; true when handled. */
-bool pm_tx_thread_line(tx_parser *p, tx_span t);
+bool pmi_tx_thread_line(tx_parser *p, tx_span t);
 /* A frame line: append it to the section's thread or backtrace. */
-bool pm_tx_frame_line(tx_parser *p, tx_span line);
+bool pmi_tx_frame_line(tx_parser *p, tx_span line);
 /* The old "(0x… 0x… …)" Last Exception Backtrace. */
-bool pm_tx_pc_list(tx_parser *p, tx_span t);
+bool pmi_tx_pc_list(tx_parser *p, tx_span t);
 
 /* ---- read_text_regs.c --------------------------------------------------- */
 
 /* "Thread N crashed with <arch> Thread State…:" (title is the text after "with "). */
-void pm_tx_regs_begin(tx_parser *p, uint64_t number, tx_span title);
+void pmi_tx_regs_begin(tx_parser *p, uint64_t number, tx_span title);
 /* A register row or an x86 exception-state line; false when the line is neither. */
-bool pm_tx_regs_line(tx_parser *p, tx_span line);
+bool pmi_tx_regs_line(tx_parser *p, tx_span line);
 
 /* ---- read_text_images.c ------------------------------------------------- */
 
-bool pm_tx_image_line(tx_parser *p, tx_span t);
+bool pmi_tx_image_line(tx_parser *p, tx_span t);
 /* Point every frame at its image; false when out of memory. */
-bool pm_tx_resolve_frames(pm_report *r);
+bool pmi_tx_resolve_frames(pm_report *r);
 
 #endif

@@ -8,17 +8,17 @@
 #include <string.h>
 
 void
-pm_tx_begin_annotations(tx_parser *p, tx_span value)
+pmi_tx_begin_annotations(tx_parser *p, tx_span value)
 {
 	(void)value;
-	pm_tx_begin_section(p, TX_ANNOTATIONS);
+	pmi_tx_begin_section(p, TX_ANNOTATIONS);
 }
 
 void
-pm_tx_begin_crumbs(tx_parser *p, tx_span value)
+pmi_tx_begin_crumbs(tx_parser *p, tx_span value)
 {
 	(void)value;
-	pm_tx_begin_section(p, TX_CRUMBS);
+	pmi_tx_begin_section(p, TX_CRUMBS);
 }
 
 /* The line without its two-space indent; false when it has none (the section ended). */
@@ -39,7 +39,7 @@ push(tx_parser *p, void **arr, uint32_t *count, uint32_t *cap, size_t elem)
 {
 	if (*count >= TX_MAX_LINES)
 		return NULL;
-	char *a = pm_tx_grow(&p->r->arena, *arr, *count, cap, elem);
+	char *a = pmi_tx_grow(&p->r->arena, *arr, *count, cap, elem);
 	if (!a)
 		return NULL;
 	*arr = a;
@@ -47,7 +47,7 @@ push(tx_parser *p, void **arr, uint32_t *count, uint32_t *cap, size_t elem)
 }
 
 bool
-pm_tx_annotation_line(tx_parser *p, tx_span raw)
+pmi_tx_annotation_line(tx_parser *p, tx_span raw)
 {
 	tx_span t;
 	if (!indented(raw, &t))
@@ -67,7 +67,7 @@ pm_tx_annotation_line(tx_parser *p, tx_span raw)
 
 /* The time is the first three words: date, time of day, offset. */
 bool
-pm_tx_crumb_line(tx_parser *p, tx_span raw)
+pmi_tx_crumb_line(tx_parser *p, tx_span raw)
 {
 	tx_span t;
 	if (!indented(raw, &t))
@@ -81,7 +81,7 @@ pm_tx_crumb_line(tx_parser *p, tx_span raw)
 	}
 	pm_report *r = p->r;
 	pm_time time = { 0 };
-	if (end + 2 > t.n || t.p[end] != ' ' || t.p[end + 1] != ' ' || !pm_tx_time((tx_span){ t.p, end }, &time))
+	if (end + 2 > t.n || t.p[end] != ' ' || t.p[end + 1] != ' ' || !pmi_tx_time((tx_span){ t.p, end }, &time))
 		return true;
 	pm_crumb *c = push(p, (void **)&r->breadcrumbs, &r->breadcrumb_count, &p->crumb_cap, sizeof *c);
 	if (c) {

@@ -21,10 +21,10 @@ exc(tx_parser *p)
 static bool
 is_signal_name(tx_span s)
 {
-	if (s.n < 4 || !pm_tx_starts(s, "SIG"))
+	if (s.n < 4 || !pmi_tx_starts(s, "SIG"))
 		return false;
 	for (size_t i = 3; i < s.n; i++)
-		if (!((s.p[i] >= 'A' && s.p[i] <= 'Z') || pm_tx_is_digit(s.p[i])))
+		if (!((s.p[i] >= 'A' && s.p[i] <= 'Z') || pmi_tx_is_digit(s.p[i])))
 			return false;
 	return true;
 }
@@ -37,20 +37,20 @@ exception_type(tx_parser *p, tx_span v)
 	pm_arena *a = &p->r->arena;
 	e->type = e->signal_name = NULL;
 	if (is_signal_name(v)) {
-		e->signal_name = pm_tx_copy(a, v);
+		e->signal_name = pmi_tx_copy(a, v);
 		return;
 	}
-	size_t open = pm_tx_rfind_char(v, '(');
+	size_t open = pmi_tx_rfind_char(v, '(');
 	if (open < v.n && v.p[v.n - 1] == ')') {
-		tx_span type = pm_tx_rtrim(pm_tx_head(v, open));
-		tx_span sig = pm_tx_span(v.p + open + 1, v.n - open - 2);
+		tx_span type = pmi_tx_rtrim(pmi_tx_head(v, open));
+		tx_span sig = pmi_tx_span(v.p + open + 1, v.n - open - 2);
 		if (type.n && is_signal_name(sig)) {
-			e->type = pm_tx_copy(a, type);
-			e->signal_name = pm_tx_copy(a, sig);
+			e->type = pmi_tx_copy(a, type);
+			e->signal_name = pmi_tx_copy(a, sig);
 			return;
 		}
 	}
-	e->type = pm_tx_copy(a, v);
+	e->type = pmi_tx_copy(a, v);
 }
 
 static bool
@@ -60,7 +60,7 @@ is_code_name(tx_span s)
 		return false;
 	for (size_t i = 0; i < s.n; i++)
 		if (!((s.p[i] >= 'A' && s.p[i] <= 'Z') || (s.p[i] >= 'a' && s.p[i] <= 'z') ||
-		      pm_tx_is_digit(s.p[i]) || s.p[i] == '_'))
+		      pmi_tx_is_digit(s.p[i]) || s.p[i] == '_'))
 			return false;
 	return true;
 }
@@ -72,19 +72,19 @@ is_code_name(tx_span s)
 static void
 named_code(pm_exception *e, tx_span v)
 {
-	size_t at = pm_tx_find(v, " at ");
-	tx_span name = pm_tx_trim(pm_tx_head(v, at));
+	size_t at = pmi_tx_find(v, " at ");
+	tx_span name = pmi_tx_trim(pmi_tx_head(v, at));
 	if (!is_code_name(name))
 		return;
 	char buf[32];
-	const pm_si_code_info *si = pm_tx_cstr(name, buf, sizeof buf) ? pm_si_code_by_name(buf) : NULL;
+	const pm_si_code_info *si = pmi_tx_cstr(name, buf, sizeof buf) ? pmi_si_code_by_name(buf) : NULL;
 	if (si) {
 		e->has_si_code = true;
 		e->si_code = si->code;
 	}
-	tx_span rest = pm_tx_ltrim(pm_tx_tail(v, at + 4));
+	tx_span rest = pmi_tx_ltrim(pmi_tx_tail(v, at + 4));
 	uint64_t addr;
-	if (at < v.n && pm_tx_take_hex(&rest, &addr)) {
+	if (at < v.n && pmi_tx_take_hex(&rest, &addr)) {
 		e->has_address = true;
 		e->address = addr;
 	}
@@ -98,11 +98,11 @@ raw_codes(pm_exception *e, tx_span v)
 	uint32_t n = 0;
 	e->raw_code_count = 0;
 	while (v.n && n < 4) {
-		size_t comma = pm_tx_find_char(v, ',');
-		if (!pm_tx_hex(pm_tx_trim(pm_tx_head(v, comma)), &codes[n]))
+		size_t comma = pmi_tx_find_char(v, ',');
+		if (!pmi_tx_hex(pmi_tx_trim(pmi_tx_head(v, comma)), &codes[n]))
 			return;
 		n++;
-		v = pm_tx_tail(v, comma + 1);
+		v = pmi_tx_tail(v, comma + 1);
 	}
 	memcpy(e->raw_codes, codes, n * sizeof codes[0]);
 	e->raw_code_count = n;
@@ -114,16 +114,16 @@ code_and_indicator(tx_parser *p, tx_span v)
 {
 	pm_exception *e = exc(p);
 	uint64_t code;
-	v = pm_tx_ltrim(v);
-	if (!pm_tx_take_hex(&v, &code) && !pm_tx_take_dec(&v, &code))
+	v = pmi_tx_ltrim(v);
+	if (!pmi_tx_take_hex(&v, &code) && !pmi_tx_take_dec(&v, &code))
 		return false;
-	if (v.n && !pm_tx_is_space(v.p[0]))
+	if (v.n && !pmi_tx_is_space(v.p[0]))
 		return false;
 	e->has_term_code = true;
 	e->term_code = code;
-	v = pm_tx_trim(v);
+	v = pmi_tx_trim(v);
 	if (v.n)
-		e->term_indicator = pm_tx_copy(&p->r->arena, v);
+		e->term_indicator = pmi_tx_copy(&p->r->arena, v);
 	return true;
 }
 
@@ -139,30 +139,30 @@ termination_reason(tx_parser *p, tx_span v)
 	pm_arena *a = &p->r->arena;
 	if (!v.n)
 		return;
-	pm_tx_begin_section(p, TX_REASONS);
-	if (pm_tx_skip(&v, "Namespace ")) {
-		size_t comma = pm_tx_find_char(v, ',');
-		e->term_namespace = pm_tx_copy(a, pm_tx_trim(pm_tx_head(v, comma)));
-		v = pm_tx_ltrim(pm_tx_tail(v, comma + 1));
-		if (pm_tx_skip(&v, "Code "))
+	pmi_tx_begin_section(p, TX_REASONS);
+	if (pmi_tx_skip(&v, "Namespace ")) {
+		size_t comma = pmi_tx_find_char(v, ',');
+		e->term_namespace = pmi_tx_copy(a, pmi_tx_trim(pmi_tx_head(v, comma)));
+		v = pmi_tx_ltrim(pmi_tx_tail(v, comma + 1));
+		if (pmi_tx_skip(&v, "Code "))
 			code_and_indicator(p, v);
 		return;
 	}
-	tx_span ns = pm_tx_token(&v);
-	pm_tx_cut_suffix(&ns, ",");
-	e->term_namespace = pm_tx_copy(a, ns);
+	tx_span ns = pmi_tx_token(&v);
+	pmi_tx_cut_suffix(&ns, ",");
+	e->term_namespace = pmi_tx_copy(a, ns);
 	/* watchOS writes the reason on the label line: "CAROUSEL, WatchConnectivity …". */
-	v = pm_tx_trim(v);
+	v = pmi_tx_trim(v);
 	if (v.n && !code_and_indicator(p, v))
-		pm_tx_push_line(a, &e->term_reasons, &e->term_reason_count, &p->reason_cap, v);
+		pmi_tx_push_line(a, &e->term_reasons, &e->term_reason_count, &p->reason_cap, v);
 }
 
 static void
 terminating_process(tx_parser *p, tx_span v)
 {
 	tx_span name;
-	pm_tx_name_pid(v, &name, &exc(p)->terminating_pid);
-	exc(p)->terminating_process = pm_tx_copy_known(&p->r->arena, name);
+	pmi_tx_name_pid(v, &name, &exc(p)->terminating_pid);
+	exc(p)->terminating_process = pmi_tx_copy_known(&p->r->arena, name);
 }
 
 /* "0", or macOS "0  Dispatch queue: …": the thread's number in the report. */
@@ -170,7 +170,7 @@ static void
 triggered_thread(tx_parser *p, tx_span v)
 {
 	uint64_t n;
-	if (pm_tx_take_dec(&v, &n) && n <= INT32_MAX)
+	if (pmi_tx_take_dec(&v, &n) && n <= INT32_MAX)
 		exc(p)->triggered_thread = (int32_t)n;
 }
 
@@ -185,21 +185,21 @@ static void
 asi(tx_parser *p, tx_span v)
 {
 	pm_exception *e = exc(p);
-	pm_tx_begin_section(p, TX_ASI);
+	pmi_tx_begin_section(p, TX_ASI);
 	if (v.n)
-		pm_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, v);
+		pmi_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, v);
 }
 
 static void
 kernel_triage(tx_parser *p, tx_span v)
 {
-	pm_tx_begin_block(p, &exc(p)->kernel_triage, v);
+	pmi_tx_begin_block(p, &exc(p)->kernel_triage, v);
 }
 
 static void
 vm_region_info(tx_parser *p, tx_span v)
 {
-	pm_tx_begin_block(p, &exc(p)->vm_region_info, v);
+	pmi_tx_begin_block(p, &exc(p)->vm_region_info, v);
 }
 
 static const struct label {
@@ -228,49 +228,49 @@ static const struct label *
 find_label(tx_span key)
 {
 	for (size_t i = 0; i < sizeof labels / sizeof labels[0]; i++)
-		if (pm_tx_eq(key, labels[i].key))
+		if (pmi_tx_eq(key, labels[i].key))
 			return &labels[i];
 	return NULL;
 }
 
 bool
-pm_tx_is_exception_key(tx_span key)
+pmi_tx_is_exception_key(tx_span key)
 {
 	return find_label(key) != NULL;
 }
 
 bool
-pm_tx_exception_label(tx_parser *p, tx_span line, tx_span key, tx_span value)
+pmi_tx_exception_label(tx_parser *p, tx_span line, tx_span key, tx_span value)
 {
 	const struct label *l = find_label(key);
-	bool near = !l && pm_tx_starts(key, "VM Regions Near ");
+	bool near = !l && pmi_tx_starts(key, "VM Regions Near ");
 	if (!l && !near)
 		return false;
-	pm_tx_enter_phase(p, TX_PHASE_EXCEPTION);
+	pmi_tx_enter_phase(p, TX_PHASE_EXCEPTION);
 	if (near) /* classic macOS: the title carries the address, so keep it too */
-		pm_tx_begin_block(p, &exc(p)->vm_region_info, line);
+		pmi_tx_begin_block(p, &exc(p)->vm_region_info, line);
 	else if (l->fn)
 		l->fn(p, value);
 	else
-		*(const char **)((char *)exc(p) + l->off) = pm_tx_copy(&p->r->arena, value);
+		*(const char **)((char *)exc(p) + l->off) = pmi_tx_copy(&p->r->arena, value);
 	return true;
 }
 
 static tx_span
 span_of(const char *s)
 {
-	return pm_tx_span(s, s ? strlen(s) : 0);
+	return pmi_tx_span(s, s ? strlen(s) : 0);
 }
 
 /* Facts decoded from the final texts, so a repeated line cannot leave stale ones. */
 void
-pm_tx_finish_exception(pm_report *r)
+pmi_tx_finish_exception(pm_report *r)
 {
 	pm_exception *e = &r->exception;
 	raw_codes(e, span_of(e->codes));
 	named_code(e, span_of(e->subtype));
 	named_code(e, span_of(e->codes));
-	const pm_signal_info *si = e->signal_name ? pm_signal_by_name(r->os, e->signal_name) : NULL;
+	const pm_signal_info *si = e->signal_name ? pmi_signal_by_name(r->os, e->signal_name) : NULL;
 	if (si)
 		e->signal = si->number;
 	else if (e->term_namespace && strcmp(e->term_namespace, "SIGNAL") == 0 &&

@@ -22,7 +22,7 @@ new_thread(tx_parser *p, uint64_t number)
 		r->threads_truncated = true;
 		return NULL;
 	}
-	pm_thread *t = pm_tx_grow(&r->arena, r->threads, r->thread_count, &p->thread_cap, sizeof *t);
+	pm_thread *t = pmi_tx_grow(&r->arena, r->threads, r->thread_count, &p->thread_cap, sizeof *t);
 	if (!t)
 		return NULL;
 	r->threads = t;
@@ -46,11 +46,11 @@ static void
 set_name_queue(tx_parser *p, pm_thread *t, tx_span text)
 {
 	tx_span name, queue;
-	pm_tx_name_queue(text, &name, &queue);
+	pmi_tx_name_queue(text, &name, &queue);
 	if (name.n)
-		t->name = pm_tx_copy(&p->r->arena, name);
+		t->name = pmi_tx_copy(&p->r->arena, name);
 	if (queue.n)
-		t->queue = pm_tx_copy(&p->r->arena, queue);
+		t->queue = pmi_tx_copy(&p->r->arena, queue);
 }
 
 static void
@@ -73,13 +73,13 @@ thread_header(tx_parser *p, uint64_t number, tx_span mark, tx_span text)
 		t = new_thread(p, number);
 	if (!t) {
 		/* Over the limit: drop its frames. */
-		pm_tx_begin_section(p, TX_SKIP);
+		pmi_tx_begin_section(p, TX_SKIP);
 		return;
 	}
-	t->crashed |= pm_tx_eq(mark, "Crashed");
-	t->attributed |= pm_tx_eq(mark, "Attributed");
+	t->crashed |= pmi_tx_eq(mark, "Crashed");
+	t->attributed |= pmi_tx_eq(mark, "Attributed");
 	set_name_queue(p, t, text);
-	pm_tx_begin_section(p, TX_THREAD);
+	pmi_tx_begin_section(p, TX_THREAD);
 }
 
 /*
@@ -89,35 +89,35 @@ thread_header(tx_parser *p, uint64_t number, tx_span mark, tx_span text)
 static bool
 header_line(tx_parser *p, uint64_t number, tx_span t)
 {
-	tx_span mark = pm_tx_span(t.p, 0);
-	if (pm_tx_skip(&t, " ")) {
-		mark = pm_tx_span(t.p, pm_tx_find_char(t, ':'));
-		if (!pm_tx_eq(mark, "Crashed") && !pm_tx_eq(mark, "Attributed"))
+	tx_span mark = pmi_tx_span(t.p, 0);
+	if (pmi_tx_skip(&t, " ")) {
+		mark = pmi_tx_span(t.p, pmi_tx_find_char(t, ':'));
+		if (!pmi_tx_eq(mark, "Crashed") && !pmi_tx_eq(mark, "Attributed"))
 			return false;
-		t = pm_tx_tail(t, mark.n);
+		t = pmi_tx_tail(t, mark.n);
 	}
-	if (!pm_tx_skip(&t, ":"))
+	if (!pmi_tx_skip(&t, ":"))
 		return false;
-	pm_tx_skip(&t, ":");
-	thread_header(p, number, mark, pm_tx_trim(t));
+	pmi_tx_skip(&t, ":");
+	thread_header(p, number, mark, pmi_tx_trim(t));
 	return true;
 }
 
 bool
-pm_tx_thread_line(tx_parser *p, tx_span t)
+pmi_tx_thread_line(tx_parser *p, tx_span t)
 {
 	uint64_t n;
-	if (!pm_tx_skip(&t, "Thread ") || !pm_tx_take_dec(&t, &n))
+	if (!pmi_tx_skip(&t, "Thread ") || !pmi_tx_take_dec(&t, &n))
 		return false;
-	if (pm_tx_skip(&t, " name:"))
-		thread_name(p, n, pm_tx_trim(t));
-	else if (pm_tx_skip(&t, " crashed with "))
-		pm_tx_regs_begin(p, n, t);
-	else if (pm_tx_skip(&t, " instruction stream"))
-		pm_tx_begin_section(p, TX_SKIP);
+	if (pmi_tx_skip(&t, " name:"))
+		thread_name(p, n, pmi_tx_trim(t));
+	else if (pmi_tx_skip(&t, " crashed with "))
+		pmi_tx_regs_begin(p, n, t);
+	else if (pmi_tx_skip(&t, " instruction stream"))
+		pmi_tx_begin_section(p, TX_SKIP);
 	else if (!header_line(p, n, t))
 		return false;
-	pm_tx_enter_phase(p, TX_PHASE_BODY);
+	pmi_tx_enter_phase(p, TX_PHASE_BODY);
 	return true;
 }
 
@@ -129,9 +129,9 @@ take_address(tx_span *s, uint64_t *v)
 {
 	tx_span t = *s;
 	size_t digits;
-	if (pm_tx_take_hex(s, v))
+	if (pmi_tx_take_hex(s, v))
 		return true;
-	if (!pm_tx_take_xdigits(&t, v, &digits) || digits < 16)
+	if (!pmi_tx_take_xdigits(&t, v, &digits) || digits < 16)
 		return false;
 	*s = t;
 	return true;
@@ -142,10 +142,10 @@ static bool
 find_address(tx_span s, size_t from, size_t *at, uint64_t *addr, tx_span *rest)
 {
 	for (size_t i = from; i < s.n; i++) {
-		if (!pm_tx_is_space(s.p[i - 1]) || pm_tx_is_space(s.p[i]))
+		if (!pmi_tx_is_space(s.p[i - 1]) || pmi_tx_is_space(s.p[i]))
 			continue;
-		*rest = pm_tx_tail(s, i);
-		if (take_address(rest, addr) && (!rest->n || pm_tx_is_space(rest->p[0]))) {
+		*rest = pmi_tx_tail(s, i);
+		if (take_address(rest, addr) && (!rest->n || pmi_tx_is_space(rest->p[0]))) {
 			*at = i;
 			return true;
 		}
@@ -164,16 +164,16 @@ split_frame(tx_span s, tx_span *image, uint64_t *addr, tx_span *loc)
 	uint64_t index;
 	size_t at;
 	tx_span rest;
-	s = pm_tx_trim(s);
-	if (!pm_tx_take_dec(&s, &index) || !s.n || !pm_tx_is_space(s.p[0]))
+	s = pmi_tx_trim(s);
+	if (!pmi_tx_take_dec(&s, &index) || !s.n || !pmi_tx_is_space(s.p[0]))
 		return false;
-	s = pm_tx_ltrim(s);
-	size_t tab = pm_tx_find_char(s, '\t');
+	s = pmi_tx_ltrim(s);
+	size_t tab = pmi_tx_find_char(s, '\t');
 	if (!(tab < s.n && find_address(s, tab + 1, &at, addr, &rest)) &&
 	    !find_address(s, 1, &at, addr, &rest))
 		return false;
-	*image = pm_tx_trim(pm_tx_head(s, at));
-	*loc = pm_tx_trim(rest);
+	*image = pmi_tx_trim(pmi_tx_head(s, at));
+	*loc = pmi_tx_trim(rest);
 	return true;
 }
 
@@ -181,18 +181,18 @@ split_frame(tx_span s, tx_span *image, uint64_t *addr, tx_span *loc)
 static void
 symbol_part(pm_arena *a, tx_span s, pm_frame *f)
 {
-	s = pm_tx_trim(s);
+	s = pmi_tx_trim(s);
 	size_t i = s.n;
 	uint64_t off;
-	while (i > 0 && pm_tx_is_digit(s.p[i - 1]))
+	while (i > 0 && pmi_tx_is_digit(s.p[i - 1]))
 		i--;
-	if (i < s.n && i >= 3 && pm_tx_eq(pm_tx_span(s.p + i - 3, 3), " + ") &&
-	    pm_tx_dec(pm_tx_tail(s, i), &off)) {
+	if (i < s.n && i >= 3 && pmi_tx_eq(pmi_tx_span(s.p + i - 3, 3), " + ") &&
+	    pmi_tx_dec(pmi_tx_tail(s, i), &off)) {
 		f->has_offset = true;
 		f->symbol_offset = off;
-		s = pm_tx_rtrim(pm_tx_head(s, i - 3));
+		s = pmi_tx_rtrim(pmi_tx_head(s, i - 3));
 	}
-	f->symbol = pm_tx_copy(a, s);
+	f->symbol = pmi_tx_copy(a, s);
 }
 
 /* A trailing " (file:line)"; *loc loses it. */
@@ -201,18 +201,18 @@ source_location(pm_arena *a, tx_span *loc, pm_frame *f)
 {
 	if (!loc->n || loc->p[loc->n - 1] != ')')
 		return;
-	size_t open = pm_tx_rfind_char(*loc, '(');
-	if (open == loc->n || (open > 0 && !pm_tx_is_space(loc->p[open - 1])))
+	size_t open = pmi_tx_rfind_char(*loc, '(');
+	if (open == loc->n || (open > 0 && !pmi_tx_is_space(loc->p[open - 1])))
 		return;
-	tx_span inside = pm_tx_span(loc->p + open + 1, loc->n - open - 2);
-	size_t colon = pm_tx_rfind_char(inside, ':');
+	tx_span inside = pmi_tx_span(loc->p + open + 1, loc->n - open - 2);
+	size_t colon = pmi_tx_rfind_char(inside, ':');
 	uint64_t line;
-	if (colon == inside.n || colon == 0 || !pm_tx_dec(pm_tx_tail(inside, colon + 1), &line) ||
+	if (colon == inside.n || colon == 0 || !pmi_tx_dec(pmi_tx_tail(inside, colon + 1), &line) ||
 	    line == 0 || line > UINT32_MAX)
 		return;
-	f->file = pm_tx_copy(a, pm_tx_head(inside, colon));
+	f->file = pmi_tx_copy(a, pmi_tx_head(inside, colon));
 	f->line = (uint32_t)line;
-	*loc = pm_tx_rtrim(pm_tx_head(*loc, open));
+	*loc = pmi_tx_rtrim(pmi_tx_head(*loc, open));
 }
 
 /* "0xBASE + off" or "0 + addr": an unsymbolicated location. */
@@ -221,24 +221,24 @@ take_base_offset(tx_span *s)
 {
 	tx_span t = *s;
 	uint64_t v;
-	if (!pm_tx_take_hex(&t, &v) && !(pm_tx_take_dec(&t, &v) && v == 0))
+	if (!pmi_tx_take_hex(&t, &v) && !(pmi_tx_take_dec(&t, &v) && v == 0))
 		return false;
-	if (!pm_tx_skip(&t, " + ") || !pm_tx_take_dec(&t, &v) || (t.n && !pm_tx_is_space(t.p[0])))
+	if (!pmi_tx_skip(&t, " + ") || !pmi_tx_take_dec(&t, &v) || (t.n && !pmi_tx_is_space(t.p[0])))
 		return false;
-	*s = pm_tx_trim(t);
+	*s = pmi_tx_trim(t);
 	return true;
 }
 
 static void
 parse_location(pm_arena *a, tx_span loc, pm_frame *f)
 {
-	if (pm_tx_cut_suffix(&loc, "[inlined]")) {
+	if (pmi_tx_cut_suffix(&loc, "[inlined]")) {
 		f->inlined = true;
-		loc = pm_tx_rtrim(loc);
+		loc = pmi_tx_rtrim(loc);
 	}
 	if (take_base_offset(&loc)) {
 		if (loc.n >= 2 && loc.p[0] == '(' && loc.p[loc.n - 1] == ')')
-			symbol_part(a, pm_tx_span(loc.p + 1, loc.n - 2), f);
+			symbol_part(a, pmi_tx_span(loc.p + 1, loc.n - 2), f);
 		return;
 	}
 	source_location(a, &loc, f);
@@ -265,7 +265,7 @@ frame_slot(tx_parser *p)
 			*truncated = true;
 		return NULL;
 	}
-	pm_frame *n = pm_tx_grow(&r->arena, *arr, *count, cap, sizeof *n);
+	pm_frame *n = pmi_tx_grow(&r->arena, *arr, *count, cap, sizeof *n);
 	if (!n)
 		return NULL;
 	*arr = n;
@@ -281,12 +281,12 @@ add_frame(tx_parser *p, tx_span image, uint64_t addr, tx_span loc)
 		return;
 	f->address = addr;
 	f->image = -1;
-	f->image_name = pm_tx_copy_known(&p->r->arena, image);
+	f->image_name = pmi_tx_copy_known(&p->r->arena, image);
 	parse_location(&p->r->arena, loc, f);
 }
 
 bool
-pm_tx_frame_line(tx_parser *p, tx_span line)
+pmi_tx_frame_line(tx_parser *p, tx_span line)
 {
 	tx_span image, loc;
 	uint64_t addr;
@@ -297,18 +297,18 @@ pm_tx_frame_line(tx_parser *p, tx_span line)
 }
 
 bool
-pm_tx_pc_list(tx_parser *p, tx_span t)
+pmi_tx_pc_list(tx_parser *p, tx_span t)
 {
-	t = pm_tx_trim(t);
-	if (!pm_tx_skip(&t, "("))
+	t = pmi_tx_trim(t);
+	if (!pmi_tx_skip(&t, "("))
 		return false;
-	pm_tx_cut_suffix(&t, ")");
+	pmi_tx_cut_suffix(&t, ")");
 	for (;;) {
 		uint64_t addr;
-		tx_span tok = pm_tx_token(&t);
-		if (!pm_tx_hex(tok, &addr))
+		tx_span tok = pmi_tx_token(&t);
+		if (!pmi_tx_hex(tok, &addr))
 			break;
-		add_frame(p, pm_tx_span(tok.p, 0), addr, pm_tx_span(tok.p, 0));
+		add_frame(p, pmi_tx_span(tok.p, 0), addr, pmi_tx_span(tok.p, 0));
 	}
 	return true;
 }

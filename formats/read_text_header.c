@@ -53,10 +53,10 @@ static pm_os
 os_of(tx_span v)
 {
 	/* postmortem writes "(Linux <release>)" after the distribution name. */
-	if (pm_tx_find(v, "Linux") < v.n)
+	if (pmi_tx_find(v, "Linux") < v.n)
 		return PM_OS_LINUX;
 	for (size_t i = 0; i < sizeof apple_systems / sizeof apple_systems[0]; i++)
-		if (pm_tx_find(v, apple_systems[i]) < v.n)
+		if (pmi_tx_find(v, apple_systems[i]) < v.n)
 			return PM_OS_DARWIN;
 	return PM_OS_UNKNOWN;
 }
@@ -69,31 +69,31 @@ set_field(tx_parser *p, const struct field *f, tx_span v)
 	const char **str = (const char **)(h + f->off);
 	switch (f->kind) {
 	case F_STR:
-		*str = pm_tx_copy(&r->arena, v);
+		*str = pmi_tx_copy(&r->arena, v);
 		break;
 	case F_OS:
-		*str = pm_tx_copy(&r->arena, v);
+		*str = pmi_tx_copy(&r->arena, v);
 		r->os = (uint8_t)os_of(v);
 		break;
 	case F_PROC: {
 		tx_span name;
-		pm_tx_name_pid(v, &name, (int64_t *)(h + f->pid_off));
-		*str = pm_tx_copy_known(&r->arena, name);
+		pmi_tx_name_pid(v, &name, (int64_t *)(h + f->pid_off));
+		*str = pmi_tx_copy_known(&r->arena, name);
 		break;
 	}
 	case F_TIME:
 		/* A date we cannot read is kept as text rather than lost. */
-		if (!pm_tx_time(v, (pm_time *)(h + f->off)))
-			pm_tx_header_extra(p, pm_tx_span(f->key, strlen(f->key)), v);
+		if (!pmi_tx_time(v, (pm_time *)(h + f->off)))
+			pmi_tx_header_extra(p, pmi_tx_span(f->key, strlen(f->key)), v);
 		break;
 	}
 }
 
 bool
-pm_tx_header_label(tx_parser *p, tx_span key, tx_span value)
+pmi_tx_header_label(tx_parser *p, tx_span key, tx_span value)
 {
 	for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
-		if (pm_tx_eq(key, fields[i].key)) {
+		if (pmi_tx_eq(key, fields[i].key)) {
 			set_field(p, &fields[i], value);
 			return true;
 		}
@@ -102,12 +102,12 @@ pm_tx_header_label(tx_parser *p, tx_span key, tx_span value)
 }
 
 void
-pm_tx_header_extra(tx_parser *p, tx_span key, tx_span value)
+pmi_tx_header_extra(tx_parser *p, tx_span key, tx_span value)
 {
 	pm_header *h = &p->r->header;
 	if (h->extra_count >= TX_MAX_LINES)
 		return;
-	pm_kv *kv = pm_tx_grow(&p->r->arena, h->extra, h->extra_count, &p->extra_cap, sizeof *kv);
+	pm_kv *kv = pmi_tx_grow(&p->r->arena, h->extra, h->extra_count, &p->extra_cap, sizeof *kv);
 	if (!kv)
 		return;
 	h->extra = kv;
@@ -126,12 +126,12 @@ take_fixed(tx_span *s, size_t n, unsigned *v)
 		return false;
 	unsigned x = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!pm_tx_is_digit(s->p[i]))
+		if (!pmi_tx_is_digit(s->p[i]))
 			return false;
 		x = x * 10 + (unsigned)(s->p[i] - '0');
 	}
 	*v = x;
-	*s = pm_tx_tail(*s, n);
+	*s = pmi_tx_tail(*s, n);
 	return true;
 }
 
@@ -153,10 +153,10 @@ take_fraction(tx_span *s, uint32_t *usec, uint8_t *digits)
 {
 	*usec = 0;
 	*digits = 0;
-	if (!pm_tx_skip(s, "."))
+	if (!pmi_tx_skip(s, "."))
 		return true;
 	size_t n = 0;
-	for (; n < s->n && pm_tx_is_digit(s->p[n]); n++)
+	for (; n < s->n && pmi_tx_is_digit(s->p[n]); n++)
 		if (n < 6)
 			*usec = *usec * 10 + (uint32_t)(s->p[n] - '0');
 	if (n == 0)
@@ -164,7 +164,7 @@ take_fraction(tx_span *s, uint32_t *usec, uint8_t *digits)
 	*digits = (uint8_t)(n < 6 ? n : 6);
 	for (size_t i = *digits; i < 6; i++)
 		*usec *= 10;
-	*s = pm_tx_tail(*s, n);
+	*s = pmi_tx_tail(*s, n);
 	return true;
 }
 
@@ -173,14 +173,14 @@ static bool
 take_zone(tx_span *s, int *tz_min)
 {
 	*tz_min = 0;
-	if (s->n == 0 || pm_tx_skip(s, "Z"))
+	if (s->n == 0 || pmi_tx_skip(s, "Z"))
 		return true;
 	int sign = s->p[0] == '+' ? 1 : s->p[0] == '-' ? -1 : 0;
 	unsigned hh, mm;
-	*s = pm_tx_tail(*s, 1);
+	*s = pmi_tx_tail(*s, 1);
 	if (!sign || !take_fixed(s, 2, &hh))
 		return false;
-	pm_tx_skip(s, ":");
+	pmi_tx_skip(s, ":");
 	if (!take_fixed(s, 2, &mm) || hh > 23 || mm > 59)
 		return false;
 	*tz_min = sign * (int)(hh * 60 + mm);
@@ -188,20 +188,20 @@ take_zone(tx_span *s, int *tz_min)
 }
 
 bool
-pm_tx_time(tx_span s, pm_time *t)
+pmi_tx_time(tx_span s, pm_time *t)
 {
 	unsigned y, mo, d, h, mi, sec;
 	uint32_t usec;
 	uint8_t digits;
 	int tz;
-	s = pm_tx_trim(s);
-	if (!take_fixed(&s, 4, &y) || !pm_tx_skip(&s, "-") || !take_fixed(&s, 2, &mo) ||
-	    !pm_tx_skip(&s, "-") || !take_fixed(&s, 2, &d) ||
-	    !(pm_tx_skip(&s, " ") || pm_tx_skip(&s, "T")) ||
-	    !take_fixed(&s, 2, &h) || !pm_tx_skip(&s, ":") || !take_fixed(&s, 2, &mi) ||
-	    !pm_tx_skip(&s, ":") || !take_fixed(&s, 2, &sec) || !take_fraction(&s, &usec, &digits))
+	s = pmi_tx_trim(s);
+	if (!take_fixed(&s, 4, &y) || !pmi_tx_skip(&s, "-") || !take_fixed(&s, 2, &mo) ||
+	    !pmi_tx_skip(&s, "-") || !take_fixed(&s, 2, &d) ||
+	    !(pmi_tx_skip(&s, " ") || pmi_tx_skip(&s, "T")) ||
+	    !take_fixed(&s, 2, &h) || !pmi_tx_skip(&s, ":") || !take_fixed(&s, 2, &mi) ||
+	    !pmi_tx_skip(&s, ":") || !take_fixed(&s, 2, &sec) || !take_fraction(&s, &usec, &digits))
 		return false;
-	s = pm_tx_ltrim(s);
+	s = pmi_tx_ltrim(s);
 	if (!take_zone(&s, &tz) || s.n != 0)
 		return false;
 	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)

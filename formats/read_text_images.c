@@ -19,13 +19,13 @@ static const char *const arch_prefixes[] = { "arm", "x86", "i386", "i486", "i586
 static bool
 is_arch(tx_span s)
 {
-	if (pm_tx_eq(s, "unknown-arch"))
+	if (pmi_tx_eq(s, "unknown-arch"))
 		return true;
 	for (size_t i = 0; i < s.n; i++)
-		if (!((s.p[i] >= 'a' && s.p[i] <= 'z') || pm_tx_is_digit(s.p[i]) || s.p[i] == '_'))
+		if (!((s.p[i] >= 'a' && s.p[i] <= 'z') || pmi_tx_is_digit(s.p[i]) || s.p[i] == '_'))
 			return false;
 	for (size_t i = 0; i < sizeof arch_prefixes / sizeof arch_prefixes[0]; i++)
-		if (pm_tx_starts(s, arch_prefixes[i]))
+		if (pmi_tx_starts(s, arch_prefixes[i]))
 			return true;
 	return false;
 }
@@ -45,9 +45,9 @@ read_build_id(pm_image *im, tx_span s, uint8_t os)
 	for (size_t i = 0; i < s.n; i++) {
 		if (s.p[i] == '-')
 			continue;
-		if (!pm_tx_is_hex(s.p[i]) || digits == 2 * PM_BUILD_ID_MAX)
+		if (!pmi_tx_is_hex(s.p[i]) || digits == 2 * PM_BUILD_ID_MAX)
 			return;
-		unsigned v = pm_tx_hex_value(s.p[i]);
+		unsigned v = pmi_tx_hex_value(s.p[i]);
 		id[digits / 2] = (uint8_t)(digits % 2 ? id[digits / 2] << 4 | v : v);
 		nonzero |= v != 0;
 		digits++;
@@ -55,7 +55,7 @@ read_build_id(pm_image *im, tx_span s, uint8_t os)
 	if (digits % 2 || !nonzero)
 		return;
 	if (os == PM_OS_LINUX && digits == 32)
-		pm_guid_swap(id);
+		pmi_guid_swap(id);
 	memcpy(im->build_id, id, digits / 2);
 	im->build_id_len = (uint8_t)(digits / 2);
 }
@@ -64,9 +64,9 @@ read_build_id(pm_image *im, tx_span s, uint8_t os)
 static const char *
 read_path(pm_arena *a, tx_span path)
 {
-	if (pm_tx_starts(path, "/[") || pm_tx_eq(path, "/???"))
-		path = pm_tx_tail(path, 1);
-	return pm_tx_copy_known(a, path);
+	if (pmi_tx_starts(path, "/[") || pmi_tx_eq(path, "/???"))
+		path = pmi_tx_tail(path, 1);
+	return pmi_tx_copy_known(a, path);
 }
 
 /* "name [arch] [(version|arch)]" */
@@ -74,43 +74,43 @@ static void
 read_name(pm_arena *a, pm_image *im, tx_span mid)
 {
 	tx_span arch = { 0 }, version = { 0 };
-	size_t open = pm_tx_rfind_char(mid, '(');
+	size_t open = pmi_tx_rfind_char(mid, '(');
 	if (open < mid.n && mid.p[mid.n - 1] == ')') {
-		tx_span inner = pm_tx_span(mid.p + open + 1, mid.n - open - 2);
+		tx_span inner = pmi_tx_span(mid.p + open + 1, mid.n - open - 2);
 		if (is_arch(inner))
 			arch = inner;
 		else
 			version = inner;
-		mid = pm_tx_rtrim(pm_tx_head(mid, open));
+		mid = pmi_tx_rtrim(pmi_tx_head(mid, open));
 	}
-	size_t sp = pm_tx_rfind_char(mid, ' ');
-	if (!arch.n && sp < mid.n && is_arch(pm_tx_tail(mid, sp + 1))) {
-		arch = pm_tx_tail(mid, sp + 1);
-		mid = pm_tx_rtrim(pm_tx_head(mid, sp));
+	size_t sp = pmi_tx_rfind_char(mid, ' ');
+	if (!arch.n && sp < mid.n && is_arch(pmi_tx_tail(mid, sp + 1))) {
+		arch = pmi_tx_tail(mid, sp + 1);
+		mid = pmi_tx_rtrim(pmi_tx_head(mid, sp));
 	}
-	im->name = pm_tx_copy_known(a, mid);
-	im->arch = pm_tx_eq(arch, "unknown-arch") ? NULL : pm_tx_copy(a, arch);
+	im->name = pmi_tx_copy_known(a, mid);
+	im->arch = pmi_tx_eq(arch, "unknown-arch") ? NULL : pmi_tx_copy(a, arch);
 	/* "(*)" and "(???)" say the version is unknown. */
-	im->version = pm_tx_eq(version, "*") ? NULL : pm_tx_copy_known(a, version);
+	im->version = pmi_tx_eq(version, "*") ? NULL : pmi_tx_copy_known(a, version);
 }
 
 static void
 describe(pm_arena *a, pm_image *im, tx_span s, uint8_t os)
 {
-	im->is_app = pm_tx_skip(&s, "+");
+	im->is_app = pmi_tx_skip(&s, "+");
 	tx_span mid, path;
-	size_t lt = pm_tx_find_char(s, '<');
+	size_t lt = pmi_tx_find_char(s, '<');
 	if (lt < s.n) {
-		tx_span rest = pm_tx_tail(s, lt + 1);
-		size_t gt = pm_tx_find_char(rest, '>');
-		read_build_id(im, pm_tx_head(rest, gt), os);
-		mid = pm_tx_trim(pm_tx_head(s, lt));
-		path = pm_tx_trim(pm_tx_tail(rest, gt + 1));
+		tx_span rest = pmi_tx_tail(s, lt + 1);
+		size_t gt = pmi_tx_find_char(rest, '>');
+		read_build_id(im, pmi_tx_head(rest, gt), os);
+		mid = pmi_tx_trim(pmi_tx_head(s, lt));
+		path = pmi_tx_trim(pmi_tx_tail(rest, gt + 1));
 	} else {
 		/* No build id: the path is what starts with a slash. */
-		size_t slash = pm_tx_find(s, " /");
-		mid = pm_tx_trim(pm_tx_head(s, slash));
-		path = pm_tx_trim(pm_tx_tail(s, slash));
+		size_t slash = pmi_tx_find(s, " /");
+		mid = pmi_tx_trim(pmi_tx_head(s, slash));
+		path = pmi_tx_trim(pmi_tx_tail(s, slash));
 	}
 	read_name(a, im, mid);
 	im->path = read_path(a, path);
@@ -124,7 +124,7 @@ image_slot(tx_parser *p)
 		r->images_truncated = true;
 		return NULL;
 	}
-	pm_image *n = pm_tx_grow(&r->arena, r->images, r->image_count, &p->image_cap, sizeof *n);
+	pm_image *n = pmi_tx_grow(&r->arena, r->images, r->image_count, &p->image_cap, sizeof *n);
 	if (!n)
 		return NULL;
 	r->images = n;
@@ -132,17 +132,17 @@ image_slot(tx_parser *p)
 }
 
 bool
-pm_tx_image_line(tx_parser *p, tx_span t)
+pmi_tx_image_line(tx_parser *p, tx_span t)
 {
 	uint64_t start, end;
 	tx_span s = t;
-	if (!pm_tx_take_hex(&s, &start))
+	if (!pmi_tx_take_hex(&s, &start))
 		return false;
-	s = pm_tx_ltrim(s);
-	if (!pm_tx_skip(&s, "-"))
+	s = pmi_tx_ltrim(s);
+	if (!pmi_tx_skip(&s, "-"))
 		return false;
-	s = pm_tx_ltrim(s);
-	if (!pm_tx_take_hex(&s, &end) || end < start || (s.n && !pm_tx_is_space(s.p[0])))
+	s = pmi_tx_ltrim(s);
+	if (!pmi_tx_take_hex(&s, &end) || end < start || (s.n && !pmi_tx_is_space(s.p[0])))
 		return false;
 	pm_image *im = image_slot(p);
 	if (!im)
@@ -150,7 +150,7 @@ pm_tx_image_line(tx_parser *p, tx_span t)
 	im->start = start;
 	/* The range is inclusive; the size-0 placeholder "0x0 - 0xffffffffffffffff" wraps to 0. */
 	im->size = end - start + 1;
-	describe(&p->r->arena, im, pm_tx_ltrim(s), p->r->os);
+	describe(&p->r->arena, im, pmi_tx_ltrim(s), p->r->os);
 	return true;
 }
 
@@ -261,7 +261,7 @@ resolve(const pm_report *r, const image_index *ix, pm_frame *frames, uint32_t n)
 }
 
 bool
-pm_tx_resolve_frames(pm_report *r)
+pmi_tx_resolve_frames(pm_report *r)
 {
 	if (r->image_count == 0)
 		return true;

@@ -14,10 +14,10 @@ static pm_arch
 arch_of(tx_span title)
 {
 	/* "ARM Thread State (64-bit)", "ARM-64 Thread State", "X86-64 Thread State", … */
-	bool wide = pm_tx_find(title, "64") < title.n;
-	if (pm_tx_starts(title, "ARM"))
+	bool wide = pmi_tx_find(title, "64") < title.n;
+	if (pmi_tx_starts(title, "ARM"))
 		return wide ? PM_ARCH_ARM64 : PM_ARCH_ARM32;
-	if (pm_tx_starts(title, "X86"))
+	if (pmi_tx_starts(title, "X86"))
 		return wide ? PM_ARCH_X86_64 : PM_ARCH_X86;
 	return PM_ARCH_UNKNOWN;
 }
@@ -33,9 +33,9 @@ numbered_thread(tx_parser *p, uint64_t number)
 }
 
 void
-pm_tx_regs_begin(tx_parser *p, uint64_t number, tx_span title)
+pmi_tx_regs_begin(tx_parser *p, uint64_t number, tx_span title)
 {
-	pm_tx_begin_section(p, TX_REGS);
+	pmi_tx_begin_section(p, TX_REGS);
 	p->regs = NULL;
 	/* Past one title per possible thread the rest are repeats: skip the lookups. */
 	if (p->regs_titles >= TX_MAX_THREADS)
@@ -57,24 +57,24 @@ pm_tx_regs_begin(tx_parser *p, uint64_t number, tx_span title)
 static bool
 is_reg_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || pm_tx_is_digit(c) || c == '_';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || pmi_tx_is_digit(c) || c == '_';
 }
 
 /* One "name: 0x…" cell at the front of *s. */
 static bool
 take_cell(tx_span *s, tx_span *name, uint64_t *value)
 {
-	tx_span t = pm_tx_ltrim(*s);
+	tx_span t = pmi_tx_ltrim(*s);
 	size_t i = 0;
 	while (i < t.n && is_reg_char(t.p[i]))
 		i++;
 	/* Names start with a letter ("x0", "rax"), never a digit. */
-	if (i == 0 || i >= t.n || t.p[i] != ':' || pm_tx_is_digit(t.p[0]))
+	if (i == 0 || i >= t.n || t.p[i] != ':' || pmi_tx_is_digit(t.p[0]))
 		return false;
-	tx_span rest = pm_tx_ltrim(pm_tx_tail(t, i + 1));
-	if (!pm_tx_take_hex(&rest, value))
+	tx_span rest = pmi_tx_ltrim(pmi_tx_tail(t, i + 1));
+	if (!pmi_tx_take_hex(&rest, value))
 		return false;
-	*name = pm_tx_head(t, i);
+	*name = pmi_tx_head(t, i);
 	*s = rest;
 	return true;
 }
@@ -95,11 +95,11 @@ add_reg(pm_regs *g, tx_span name, uint64_t value)
 static void
 set_description(pm_arena *a, const char **dst, tx_span rest)
 {
-	if (rest.n && pm_tx_is_space(rest.p[0]))
-		rest = pm_tx_tail(rest, 1);
-	rest = pm_tx_rtrim(rest);
+	if (rest.n && pmi_tx_is_space(rest.p[0]))
+		rest = pmi_tx_tail(rest, 1);
+	rest = pmi_tx_rtrim(rest);
 	if (rest.n)
-		*dst = pm_tx_copy(a, rest);
+		*dst = pmi_tx_copy(a, rest);
 }
 
 static bool
@@ -112,7 +112,7 @@ read_cells(tx_parser *p, tx_span s)
 	for (; take_cell(&s, &name, &value); n++)
 		kept = add_reg(p->regs, name, value);
 	/* "esr: 0x92000006 (Data Abort) byte read Translation fault" */
-	if (kept && pm_tx_eq(name, "esr"))
+	if (kept && pmi_tx_eq(name, "esr"))
 		set_description(&p->r->arena, &p->regs->esr_description, s);
 	return n > 0;
 }
@@ -125,20 +125,20 @@ exception_state(tx_parser *p, tx_span t)
 	pm_regs *g = p->regs && p->regs->arch != PM_ARCH_ARM64 && p->regs->arch != PM_ARCH_ARM32
 	             ? p->regs : NULL;
 	uint64_t v;
-	if (pm_tx_skip(&t, "Logical CPU:")) {
-		if (g && pm_tx_dec(pm_tx_trim(t), &v) && v <= UINT32_MAX) {
+	if (pmi_tx_skip(&t, "Logical CPU:")) {
+		if (g && pmi_tx_dec(pmi_tx_trim(t), &v) && v <= UINT32_MAX) {
 			g->has_cpu = true;
 			g->logical_cpu = (uint32_t)v;
 		}
-	} else if (pm_tx_skip(&t, "Error Code:")) {
-		t = pm_tx_ltrim(t);
-		if (g && pm_tx_take_hex(&t, &v)) {
+	} else if (pmi_tx_skip(&t, "Error Code:")) {
+		t = pmi_tx_ltrim(t);
+		if (g && pmi_tx_take_hex(&t, &v)) {
 			g->has_trap = true;
 			g->error_code = v;
 			set_description(&p->r->arena, &g->trap_description, t);
 		}
-	} else if (pm_tx_skip(&t, "Trap Number:")) {
-		if (g && pm_tx_dec(pm_tx_trim(t), &v)) {
+	} else if (pmi_tx_skip(&t, "Trap Number:")) {
+		if (g && pmi_tx_dec(pmi_tx_trim(t), &v)) {
 			g->has_trap = true;
 			g->trap_number = v;
 		}
@@ -149,8 +149,8 @@ exception_state(tx_parser *p, tx_span t)
 }
 
 bool
-pm_tx_regs_line(tx_parser *p, tx_span line)
+pmi_tx_regs_line(tx_parser *p, tx_span line)
 {
-	tx_span t = pm_tx_trim(line);
+	tx_span t = pmi_tx_trim(line);
 	return read_cells(p, t) || exception_state(p, t);
 }

@@ -9,41 +9,41 @@
 #include <string.h>
 
 bool
-pm_tx_is_digit(char c)
+pmi_tx_is_digit(char c)
 {
 	return c >= '0' && c <= '9';
 }
 
 bool
-pm_tx_is_hex(char c)
+pmi_tx_is_hex(char c)
 {
-	return pm_tx_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+	return pmi_tx_is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 bool
-pm_tx_is_space(char c)
+pmi_tx_is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
 unsigned
-pm_tx_hex_value(char c)
+pmi_tx_hex_value(char c)
 {
-	if (pm_tx_is_digit(c))
+	if (pmi_tx_is_digit(c))
 		return (unsigned)(c - '0');
 	return (unsigned)((c | 0x20) - 'a' + 10);
 }
 
 tx_span
-pm_tx_span(const char *p, size_t n)
+pmi_tx_span(const char *p, size_t n)
 {
 	return (tx_span){ p, n };
 }
 
 tx_span
-pm_tx_ltrim(tx_span s)
+pmi_tx_ltrim(tx_span s)
 {
-	while (s.n > 0 && pm_tx_is_space(s.p[0])) {
+	while (s.n > 0 && pmi_tx_is_space(s.p[0])) {
 		s.p++;
 		s.n--;
 	}
@@ -51,56 +51,56 @@ pm_tx_ltrim(tx_span s)
 }
 
 tx_span
-pm_tx_rtrim(tx_span s)
+pmi_tx_rtrim(tx_span s)
 {
-	while (s.n > 0 && pm_tx_is_space(s.p[s.n - 1]))
+	while (s.n > 0 && pmi_tx_is_space(s.p[s.n - 1]))
 		s.n--;
 	return s;
 }
 
 tx_span
-pm_tx_trim(tx_span s)
+pmi_tx_trim(tx_span s)
 {
-	return pm_tx_rtrim(pm_tx_ltrim(s));
+	return pmi_tx_rtrim(pmi_tx_ltrim(s));
 }
 
 tx_span
-pm_tx_head(tx_span s, size_t n)
+pmi_tx_head(tx_span s, size_t n)
 {
-	return pm_tx_span(s.p, n < s.n ? n : s.n);
+	return pmi_tx_span(s.p, n < s.n ? n : s.n);
 }
 
 tx_span
-pm_tx_tail(tx_span s, size_t from)
+pmi_tx_tail(tx_span s, size_t from)
 {
-	return from < s.n ? pm_tx_span(s.p + from, s.n - from) : pm_tx_span(s.p + s.n, 0);
+	return from < s.n ? pmi_tx_span(s.p + from, s.n - from) : pmi_tx_span(s.p + s.n, 0);
 }
 
 bool
-pm_tx_eq(tx_span s, const char *lit)
+pmi_tx_eq(tx_span s, const char *lit)
 {
 	size_t n = strlen(lit);
 	return s.n == n && memcmp(s.p, lit, n) == 0;
 }
 
 bool
-pm_tx_starts(tx_span s, const char *lit)
+pmi_tx_starts(tx_span s, const char *lit)
 {
 	size_t n = strlen(lit);
 	return s.n >= n && memcmp(s.p, lit, n) == 0;
 }
 
 bool
-pm_tx_skip(tx_span *s, const char *lit)
+pmi_tx_skip(tx_span *s, const char *lit)
 {
-	if (!pm_tx_starts(*s, lit))
+	if (!pmi_tx_starts(*s, lit))
 		return false;
-	*s = pm_tx_tail(*s, strlen(lit));
+	*s = pmi_tx_tail(*s, strlen(lit));
 	return true;
 }
 
 bool
-pm_tx_cut_suffix(tx_span *s, const char *lit)
+pmi_tx_cut_suffix(tx_span *s, const char *lit)
 {
 	size_t n = strlen(lit);
 	if (s->n < n || memcmp(s->p + s->n - n, lit, n) != 0)
@@ -110,7 +110,7 @@ pm_tx_cut_suffix(tx_span *s, const char *lit)
 }
 
 size_t
-pm_tx_find(tx_span s, const char *lit)
+pmi_tx_find(tx_span s, const char *lit)
 {
 	size_t n = strlen(lit);
 	if (n == 0 || n > s.n)
@@ -127,14 +127,14 @@ pm_tx_find(tx_span s, const char *lit)
 }
 
 size_t
-pm_tx_find_char(tx_span s, char c)
+pmi_tx_find_char(tx_span s, char c)
 {
 	const char *hit = s.n ? memchr(s.p, c, s.n) : NULL;
 	return hit ? (size_t)(hit - s.p) : s.n;
 }
 
 size_t
-pm_tx_rfind_char(tx_span s, char c)
+pmi_tx_rfind_char(tx_span s, char c)
 {
 	for (size_t i = s.n; i > 0; i--)
 		if (s.p[i - 1] == c)
@@ -143,22 +143,22 @@ pm_tx_rfind_char(tx_span s, char c)
 }
 
 tx_span
-pm_tx_token(tx_span *s)
+pmi_tx_token(tx_span *s)
 {
-	tx_span t = pm_tx_ltrim(*s);
+	tx_span t = pmi_tx_ltrim(*s);
 	size_t i = 0;
-	while (i < t.n && !pm_tx_is_space(t.p[i]))
+	while (i < t.n && !pmi_tx_is_space(t.p[i]))
 		i++;
-	*s = pm_tx_tail(t, i);
-	return pm_tx_head(t, i);
+	*s = pmi_tx_tail(t, i);
+	return pmi_tx_head(t, i);
 }
 
 bool
-pm_tx_take_dec(tx_span *s, uint64_t *v)
+pmi_tx_take_dec(tx_span *s, uint64_t *v)
 {
 	uint64_t x = 0;
 	size_t i = 0;
-	for (; i < s->n && pm_tx_is_digit(s->p[i]); i++) {
+	for (; i < s->n && pmi_tx_is_digit(s->p[i]); i++) {
 		unsigned d = (unsigned)(s->p[i] - '0');
 		if (x > (UINT64_MAX - d) / 10)
 			return false;
@@ -167,89 +167,89 @@ pm_tx_take_dec(tx_span *s, uint64_t *v)
 	if (i == 0)
 		return false;
 	*v = x;
-	*s = pm_tx_tail(*s, i);
+	*s = pmi_tx_tail(*s, i);
 	return true;
 }
 
 bool
-pm_tx_take_xdigits(tx_span *s, uint64_t *v, size_t *digits)
+pmi_tx_take_xdigits(tx_span *s, uint64_t *v, size_t *digits)
 {
 	uint64_t x = 0;
 	size_t i = 0;
-	for (; i < s->n && pm_tx_is_hex(s->p[i]); i++) {
+	for (; i < s->n && pmi_tx_is_hex(s->p[i]); i++) {
 		if (x >> 60)
 			return false;
-		x = x << 4 | pm_tx_hex_value(s->p[i]);
+		x = x << 4 | pmi_tx_hex_value(s->p[i]);
 	}
 	if (i == 0)
 		return false;
 	*v = x;
 	*digits = i;
-	*s = pm_tx_tail(*s, i);
+	*s = pmi_tx_tail(*s, i);
 	return true;
 }
 
 bool
-pm_tx_take_hex(tx_span *s, uint64_t *v)
+pmi_tx_take_hex(tx_span *s, uint64_t *v)
 {
 	tx_span t = *s;
 	size_t digits;
-	if ((!pm_tx_skip(&t, "0x") && !pm_tx_skip(&t, "0X")) || !pm_tx_take_xdigits(&t, v, &digits))
+	if ((!pmi_tx_skip(&t, "0x") && !pmi_tx_skip(&t, "0X")) || !pmi_tx_take_xdigits(&t, v, &digits))
 		return false;
 	*s = t;
 	return true;
 }
 
 bool
-pm_tx_dec(tx_span s, uint64_t *v)
+pmi_tx_dec(tx_span s, uint64_t *v)
 {
-	return pm_tx_take_dec(&s, v) && s.n == 0;
+	return pmi_tx_take_dec(&s, v) && s.n == 0;
 }
 
 bool
-pm_tx_hex(tx_span s, uint64_t *v)
+pmi_tx_hex(tx_span s, uint64_t *v)
 {
-	return pm_tx_take_hex(&s, v) && s.n == 0;
+	return pmi_tx_take_hex(&s, v) && s.n == 0;
 }
 
 void
-pm_tx_name_pid(tx_span s, tx_span *name, int64_t *pid)
+pmi_tx_name_pid(tx_span s, tx_span *name, int64_t *pid)
 {
-	s = pm_tx_trim(s);
+	s = pmi_tx_trim(s);
 	*name = s;
 	*pid = -1;
-	size_t open = pm_tx_rfind_char(s, '[');
+	size_t open = pmi_tx_rfind_char(s, '[');
 	uint64_t v;
 	if (open == s.n || s.p[s.n - 1] != ']' ||
-	    !pm_tx_dec(pm_tx_span(s.p + open + 1, s.n - open - 2), &v) || v > INT64_MAX)
+	    !pmi_tx_dec(pmi_tx_span(s.p + open + 1, s.n - open - 2), &v) || v > INT64_MAX)
 		return;
-	*name = pm_tx_rtrim(pm_tx_head(s, open));
+	*name = pmi_tx_rtrim(pmi_tx_head(s, open));
 	*pid = (int64_t)v;
 }
 
 void
-pm_tx_name_queue(tx_span s, tx_span *name, tx_span *queue)
+pmi_tx_name_queue(tx_span s, tx_span *name, tx_span *queue)
 {
 	static const char label[] = "Dispatch queue:";
-	size_t at = pm_tx_find(s, label);
-	*name = pm_tx_trim(pm_tx_head(s, at));
-	*queue = pm_tx_trim(pm_tx_tail(s, at + sizeof label - 1));
+	size_t at = pmi_tx_find(s, label);
+	*name = pmi_tx_trim(pmi_tx_head(s, at));
+	*queue = pmi_tx_trim(pmi_tx_tail(s, at + sizeof label - 1));
 }
 
 const char *
-pm_tx_copy(pm_arena *a, tx_span s)
+pmi_tx_copy(pm_arena *a, tx_span s)
 {
 	return s.n ? pm_arena_strndup(a, s.p, s.n) : NULL;
 }
 
 const char *
-pm_tx_copy_known(pm_arena *a, tx_span s)
+pmi_tx_copy_known(pm_arena *a, tx_span s)
 {
-	return pm_tx_eq(s, "???") ? NULL : pm_tx_copy(a, s);
+	return pmi_tx_eq(s, "???") ? NULL : pmi_tx_copy(a, s);
 }
 
 bool
-pm_tx_cstr(tx_span s, char *buf, size_t cap)
+pmi_tx_cstr(tx_span s, char *buf, size_t cap)
 {
 	if (s.n >= cap || memchr(s.p, '\0', s.n))
 		return false;
@@ -259,7 +259,7 @@ pm_tx_cstr(tx_span s, char *buf, size_t cap)
 }
 
 void *
-pm_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem)
+pmi_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem)
 {
 	if (count < *cap)
 		return arr;
@@ -274,11 +274,11 @@ pm_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem)
 }
 
 void
-pm_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap, tx_span s)
+pmi_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap, tx_span s)
 {
 	if (*count >= TX_MAX_LINES)
 		return;
-	const char **n = pm_tx_grow(a, *arr, *count, cap, sizeof **arr);
+	const char **n = pmi_tx_grow(a, *arr, *count, cap, sizeof **arr);
 	const char *copy = pm_arena_strndup(a, s.p, s.n);
 	if (!n || !copy)
 		return;

@@ -35,7 +35,7 @@ copy_block(pm_arena *a, const char *s, const char *e)
 }
 
 void
-pm_tx_end_section(tx_parser *p)
+pmi_tx_end_section(tx_parser *p)
 {
 	if (p->section == TX_BLOCK && p->block_start)
 		*p->block_dst = copy_block(&p->r->arena, p->block_start, p->block_end);
@@ -45,21 +45,21 @@ pm_tx_end_section(tx_parser *p)
 }
 
 void
-pm_tx_begin_section(tx_parser *p, tx_section s)
+pmi_tx_begin_section(tx_parser *p, tx_section s)
 {
-	pm_tx_end_section(p);
+	pmi_tx_end_section(p);
 	p->section = s;
 }
 
 void
-pm_tx_enter_phase(tx_parser *p, tx_phase ph)
+pmi_tx_enter_phase(tx_parser *p, tx_phase ph)
 {
 	if (ph > p->phase)
 		p->phase = ph;
 }
 
 void
-pm_tx_extend_block(tx_parser *p, tx_span s)
+pmi_tx_extend_block(tx_parser *p, tx_span s)
 {
 	if (!p->block_start)
 		p->block_start = s.p;
@@ -67,10 +67,10 @@ pm_tx_extend_block(tx_parser *p, tx_span s)
 }
 
 void
-pm_tx_begin_block(tx_parser *p, const char **dst, tx_span first)
+pmi_tx_begin_block(tx_parser *p, const char **dst, tx_span first)
 {
-	pm_tx_begin_section(p, TX_BLOCK);
+	pmi_tx_begin_section(p, TX_BLOCK);
 	p->block_dst = dst;
 	if (first.n)
-		pm_tx_extend_block(p, first);
+		pmi_tx_extend_block(p, first);
 }

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 pm_err
-pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
+pmi_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
 {
 	if (err) {
 		va_list ap;
@@ -20,14 +20,14 @@ pm_read_fail(pm_read_error *err, uint32_t line, const char *fmt, ...)
 }
 
 pm_err
-pm_read_check_input(const char *data, size_t len, const pm_report *r, pm_read_error *err)
+pmi_read_check_input(const char *data, size_t len, const pm_report *r, pm_read_error *err)
 {
 	if (!r || (!data && len)) {
-		pm_read_fail(err, 0, "no input");
+		pmi_read_fail(err, 0, "no input");
 		return PM_E_INVAL;
 	}
 	if (len > PM_READ_MAX_BYTES) {
-		pm_read_fail(err, 0, "input is larger than the %u-byte limit", PM_READ_MAX_BYTES);
+		pmi_read_fail(err, 0, "input is larger than the %u-byte limit", PM_READ_MAX_BYTES);
 		return PM_E_LIMIT;
 	}
 	return PM_OK;

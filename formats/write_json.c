@@ -21,13 +21,13 @@ static const char *const how_names[] = { NULL, "context", "cfi", "fp", "scan" };
 static const char *const arch_names[] = { NULL, "x86_64", "arm64", "arm32", "x86" };
 
 #define NAMES(a) { a, sizeof a / sizeof a[0] }
-const pm_json_names pm_json_kinds = NAMES(kind_names);
-const pm_json_names pm_json_oses = NAMES(os_names);
-const pm_json_names pm_json_hows = NAMES(how_names);
-const pm_json_names pm_json_arches = NAMES(arch_names);
+const pm_json_names pmi_json_kinds = NAMES(kind_names);
+const pm_json_names pmi_json_oses = NAMES(os_names);
+const pm_json_names pmi_json_hows = NAMES(how_names);
+const pm_json_names pmi_json_arches = NAMES(arch_names);
 
 const char *
-pm_json_name_of(const pm_json_names *names, unsigned v)
+pmi_json_name_of(const pm_json_names *names, unsigned v)
 {
 	return v < names->count ? names->name[v] : NULL;
 }
@@ -35,7 +35,7 @@ pm_json_name_of(const pm_json_names *names, unsigned v)
 static void
 enum_member(pm_jw *w, const char *key, const pm_json_names *names, unsigned v)
 {
-	pm_jw_str(w, key, pm_json_name_of(names, v));
+	pmi_jw_str(w, key, pmi_json_name_of(names, v));
 }
 
 /* Writes one array element. */
@@ -50,13 +50,13 @@ write_array(pm_jw *w, const char *key, const void *base, uint32_t n, size_t size
 {
 	if (n == 0 || !base)
 		return;
-	pm_jw_key(w, key);
-	bool p = pm_jw_open(w, '[', false);
+	pmi_jw_key(w, key);
+	bool p = pmi_jw_open(w, '[', false);
 	for (uint32_t i = 0; i < n; i++) {
-		pm_jw_next(w);
+		pmi_jw_next(w);
 		fn(w, (const char *)base + i * size);
 	}
-	pm_jw_close(w, ']', p);
+	pmi_jw_close(w, ']', p);
 }
 
 static void
@@ -64,33 +64,33 @@ write_time(pm_jw *w, const char *key, const pm_time *t)
 {
 	if (!t->set)
 		return;
-	pm_jw_key(w, key);
-	bool p = pm_jw_open(w, '{', true);
-	pm_jw_i64(w, "sec", t->sec);
-	pm_jw_u64(w, "usec", t->usec);
-	pm_jw_i64(w, "tz_min", t->tz_min);
-	pm_jw_u64(w, "digits", t->digits);
-	pm_jw_close(w, '}', p);
+	pmi_jw_key(w, key);
+	bool p = pmi_jw_open(w, '{', true);
+	pmi_jw_i64(w, "sec", t->sec);
+	pmi_jw_u64(w, "usec", t->usec);
+	pmi_jw_i64(w, "tz_min", t->tz_min);
+	pmi_jw_u64(w, "digits", t->digits);
+	pmi_jw_close(w, '}', p);
 }
 
 static void
 write_kv(pm_jw *w, const void *elem)
 {
 	const pm_kv *kv = elem;
-	bool p = pm_jw_open(w, '{', true);
-	pm_jw_str(w, "key", kv->key);
-	pm_jw_str(w, "value", kv->value);
-	pm_jw_close(w, '}', p);
+	bool p = pmi_jw_open(w, '{', true);
+	pmi_jw_str(w, "key", kv->key);
+	pmi_jw_str(w, "value", kv->value);
+	pmi_jw_close(w, '}', p);
 }
 
 static void
 write_crumb(pm_jw *w, const void *elem)
 {
 	const pm_crumb *c = elem;
-	bool p = pm_jw_open(w, '{', true);
+	bool p = pmi_jw_open(w, '{', true);
 	write_time(w, "time", &c->time);
-	pm_jw_str(w, "message", c->message);
-	pm_jw_close(w, '}', p);
+	pmi_jw_str(w, "message", c->message);
+	pmi_jw_close(w, '}', p);
 }
 
 /* pid members: -1 is the model's "unknown". */
@@ -98,37 +98,37 @@ static void
 pid_member(pm_jw *w, const char *key, int64_t pid)
 {
 	if (pid != -1)
-		pm_jw_i64(w, key, pid);
+		pmi_jw_i64(w, key, pid);
 }
 
 static void
 write_header(pm_jw *w, const pm_header *h)
 {
-	pm_jw_key(w, "header");
-	bool p = pm_jw_open(w, '{', false);
-	pm_jw_str(w, "incident_id", h->incident_id);
-	pm_jw_str(w, "crash_reporter_key", h->crash_reporter_key);
-	pm_jw_str(w, "hardware_model", h->hardware_model);
-	pm_jw_str(w, "process_name", h->process_name);
+	pmi_jw_key(w, "header");
+	bool p = pmi_jw_open(w, '{', false);
+	pmi_jw_str(w, "incident_id", h->incident_id);
+	pmi_jw_str(w, "crash_reporter_key", h->crash_reporter_key);
+	pmi_jw_str(w, "hardware_model", h->hardware_model);
+	pmi_jw_str(w, "process_name", h->process_name);
 	pid_member(w, "pid", h->pid);
-	pm_jw_str(w, "process_path", h->process_path);
-	pm_jw_str(w, "identifier", h->identifier);
-	pm_jw_str(w, "version", h->version);
-	pm_jw_str(w, "code_type", h->code_type);
-	pm_jw_str(w, "role", h->role);
-	pm_jw_str(w, "parent_name", h->parent_name);
+	pmi_jw_str(w, "process_path", h->process_path);
+	pmi_jw_str(w, "identifier", h->identifier);
+	pmi_jw_str(w, "version", h->version);
+	pmi_jw_str(w, "code_type", h->code_type);
+	pmi_jw_str(w, "role", h->role);
+	pmi_jw_str(w, "parent_name", h->parent_name);
 	pid_member(w, "parent_pid", h->parent_pid);
-	pm_jw_str(w, "responsible", h->responsible);
-	pm_jw_str(w, "coalition", h->coalition);
-	pm_jw_str(w, "user_id", h->user_id);
+	pmi_jw_str(w, "responsible", h->responsible);
+	pmi_jw_str(w, "coalition", h->coalition);
+	pmi_jw_str(w, "user_id", h->user_id);
 	write_time(w, "time", &h->time);
 	write_time(w, "launch_time", &h->launch_time);
-	pm_jw_str(w, "os_version", h->os_version);
-	pm_jw_str(w, "release_type", h->release_type);
-	pm_jw_str(w, "baseband_version", h->baseband_version);
-	pm_jw_str(w, "report_version", h->report_version);
+	pmi_jw_str(w, "os_version", h->os_version);
+	pmi_jw_str(w, "release_type", h->release_type);
+	pmi_jw_str(w, "baseband_version", h->baseband_version);
+	pmi_jw_str(w, "report_version", h->report_version);
 	write_array(w, "extra", h->extra, h->extra_count, sizeof *h->extra, write_kv);
-	pm_jw_close(w, '}', p);
+	pmi_jw_close(w, '}', p);
 }
 
 static bool
@@ -144,19 +144,19 @@ write_termination(pm_jw *w, const pm_exception *e)
 {
 	if (!has_termination(e))
 		return;
-	pm_jw_key(w, "termination");
-	bool p = pm_jw_open(w, '{', false);
-	pm_jw_str(w, "namespace", e->term_namespace);
+	pmi_jw_key(w, "termination");
+	bool p = pmi_jw_open(w, '{', false);
+	pmi_jw_str(w, "namespace", e->term_namespace);
 	if (e->has_term_code)
-		pm_jw_u64(w, "code", e->term_code);
-	pm_jw_str(w, "indicator", e->term_indicator);
-	pm_jw_strings(w, "reasons", e->term_reasons, e->term_reason_count);
-	pm_jw_str(w, "description", e->term_description);
+		pmi_jw_u64(w, "code", e->term_code);
+	pmi_jw_str(w, "indicator", e->term_indicator);
+	pmi_jw_strings(w, "reasons", e->term_reasons, e->term_reason_count);
+	pmi_jw_str(w, "description", e->term_description);
 	if (e->term_flags != 0)
-		pm_jw_u64(w, "flags", e->term_flags);
-	pm_jw_str(w, "by_proc", e->terminating_process);
+		pmi_jw_u64(w, "flags", e->term_flags);
+	pmi_jw_str(w, "by_proc", e->terminating_process);
 	pid_member(w, "by_pid", e->terminating_pid);
-	pm_jw_close(w, '}', p);
+	pmi_jw_close(w, '}', p);
 }
 
 static void
@@ -166,41 +166,41 @@ write_raw_codes(pm_jw *w, const pm_exception *e)
 	uint32_t n = e->raw_code_count < cap ? e->raw_code_count : cap;
 	if (n == 0)
 		return;
-	pm_jw_key(w, "raw_codes");
-	bool p = pm_jw_open(w, '[', true);
+	pmi_jw_key(w, "raw_codes");
+	bool p = pmi_jw_open(w, '[', true);
 	for (uint32_t i = 0; i < n; i++) {
-		pm_jw_next(w);
-		pm_out_u64(w->o, e->raw_codes[i]);
+		pmi_jw_next(w);
+		pmi_out_u64(w->o, e->raw_codes[i]);
 	}
-	pm_jw_close(w, ']', p);
+	pmi_jw_close(w, ']', p);
 }
 
 static void
 write_exception(pm_jw *w, const pm_exception *e)
 {
-	pm_jw_key(w, "exception");
-	bool p = pm_jw_open(w, '{', false);
-	pm_jw_str(w, "type", e->type);
-	pm_jw_str(w, "signal_name", e->signal_name);
+	pmi_jw_key(w, "exception");
+	bool p = pmi_jw_open(w, '{', false);
+	pmi_jw_str(w, "type", e->type);
+	pmi_jw_str(w, "signal_name", e->signal_name);
 	if (e->signal != 0)
-		pm_jw_i64(w, "signal", e->signal);
+		pmi_jw_i64(w, "signal", e->signal);
 	if (e->has_si_code)
-		pm_jw_i64(w, "si_code", e->si_code);
+		pmi_jw_i64(w, "si_code", e->si_code);
 	if (e->has_address)
-		pm_jw_u64(w, "address", e->address);
-	pm_jw_str(w, "subtype", e->subtype);
-	pm_jw_str(w, "message", e->message);
-	pm_jw_str(w, "codes", e->codes);
+		pmi_jw_u64(w, "address", e->address);
+	pmi_jw_str(w, "subtype", e->subtype);
+	pmi_jw_str(w, "message", e->message);
+	pmi_jw_str(w, "codes", e->codes);
 	write_raw_codes(w, e);
-	pm_jw_str(w, "note", e->note);
-	pm_jw_str(w, "vm_region_info", e->vm_region_info);
+	pmi_jw_str(w, "note", e->note);
+	pmi_jw_str(w, "vm_region_info", e->vm_region_info);
 	write_termination(w, e);
 	if (e->triggered_thread >= 0)
-		pm_jw_i64(w, "triggered_thread", e->triggered_thread);
-	pm_jw_flag(w, "highlighted", e->highlighted);
-	pm_jw_strings(w, "asi", e->asi, e->asi_count);
-	pm_jw_str(w, "kernel_triage", e->kernel_triage);
-	pm_jw_close(w, '}', p);
+		pmi_jw_i64(w, "triggered_thread", e->triggered_thread);
+	pmi_jw_flag(w, "highlighted", e->highlighted);
+	pmi_jw_strings(w, "asi", e->asi, e->asi_count);
+	pmi_jw_str(w, "kernel_triage", e->kernel_triage);
+	pmi_jw_close(w, '}', p);
 }
 
 /* One frame object, on one line; shared by thread frames and last_exception_backtrace. */
@@ -208,22 +208,22 @@ static void
 write_frame(pm_jw *w, const void *elem)
 {
 	const pm_frame *f = elem;
-	bool p = pm_jw_open(w, '{', true);
-	pm_jw_u64(w, "address", f->address);
+	bool p = pmi_jw_open(w, '{', true);
+	pmi_jw_u64(w, "address", f->address);
 	if (f->image >= 0)
-		pm_jw_i64(w, "image", f->image);
-	pm_jw_str(w, "image_name", f->image_name);
-	pm_jw_str(w, "symbol", f->symbol);
+		pmi_jw_i64(w, "image", f->image);
+	pmi_jw_str(w, "image_name", f->image_name);
+	pmi_jw_str(w, "symbol", f->symbol);
 	if (f->has_offset)
-		pm_jw_u64(w, "offset", f->symbol_offset);
-	pm_jw_str(w, "file", f->file);
+		pmi_jw_u64(w, "offset", f->symbol_offset);
+	pmi_jw_str(w, "file", f->file);
 	if (f->line != 0)
-		pm_jw_u64(w, "line", f->line);
+		pmi_jw_u64(w, "line", f->line);
 	if (f->column != 0)
-		pm_jw_u64(w, "column", f->column);
-	pm_jw_flag(w, "inlined", f->inlined);
-	enum_member(w, "how", &pm_json_hows, f->how);
-	pm_jw_close(w, '}', p);
+		pmi_jw_u64(w, "column", f->column);
+	pmi_jw_flag(w, "inlined", f->inlined);
+	enum_member(w, "how", &pmi_json_hows, f->how);
+	pmi_jw_close(w, '}', p);
 }
 
 /* Register names are fixed arrays: never read past them, even without a NUL. */
@@ -242,15 +242,15 @@ write_reg_values(pm_jw *w, const pm_regs *g)
 	unsigned n = g->count < PM_MAX_REGS ? g->count : PM_MAX_REGS;
 	if (n == 0)
 		return;
-	pm_jw_key(w, "values");
-	bool p = pm_jw_open(w, '{', true);
+	pmi_jw_key(w, "values");
+	bool p = pmi_jw_open(w, '{', true);
 	for (unsigned i = 0; i < n; i++) {
-		pm_jw_next(w);
-		pm_jw_string(w->o, g->reg[i].name, reg_name_len(&g->reg[i]));
-		pm_out_put(w->o, ": ", 2);
-		pm_out_u64(w->o, g->reg[i].value);
+		pmi_jw_next(w);
+		pmi_jw_string(w->o, g->reg[i].name, reg_name_len(&g->reg[i]));
+		pmi_out_put(w->o, ": ", 2);
+		pmi_out_u64(w->o, g->reg[i].value);
 	}
-	pm_jw_close(w, '}', p);
+	pmi_jw_close(w, '}', p);
 }
 
 static void
@@ -258,46 +258,46 @@ write_registers(pm_jw *w, const pm_regs *g)
 {
 	if (!g)
 		return;
-	pm_jw_key(w, "registers");
-	bool p = pm_jw_open(w, '{', false);
-	enum_member(w, "arch", &pm_json_arches, g->arch);
+	pmi_jw_key(w, "registers");
+	bool p = pmi_jw_open(w, '{', false);
+	enum_member(w, "arch", &pmi_json_arches, g->arch);
 	write_reg_values(w, g);
 	if (g->has_trap) {
-		pm_jw_u64(w, "trap", g->trap_number);
-		pm_jw_u64(w, "error_code", g->error_code);
+		pmi_jw_u64(w, "trap", g->trap_number);
+		pmi_jw_u64(w, "error_code", g->error_code);
 	}
 	if (g->has_cpu)
-		pm_jw_u64(w, "cpu", g->logical_cpu);
-	pm_jw_str(w, "trap_description", g->trap_description);
-	pm_jw_str(w, "esr_description", g->esr_description);
-	pm_jw_close(w, '}', p);
+		pmi_jw_u64(w, "cpu", g->logical_cpu);
+	pmi_jw_str(w, "trap_description", g->trap_description);
+	pmi_jw_str(w, "esr_description", g->esr_description);
+	pmi_jw_close(w, '}', p);
 }
 
 static void
 write_thread(pm_jw *w, const void *elem)
 {
 	const pm_thread *t = elem;
-	bool p = pm_jw_open(w, '{', false);
-	pm_jw_u64(w, "number", t->number);
+	bool p = pmi_jw_open(w, '{', false);
+	pmi_jw_u64(w, "number", t->number);
 	if (t->id != 0)
-		pm_jw_u64(w, "id", t->id);
-	pm_jw_str(w, "name", t->name);
-	pm_jw_str(w, "queue", t->queue);
-	pm_jw_flag(w, "crashed", t->crashed);
-	pm_jw_flag(w, "attributed", t->attributed);
-	pm_jw_flag(w, "captured", t->captured);
-	pm_jw_str(w, "note", t->note);
-	pm_jw_flag(w, "frames_truncated", t->frames_truncated);
+		pmi_jw_u64(w, "id", t->id);
+	pmi_jw_str(w, "name", t->name);
+	pmi_jw_str(w, "queue", t->queue);
+	pmi_jw_flag(w, "crashed", t->crashed);
+	pmi_jw_flag(w, "attributed", t->attributed);
+	pmi_jw_flag(w, "captured", t->captured);
+	pmi_jw_str(w, "note", t->note);
+	pmi_jw_flag(w, "frames_truncated", t->frames_truncated);
 	write_registers(w, t->regs);
 	write_array(w, "frames", t->frames, t->frame_count, sizeof *t->frames, write_frame);
-	pm_jw_close(w, '}', p);
+	pmi_jw_close(w, '}', p);
 }
 
 static void
 put_hex_bytes(pm_out *o, const uint8_t *b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
-		pm_out_hex(o, b[i], 2);
+		pmi_out_hex(o, b[i], 2);
 }
 
 /* code_id: the build id as it is; debug_id: the name Sentry and Breakpad give it. */
@@ -307,65 +307,65 @@ write_ids(pm_jw *w, const pm_image *im)
 	size_t n = im->build_id_len < PM_BUILD_ID_MAX ? im->build_id_len : PM_BUILD_ID_MAX;
 	if (n == 0)
 		return;
-	pm_jw_key(w, "code_id");
-	pm_out_ch(w->o, '"');
+	pmi_jw_key(w, "code_id");
+	pmi_out_ch(w->o, '"');
 	put_hex_bytes(w->o, im->build_id, n);
-	pm_out_ch(w->o, '"');
+	pmi_out_ch(w->o, '"');
 
 	uint8_t id[16];
 	pm_image_debug_id(im, w->os, id);
-	pm_jw_key(w, "debug_id");
-	pm_out_ch(w->o, '"');
-	pm_out_uuid(w->o, id, true);
-	pm_out_ch(w->o, '"');
+	pmi_jw_key(w, "debug_id");
+	pmi_out_ch(w->o, '"');
+	pmi_out_uuid(w->o, id, true);
+	pmi_out_ch(w->o, '"');
 }
 
 static void
 write_image(pm_jw *w, const void *elem)
 {
 	const pm_image *im = elem;
-	bool p = pm_jw_open(w, '{', false);
-	pm_jw_u64(w, "start", im->start);
-	pm_jw_u64(w, "size", im->size);
-	pm_jw_str(w, "name", im->name);
-	pm_jw_str(w, "path", im->path);
-	pm_jw_str(w, "arch", im->arch);
-	pm_jw_str(w, "version", im->version);
+	bool p = pmi_jw_open(w, '{', false);
+	pmi_jw_u64(w, "start", im->start);
+	pmi_jw_u64(w, "size", im->size);
+	pmi_jw_str(w, "name", im->name);
+	pmi_jw_str(w, "path", im->path);
+	pmi_jw_str(w, "arch", im->arch);
+	pmi_jw_str(w, "version", im->version);
 	write_ids(w, im);
-	pm_jw_flag(w, "app", im->is_app);
+	pmi_jw_flag(w, "app", im->is_app);
 	if (im->source) {
-		pm_jw_key(w, "source");
-		pm_jw_string(w->o, &im->source, 1);
+		pmi_jw_key(w, "source");
+		pmi_jw_string(w->o, &im->source, 1);
 	}
-	pm_jw_str(w, "debug_file", im->debug_file);
-	pm_jw_str(w, "note", im->note);
-	pm_jw_close(w, '}', p);
+	pmi_jw_str(w, "debug_file", im->debug_file);
+	pmi_jw_str(w, "note", im->note);
+	pmi_jw_close(w, '}', p);
 }
 
 pm_err
 pm_write_json(const pm_report *r, pm_out *o)
 {
 	pm_jw w = { .o = o, .empty = true, .os = r->os };
-	bool p = pm_jw_open(&w, '{', false);
-	pm_jw_str(&w, "schema", PM_JSON_SCHEMA);
-	pm_jw_u64(&w, "schema_version", PM_SCHEMA_VERSION);
-	enum_member(&w, "kind", &pm_json_kinds, r->kind);
-	enum_member(&w, "os", &pm_json_oses, r->os);
-	pm_jw_str(&w, "os_name", r->os_name);
+	bool p = pmi_jw_open(&w, '{', false);
+	pmi_jw_str(&w, "schema", PM_JSON_SCHEMA);
+	pmi_jw_u64(&w, "schema_version", PM_SCHEMA_VERSION);
+	enum_member(&w, "kind", &pmi_json_kinds, r->kind);
+	enum_member(&w, "os", &pmi_json_oses, r->os);
+	pmi_jw_str(&w, "os_name", r->os_name);
 	write_header(&w, &r->header);
 	write_exception(&w, &r->exception);
 	write_array(&w, "threads", r->threads, r->thread_count, sizeof *r->threads, write_thread);
-	pm_jw_flag(&w, "threads_truncated", r->threads_truncated);
+	pmi_jw_flag(&w, "threads_truncated", r->threads_truncated);
 	write_array(&w, "images", r->images, r->image_count, sizeof *r->images, write_image);
-	pm_jw_flag(&w, "images_truncated", r->images_truncated);
+	pmi_jw_flag(&w, "images_truncated", r->images_truncated);
 	write_array(&w, "last_exception_backtrace", r->last_exception_backtrace, r->leb_count,
 	            sizeof *r->last_exception_backtrace, write_frame);
 	write_array(&w, "annotations", r->annotations, r->annotation_count, sizeof *r->annotations, write_kv);
 	write_array(&w, "breadcrumbs", r->breadcrumbs, r->breadcrumb_count, sizeof *r->breadcrumbs, write_crumb);
 	/* Last, so that a file torn anywhere before it lacks it. */
-	pm_jw_flag(&w, "complete", r->complete);
-	pm_jw_close(&w, '}', p);
-	pm_out_ch(o, '\n');
+	pmi_jw_flag(&w, "complete", r->complete);
+	pmi_jw_close(&w, '}', p);
+	pmi_out_ch(o, '\n');
 	pm_out_flush(o);
 	if (o->failed)
 		return PM_E_IO;

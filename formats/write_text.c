@@ -9,7 +9,7 @@
  *     write_sections()    Kernel Triage, Application Specific Information,
  *                         Last Exception Backtrace
  *     write_threads()     one block per thread
- *     pm_write_thread_state()   write_text_regs.c
+ *     pmi_write_thread_state()   write_text_regs.c
  *     write_images()      Binary Images, then EOF
  */
 #include "write_text.h"
@@ -25,10 +25,10 @@ field(pm_out *o, const char *label, const char *value)
 {
 	if (!value)
 		return;
-	pm_out_lpad(o, label, 20);
-	pm_out_ch(o, ' ');
-	pm_out_str(o, value);
-	pm_out_ch(o, '\n');
+	pmi_out_lpad(o, label, 20);
+	pmi_out_ch(o, ' ');
+	pmi_out_str(o, value);
+	pmi_out_ch(o, '\n');
 }
 
 /* "name [pid]", with ??? for an unknown name. */
@@ -37,15 +37,15 @@ field_proc(pm_out *o, const char *label, const char *name, int64_t pid)
 {
 	if (!name && pid < 0)
 		return;
-	pm_out_lpad(o, label, 20);
-	pm_out_ch(o, ' ');
-	pm_out_str(o, name ? name : "???");
+	pmi_out_lpad(o, label, 20);
+	pmi_out_ch(o, ' ');
+	pmi_out_str(o, name ? name : "???");
 	if (pid >= 0) {
-		pm_out_str(o, " [");
-		pm_out_i64(o, pid);
-		pm_out_ch(o, ']');
+		pmi_out_str(o, " [");
+		pmi_out_i64(o, pid);
+		pmi_out_ch(o, ']');
 	}
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 static void
@@ -53,10 +53,10 @@ field_time(pm_out *o, const char *label, const pm_time *t)
 {
 	if (!t->set)
 		return;
-	pm_out_lpad(o, label, 20);
-	pm_out_ch(o, ' ');
-	pm_out_time(o, t);
-	pm_out_ch(o, '\n');
+	pmi_out_lpad(o, label, 20);
+	pmi_out_ch(o, ' ');
+	pmi_out_time(o, t);
+	pmi_out_ch(o, '\n');
 }
 
 static void
@@ -76,7 +76,7 @@ write_header(const pm_report *r, pm_out *o)
 	field(o, "Responsible:", h->responsible);
 	field(o, "Coalition:", h->coalition);
 	field(o, "User ID:", h->user_id);
-	pm_out_str(o, "\n\n");
+	pmi_out_str(o, "\n\n");
 	field_time(o, "Date/Time:", &h->time);
 	field_time(o, "Launch Time:", &h->launch_time);
 	field(o, "OS Version:", h->os_version);
@@ -85,14 +85,14 @@ write_header(const pm_report *r, pm_out *o)
 	field(o, "Report Version:", h->report_version);
 	for (uint32_t i = 0; i < h->extra_count; i++) {
 		/* The stored key has no colon; the label column includes one. */
-		pm_out_str(o, h->extra[i].key);
-		pm_out_ch(o, ':');
+		pmi_out_str(o, h->extra[i].key);
+		pmi_out_ch(o, ':');
 		size_t n = strlen(h->extra[i].key) + 1;
-		pm_out_rep(o, ' ', n < 20 ? 21 - n : 1);
-		pm_out_str(o, h->extra[i].value);
-		pm_out_ch(o, '\n');
+		pmi_out_rep(o, ' ', n < 20 ? 21 - n : 1);
+		pmi_out_str(o, h->extra[i].value);
+		pmi_out_ch(o, '\n');
 	}
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 /* Exception-block labels are fixed literals on iOS, not a column. */
@@ -101,9 +101,9 @@ literal(pm_out *o, const char *prefix, const char *value)
 {
 	if (!value)
 		return;
-	pm_out_str(o, prefix);
-	pm_out_str(o, value);
-	pm_out_ch(o, '\n');
+	pmi_out_str(o, prefix);
+	pmi_out_str(o, value);
+	pmi_out_ch(o, '\n');
 }
 
 static void
@@ -111,16 +111,16 @@ write_exception_type(const pm_exception *e, pm_out *o)
 {
 	if (!e->type && !e->signal_name)
 		return;
-	pm_out_str(o, "Exception Type:  ");
+	pmi_out_str(o, "Exception Type:  ");
 	if (e->type && e->signal_name) {
-		pm_out_str(o, e->type);
-		pm_out_str(o, " (");
-		pm_out_str(o, e->signal_name);
-		pm_out_ch(o, ')');
+		pmi_out_str(o, e->type);
+		pmi_out_str(o, " (");
+		pmi_out_str(o, e->signal_name);
+		pmi_out_ch(o, ')');
 	} else {
-		pm_out_str(o, e->type ? e->type : e->signal_name);
+		pmi_out_str(o, e->type ? e->type : e->signal_name);
 	}
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 static void
@@ -132,13 +132,13 @@ write_codes(const pm_exception *e, pm_out *o)
 	}
 	if (e->raw_code_count == 0)
 		return;
-	pm_out_str(o, "Exception Codes: ");
+	pmi_out_str(o, "Exception Codes: ");
 	for (uint32_t i = 0; i < e->raw_code_count && i < 4; i++) {
 		if (i)
-			pm_out_str(o, ", ");
-		pm_out_0x(o, e->raw_codes[i], 16);
+			pmi_out_str(o, ", ");
+		pmi_out_0x(o, e->raw_codes[i], 16);
 	}
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 static void
@@ -146,28 +146,28 @@ write_termination(const pm_exception *e, pm_out *o)
 {
 	literal(o, "Termination Signal: ", e->term_indicator);
 	if (e->term_namespace) {
-		pm_out_str(o, "Termination Reason: Namespace ");
-		pm_out_str(o, e->term_namespace);
+		pmi_out_str(o, "Termination Reason: Namespace ");
+		pmi_out_str(o, e->term_namespace);
 		if (e->has_term_code) {
-			pm_out_str(o, ", Code 0x");
-			pm_out_hex(o, e->term_code, 0);
+			pmi_out_str(o, ", Code 0x");
+			pmi_out_hex(o, e->term_code, 0);
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 	for (uint32_t i = 0; i < e->term_reason_count; i++) {
-		pm_out_str(o, e->term_reasons[i]);
-		pm_out_ch(o, '\n');
+		pmi_out_str(o, e->term_reasons[i]);
+		pmi_out_ch(o, '\n');
 	}
 	literal(o, "Termination Description: ", e->term_description);
 	if (e->terminating_process || e->terminating_pid >= 0) {
-		pm_out_str(o, "Terminating Process: ");
-		pm_out_str(o, e->terminating_process ? e->terminating_process : "???");
+		pmi_out_str(o, "Terminating Process: ");
+		pmi_out_str(o, e->terminating_process ? e->terminating_process : "???");
 		if (e->terminating_pid >= 0) {
-			pm_out_str(o, " [");
-			pm_out_i64(o, e->terminating_pid);
-			pm_out_ch(o, ']');
+			pmi_out_str(o, " [");
+			pmi_out_i64(o, e->terminating_pid);
+			pmi_out_ch(o, ']');
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 }
 
@@ -182,15 +182,15 @@ write_exception(const pm_report *r, pm_out *o)
 	literal(o, "Exception Note:  ", e->note);
 	if (e->vm_region_info) {
 		literal(o, "VM Region Info: ", e->vm_region_info);
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 	write_termination(e, o);
 	if (e->triggered_thread >= 0) {
-		pm_out_str(o, e->highlighted ? "Highlighted Thread:  " : "Triggered by Thread:  ");
-		pm_out_i64(o, e->triggered_thread);
-		pm_out_ch(o, '\n');
+		pmi_out_str(o, e->highlighted ? "Highlighted Thread:  " : "Triggered by Thread:  ");
+		pmi_out_i64(o, e->triggered_thread);
+		pmi_out_ch(o, '\n');
 	}
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 static const char *
@@ -205,30 +205,30 @@ static void
 write_location(const pm_report *r, const pm_frame *f, pm_out *o)
 {
 	if (f->symbol) {
-		pm_out_str(o, f->symbol);
+		pmi_out_str(o, f->symbol);
 		if (f->has_offset) {
-			pm_out_str(o, " + ");
-			pm_out_u64(o, f->symbol_offset);
+			pmi_out_str(o, " + ");
+			pmi_out_u64(o, f->symbol_offset);
 		}
 	} else {
 		uint64_t base = 0;
 		if (f->image >= 0 && (uint32_t)f->image < r->image_count)
 			base = r->images[f->image].start;
-		pm_out_0x(o, base, 0);
-		pm_out_str(o, " + ");
-		pm_out_u64(o, f->address - base);
+		pmi_out_0x(o, base, 0);
+		pmi_out_str(o, " + ");
+		pmi_out_u64(o, f->address - base);
 	}
 	/* "(file)" alone would read back as part of the symbol: the text carries
 	 * a source location only with its line (the JSON twin keeps the rest). */
 	if (f->file && f->line) {
-		pm_out_str(o, " (");
-		pm_out_str(o, f->file);
-		pm_out_ch(o, ':');
-		pm_out_u64(o, f->line);
-		pm_out_ch(o, ')');
+		pmi_out_str(o, " (");
+		pmi_out_str(o, f->file);
+		pmi_out_ch(o, ':');
+		pmi_out_u64(o, f->line);
+		pmi_out_ch(o, ')');
 	}
 	if (f->inlined)
-		pm_out_str(o, " [inlined]");
+		pmi_out_str(o, " [inlined]");
 }
 
 /* The first word of s is w ("ARM" in "ARM (Native)", not in "ARM-64"). */
@@ -253,19 +253,19 @@ address_digits(const pm_report *r)
 }
 
 void
-pm_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
+pmi_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
 {
 	unsigned digits = address_digits(r);
 	for (uint32_t i = 0; i < n; i++) {
 		char idx[24];
-		pm_fmt_u64(idx, sizeof idx, i);
-		pm_out_lpad(o, idx, 4);
-		pm_out_lpad(o, frame_image_name(r, &frames[i]), 30);
-		pm_out_ch(o, '\t');
-		pm_out_0x(o, frames[i].address, digits);
-		pm_out_ch(o, ' ');
+		pmi_fmt_u64(idx, sizeof idx, i);
+		pmi_out_lpad(o, idx, 4);
+		pmi_out_lpad(o, frame_image_name(r, &frames[i]), 30);
+		pmi_out_ch(o, '\t');
+		pmi_out_0x(o, frames[i].address, digits);
+		pmi_out_ch(o, ' ');
 		write_location(r, &frames[i], o);
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 }
 
@@ -273,12 +273,12 @@ pm_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *
 static void
 write_multiline(pm_out *o, const char *title, const char *text)
 {
-	pm_out_str(o, title);
-	pm_out_ch(o, '\n');
-	pm_out_str(o, text);
+	pmi_out_str(o, title);
+	pmi_out_ch(o, '\n');
+	pmi_out_str(o, text);
 	if (text[0] && text[strlen(text) - 1] != '\n')
-		pm_out_ch(o, '\n');
-	pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 /* Indented, so that Apple parsers pass over them (docs/text-format.md, "App context"). */
@@ -286,26 +286,26 @@ static void
 write_context(const pm_report *r, pm_out *o)
 {
 	if (r->annotation_count > 0) {
-		pm_out_str(o, "Annotations:\n");
+		pmi_out_str(o, "Annotations:\n");
 		for (uint32_t i = 0; i < r->annotation_count; i++) {
-			pm_out_str(o, "  ");
-			pm_out_str(o, r->annotations[i].key);
-			pm_out_str(o, ": ");
-			pm_out_str(o, r->annotations[i].value);
-			pm_out_ch(o, '\n');
+			pmi_out_str(o, "  ");
+			pmi_out_str(o, r->annotations[i].key);
+			pmi_out_str(o, ": ");
+			pmi_out_str(o, r->annotations[i].value);
+			pmi_out_ch(o, '\n');
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 	if (r->breadcrumb_count > 0) {
-		pm_out_str(o, "Breadcrumbs:\n");
+		pmi_out_str(o, "Breadcrumbs:\n");
 		for (uint32_t i = 0; i < r->breadcrumb_count; i++) {
-			pm_out_str(o, "  ");
-			pm_out_time(o, &r->breadcrumbs[i].time);
-			pm_out_str(o, "  ");
-			pm_out_str(o, r->breadcrumbs[i].message);
-			pm_out_ch(o, '\n');
+			pmi_out_str(o, "  ");
+			pmi_out_time(o, &r->breadcrumbs[i].time);
+			pmi_out_str(o, "  ");
+			pmi_out_str(o, r->breadcrumbs[i].message);
+			pmi_out_ch(o, '\n');
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 }
 
@@ -315,21 +315,21 @@ write_sections(const pm_report *r, pm_out *o)
 	const pm_exception *e = &r->exception;
 	if (e->kernel_triage) {
 		write_multiline(o, "Kernel Triage:", e->kernel_triage);
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 	if (e->asi_count > 0) {
-		pm_out_str(o, "Application Specific Information:\n");
+		pmi_out_str(o, "Application Specific Information:\n");
 		for (uint32_t i = 0; i < e->asi_count; i++) {
-			pm_out_str(o, e->asi[i]);
-			pm_out_ch(o, '\n');
+			pmi_out_str(o, e->asi[i]);
+			pmi_out_ch(o, '\n');
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
 	write_context(r, o);
 	if (r->leb_count > 0) {
-		pm_out_str(o, "Last Exception Backtrace:\n");
-		pm_write_frames(r, r->last_exception_backtrace, r->leb_count, o);
-		pm_out_ch(o, '\n');
+		pmi_out_str(o, "Last Exception Backtrace:\n");
+		pmi_write_frames(r, r->last_exception_backtrace, r->leb_count, o);
+		pmi_out_ch(o, '\n');
 	}
 }
 
@@ -337,22 +337,22 @@ static void
 write_thread_title(const pm_thread *t, pm_out *o)
 {
 	if (t->name || t->queue) {
-		pm_out_str(o, "Thread ");
-		pm_out_u64(o, t->number);
-		pm_out_str(o, " name:  ");
+		pmi_out_str(o, "Thread ");
+		pmi_out_u64(o, t->number);
+		pmi_out_str(o, " name:  ");
 		if (t->name)
-			pm_out_str(o, t->name);
+			pmi_out_str(o, t->name);
 		if (t->name && t->queue)
-			pm_out_str(o, "  ");
+			pmi_out_str(o, "  ");
 		if (t->queue) {
-			pm_out_str(o, "Dispatch queue: ");
-			pm_out_str(o, t->queue);
+			pmi_out_str(o, "Dispatch queue: ");
+			pmi_out_str(o, t->queue);
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
-	pm_out_str(o, "Thread ");
-	pm_out_u64(o, t->number);
-	pm_out_str(o, t->crashed ? " Crashed:\n" : t->attributed ? " Attributed:\n" : ":\n");
+	pmi_out_str(o, "Thread ");
+	pmi_out_u64(o, t->number);
+	pmi_out_str(o, t->crashed ? " Crashed:\n" : t->attributed ? " Attributed:\n" : ":\n");
 }
 
 static void
@@ -361,8 +361,8 @@ write_threads(const pm_report *r, pm_out *o)
 	for (uint32_t i = 0; i < r->thread_count; i++) {
 		const pm_thread *t = &r->threads[i];
 		write_thread_title(t, o);
-		pm_write_frames(r, t->frames, t->frame_count, o);
-		pm_out_ch(o, '\n');
+		pmi_write_frames(r, t->frames, t->frame_count, o);
+		pmi_out_ch(o, '\n');
 	}
 }
 
@@ -372,9 +372,9 @@ write_debug_id(const pm_report *r, const pm_image *im, pm_out *o)
 {
 	uint8_t id[16];
 	pm_image_debug_id(im, r->os, id);
-	pm_out_ch(o, '<');
-	pm_out_uuid(o, id, false);
-	pm_out_ch(o, '>');
+	pmi_out_ch(o, '<');
+	pmi_out_uuid(o, id, false);
+	pmi_out_ch(o, '>');
 }
 
 /* LLDB's crashlog wants a path that starts with a slash: a pseudo-file ([vdso]) or an
@@ -384,38 +384,38 @@ write_image_path(const pm_image *im, pm_out *o)
 {
 	const char *path = im->path ? im->path : "???";
 	if (path[0] != '/')
-		pm_out_ch(o, '/');
-	pm_out_str(o, path);
+		pmi_out_ch(o, '/');
+	pmi_out_str(o, path);
 }
 
 static void
 write_images(const pm_report *r, pm_out *o)
 {
-	pm_out_str(o, "Binary Images:\n");
+	pmi_out_str(o, "Binary Images:\n");
 	for (uint32_t i = 0; i < r->image_count; i++) {
 		const pm_image *im = &r->images[i];
-		pm_out_0x(o, im->start, 0);
-		pm_out_str(o, " - ");
-		pm_out_0x(o, im->start + im->size - 1, 0);
-		pm_out_ch(o, ' ');
+		pmi_out_0x(o, im->start, 0);
+		pmi_out_str(o, " - ");
+		pmi_out_0x(o, im->start + im->size - 1, 0);
+		pmi_out_ch(o, ' ');
 		if (im->is_app)
-			pm_out_ch(o, '+');
-		pm_out_str(o, im->name ? im->name : "???");
-		pm_out_ch(o, ' ');
-		pm_out_str(o, im->arch ? im->arch : "unknown-arch");
+			pmi_out_ch(o, '+');
+		pmi_out_str(o, im->name ? im->name : "???");
+		pmi_out_ch(o, ' ');
+		pmi_out_str(o, im->arch ? im->arch : "unknown-arch");
 		if (im->version) {
-			pm_out_str(o, " (");
-			pm_out_str(o, im->version);
-			pm_out_str(o, ") ");
+			pmi_out_str(o, " (");
+			pmi_out_str(o, im->version);
+			pmi_out_str(o, ") ");
 		} else {
-			pm_out_str(o, "  ");
+			pmi_out_str(o, "  ");
 		}
 		write_debug_id(r, im, o);
-		pm_out_ch(o, ' ');
+		pmi_out_ch(o, ' ');
 		write_image_path(im, o);
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 	}
-	pm_out_str(o, "\nEOF\n");
+	pmi_out_str(o, "\nEOF\n");
 }
 
 pm_err
@@ -425,7 +425,7 @@ pm_write_text(const pm_report *r, pm_out *o)
 	write_exception(r, o);
 	write_sections(r, o);
 	write_threads(r, o);
-	pm_write_thread_state(r, o);
+	pmi_write_thread_state(r, o);
 	write_images(r, o);
 	pm_out_flush(o);
 	if (o->failed)

@@ -7,8 +7,8 @@
 #include "postmortem-tools.h"
 
 /* Frame lines "%-4u%-30s\t0x%016llx location" for n frames. */
-void pm_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o);
+void pmi_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o);
 /* "Thread N crashed with … Thread State" block of the crashed thread, if it has registers. */
-void pm_write_thread_state(const pm_report *r, pm_out *o);
+void pmi_write_thread_state(const pm_report *r, pm_out *o);
 
 #endif

@@ -62,20 +62,20 @@ write_rows(const layout *l, const pm_regs *g, pm_out *o)
 	for (unsigned i = 0; i < g->count; i++) {
 		const pm_reg *reg = &g->reg[i];
 		if (col == 0)
-			pm_out_str(o, l->indent);
+			pmi_out_str(o, l->indent);
 		/* A name as wide as its column would touch the previous value. */
 		if (col > 0 && strlen(reg->name) >= l->name_width[col])
-			pm_out_ch(o, ' ');
-		pm_out_rpad(o, reg->name, l->name_width[col]);
-		pm_out_str(o, ": ");
-		pm_out_0x(o, reg->value, in_list(l->narrow, reg->name) ? 8 : l->digits);
+			pmi_out_ch(o, ' ');
+		pmi_out_rpad(o, reg->name, l->name_width[col]);
+		pmi_out_str(o, ": ");
+		pmi_out_0x(o, reg->value, in_list(l->narrow, reg->name) ? 8 : l->digits);
 		if (g->esr_description && strcmp(reg->name, "esr") == 0) {
-			pm_out_ch(o, ' ');
-			pm_out_str(o, g->esr_description);
+			pmi_out_ch(o, ' ');
+			pmi_out_str(o, g->esr_description);
 		}
 		col++;
 		if (col == 4 || in_list(l->breaks, reg->name) || i + 1 == g->count) {
-			pm_out_ch(o, '\n');
+			pmi_out_ch(o, '\n');
 			col = 0;
 		}
 	}
@@ -85,35 +85,35 @@ write_rows(const layout *l, const pm_regs *g, pm_out *o)
 static void
 x86_line(pm_out *o, const char *label)
 {
-	pm_out_lpad(o, label, 17);
+	pmi_out_lpad(o, label, 17);
 }
 
 static void
 write_x86_exception_state(const pm_regs *g, pm_out *o)
 {
-	pm_out_str(o, "  \n");
+	pmi_out_str(o, "  \n");
 	if (g->has_cpu) {
 		x86_line(o, "Logical CPU:");
-		pm_out_u64(o, g->logical_cpu);
-		pm_out_ch(o, '\n');
+		pmi_out_u64(o, g->logical_cpu);
+		pmi_out_ch(o, '\n');
 	}
 	if (g->has_trap) {
 		x86_line(o, "Error Code:");
-		pm_out_0x(o, g->error_code, 8);
+		pmi_out_0x(o, g->error_code, 8);
 		if (g->trap_description) {
-			pm_out_ch(o, ' ');
-			pm_out_str(o, g->trap_description);
+			pmi_out_ch(o, ' ');
+			pmi_out_str(o, g->trap_description);
 		}
-		pm_out_ch(o, '\n');
+		pmi_out_ch(o, '\n');
 		x86_line(o, "Trap Number:");
-		pm_out_u64(o, g->trap_number);
-		pm_out_ch(o, '\n');
+		pmi_out_u64(o, g->trap_number);
+		pmi_out_ch(o, '\n');
 	}
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }
 
 void
-pm_write_thread_state(const pm_report *r, pm_out *o)
+pmi_write_thread_state(const pm_report *r, pm_out *o)
 {
 	int32_t t = pm_report_crashed_thread(r);
 	if (t < 0 || !r->threads[t].regs)
@@ -122,13 +122,13 @@ pm_write_thread_state(const pm_report *r, pm_out *o)
 	const layout *l = layout_for(g->arch);
 	if (!l)
 		return;
-	pm_out_str(o, "Thread ");
-	pm_out_u64(o, r->threads[t].number);
-	pm_out_str(o, " crashed with ");
-	pm_out_str(o, l->title);
-	pm_out_str(o, ":\n");
+	pmi_out_str(o, "Thread ");
+	pmi_out_u64(o, r->threads[t].number);
+	pmi_out_str(o, " crashed with ");
+	pmi_out_str(o, l->title);
+	pmi_out_str(o, ":\n");
 	write_rows(l, g, o);
 	if (g->arch == PM_ARCH_X86_64 || g->arch == PM_ARCH_X86)
 		write_x86_exception_state(g, o);
-	pm_out_ch(o, '\n');
+	pmi_out_ch(o, '\n');
 }

@@ -32,14 +32,14 @@ fuzz_check_answer(const uint8_t *data, size_t size, char *why, size_t cap)
 	memcpy(value, data, size);
 	value[size] = '\0';
 	/* A fixed "now" keeps every run of an input the same. */
-	int64_t wait = upload_retry_after_ms(value, 1700000000);
+	int64_t wait = pmi_upload_retry_after_ms(value, 1700000000);
 	if (wait < -1 || wait > (int64_t)UPLOAD_RETRY_AFTER_MAX_MS)
 		return fuzz_say(why, cap, "Retry-After \"%s\": wait %lld out of range", value, (long long)wait);
 	int64_t want = digits_wait(value);
 	if (want != -2 && wait != want)
 		return fuzz_say(why, cap, "Retry-After \"%s\": %lld ms, not %lld", value, (long long)wait,
 		           (long long)want);
-	int64_t limit = sentry_rate_limit_ms(value);
+	int64_t limit = pmi_sentry_rate_limit_ms(value);
 	if (limit < -1 || limit > (int64_t)UPLOAD_RETRY_AFTER_MAX_MS)
 		return fuzz_say(why, cap, "X-Sentry-Rate-Limits \"%s\": %lld ms out of range", value, (long long)limit);
 	return true;

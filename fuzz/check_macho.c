@@ -27,7 +27,7 @@ check_slice(const pm_sy_macho *m, const uint8_t *file, size_t size, char *why, s
 		if (m->dwarf[i].offset > m->len || m->dwarf[i].size > m->len - m->dwarf[i].offset)
 			return fuzz_say(why, cap, "section %s past the slice", m->dwarf[i].name);
 	pm_sy_symtab t;
-	if (!pm_sy_macho_symtab(m, &t))
+	if (!pmi_sy_macho_symtab(m, &t))
 		return true;
 	bool ok = true;
 	for (size_t i = 0; ok && i < t.count; i++) {
@@ -38,7 +38,7 @@ check_slice(const pm_sy_macho *m, const uint8_t *file, size_t size, char *why, s
 		else if (!ok)
 			fuzz_say(why, cap, "symbol %zu's name lies outside the slice", i);
 	}
-	pm_sy_symtab_free(&t);
+	pmi_sy_symtab_free(&t);
 	return ok;
 }
 
@@ -57,7 +57,7 @@ fuzz_check_macho(const uint8_t *data, size_t size, char *why, size_t cap)
 		return true;
 	memcpy(file, data + 1, len);
 	pm_sy_macho m;
-	bool ok = pm_sy_macho_read(file, len, arch, file, &m) != 0 || check_slice(&m, file, len, why, cap);
+	bool ok = pmi_sy_macho_read(file, len, arch, file, &m) != 0 || check_slice(&m, file, len, why, cap);
 	free(file);
 	return ok;
 }

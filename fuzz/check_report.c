@@ -30,7 +30,7 @@ fuzz_check_report(const pm_report *a, char *why, size_t cap)
 	const char *where = "";
 	if (pm_read_json(buf, o.len, &b, &err) != PM_OK)
 		fuzz_say(why, cap, "the written twin does not read: %s", err.message);
-	else if (!(same = pm_report_equal(a, &b, &where)))
+	else if (!(same = pmi_report_equal(a, &b, &where)))
 		fuzz_say(why, cap, "round trip through the JSON twin differs: %s", where);
 	pm_report_free(&b);
 	return same;

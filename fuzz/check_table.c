@@ -25,12 +25,12 @@ look_up(const pm_sy_table *t, char *why, size_t cap)
 		for (uint64_t k = 0; ok && k < 3; k++) {
 			uint64_t pc = lo - 1 + k;
 			out.len = 0;
-			if (pm_sy_table_resolve(t, 0, pc, pc, &strings, &out) == PM_SY_NOMEM)
+			if (pmi_sy_table_resolve(t, 0, pc, pc, &strings, &out) == PM_SY_NOMEM)
 				ok = fuzz_say(why, cap, "out of memory at 0x%llx", (unsigned long long)pc);
 		}
 	}
 	free(out.v);
-	pm_sy_strings_free(&strings);
+	pmi_sy_strings_free(&strings);
 	pm_arena_free(&arena);
 	return ok;
 }
@@ -46,7 +46,7 @@ fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap)
 	pm_sy_table t;
 	char reason[256];
 	memset(&t, 0, sizeof t);
-	bool ok = !pm_sy_table_check(&t, copy, size, reason, sizeof reason) || look_up(&t, why, cap);
+	bool ok = !pmi_sy_table_check(&t, copy, size, reason, sizeof reason) || look_up(&t, why, cap);
 	free(copy);
 	return ok;
 }

@@ -28,7 +28,7 @@ static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static bool key_ok;
 
 size_t
-pm_altstack_size(void)
+pmi_altstack_size(void)
 {
 	size_t min = (size_t)getauxval(AT_MINSIGSTKSZ);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -44,9 +44,9 @@ free_stack(void *p)
 	stack_t off = { .ss_flags = SS_DISABLE };
 	stack_t cur;
 	/* Only disable it if it is still ours (not replaced by the app). */
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pm_altstack_size()))
+	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pmi_altstack_size()))
 		sigaltstack(&off, NULL);
-	pm_altstack_known_remove(pm_sys_gettid());
+	as_altstack_known_remove(as_sys_gettid());
 	munmap(s->map, s->size);
 	munmap(s, sizeof *s);
 }
@@ -58,18 +58,18 @@ make_key(void)
 }
 
 bool
-pm_altstack_init(void)
+pmi_altstack_init(void)
 {
 	pthread_once(&key_once, make_key);
-	pm_as_altstack_set_geometry(pm_altstack_size(), (size_t)sysconf(_SC_PAGESIZE));
+	as_altstack_set_geometry(pmi_altstack_size(), (size_t)sysconf(_SC_PAGESIZE));
 	return key_ok;
 }
 
 bool
-pm_altstack_ensure(void)
+pmi_altstack_ensure(void)
 {
 	pm_as_stack *made;
-	if (!pm_as_altstack_make(&made))
+	if (!as_altstack_make(&made))
 		return false;
 	if (made && key_ok)
 		pthread_setspecific(stack_key, made);
@@ -77,7 +77,7 @@ pm_altstack_ensure(void)
 }
 
 void
-pm_altstack_release(void)
+pmi_altstack_release(void)
 {
 	if (!key_ok)
 		return;
@@ -89,28 +89,28 @@ pm_altstack_release(void)
 }
 
 void
-pm_altstack_broadcast(int sig, unsigned timeout_ms)
+pmi_altstack_broadcast(int sig, unsigned timeout_ms)
 {
 	DIR *d = opendir("/proc/self/task");
 	if (!d)
 		return;
-	pid_t self = pm_sys_gettid(), pid = getpid();
-	int sent = 0, *answers = pm_as_altstack_answers();
+	pid_t self = as_sys_gettid(), pid = getpid();
+	int sent = 0, *answers = as_altstack_answers();
 	__atomic_store_n(answers, 0, __ATOMIC_RELEASE);
 	struct dirent *e;
 	while ((e = readdir(d)) != NULL) {
 		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0 && tid != self && !pm_altstack_is_known(tid) && pm_sys_tgkill(pid, tid, sig) == 0)
+		if (tid > 0 && tid != self && !as_altstack_is_known(tid) && as_sys_tgkill(pid, tid, sig) == 0)
 			sent++;
 	}
 	closedir(d);
-	uint64_t deadline = pm_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
+	uint64_t deadline = as_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	int acks;
 	while ((acks = __atomic_load_n(answers, __ATOMIC_ACQUIRE)) < sent) {
-		uint64_t now = pm_sys_now_ns();
+		uint64_t now = as_sys_now_ns();
 		if (now >= deadline)
 			break;
-		pm_sys_futex_wait(answers, acks, deadline - now);
+		as_sys_futex_wait(answers, acks, deadline - now);
 	}
 }
 
@@ -128,7 +128,7 @@ start_with_altstack(void *p)
 {
 	struct start s = *(struct start *)p;
 	free(p);
-	pm_altstack_ensure();
+	pmi_altstack_ensure();
 	return s.fn(s.arg);
 }
 
@@ -147,7 +147,7 @@ pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), vo
 	}
 	if (!real)
 		return EAGAIN;
-	struct start *s = pm_g.installed ? malloc(sizeof *s) : NULL;
+	struct start *s = as_g.installed ? malloc(sizeof *s) : NULL;
 	if (!s)
 		return real(t, attr, fn, arg);
 	s->fn = fn;

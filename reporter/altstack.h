@@ -6,7 +6,7 @@
  * signal stack lets it run.  sigaltstack is per thread, so:
  *   - the thread calling pm_install gets one directly;
  *   - threads that already exist get one through a setup signal whose
- *     handler runs on each of them (pm_altstack_broadcast; the handler's
+ *     handler runs on each of them (pmi_altstack_broadcast; the handler's
  *     part is the crash path's as_altstack.c), unless they are known to
  *     hold one already (from an earlier install, or started through our
  *     pthread_create: as_altstack_known.c);
@@ -23,15 +23,15 @@
 #include <stddef.h>
 
 /* Size of each alternate stack: AT_MINSIGSTKSZ plus room for the handler. */
-size_t pm_altstack_size(void);
+size_t pmi_altstack_size(void);
 /* Give the calling thread an alternate stack with a guard page, unless it has one. */
-bool pm_altstack_ensure(void);
+bool pmi_altstack_ensure(void);
 /* Prepare the thread-exit cleanup; call once at install. */
-bool pm_altstack_init(void);
+bool pmi_altstack_init(void);
 /* Ask every other thread for a stack (through `sig`, whose handler runs
- * pm_as_altstack_on_setup), waiting up to timeout_ms. */
-void pm_altstack_broadcast(int sig, unsigned timeout_ms);
+ * as_altstack_on_setup), waiting up to timeout_ms. */
+void pmi_altstack_broadcast(int sig, unsigned timeout_ms);
 /* Drop the calling thread's stack if we made it. */
-void pm_altstack_release(void);
+void pmi_altstack_release(void);
 
 #endif

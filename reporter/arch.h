@@ -34,21 +34,21 @@ typedef struct pm_cpu {
 } pm_cpu;
 
 /* Registers of a signal context as the unwinder's starting point. */
-void pm_arch_cpu_from_mcontext(const mcontext_t *mc, pm_cpu *out);
+void as_arch_cpu_from_mcontext(const mcontext_t *mc, pm_cpu *out);
 /* Apple-named registers of a context into the model (with exception state when `fault`). */
-void pm_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out);
+void as_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out);
 /* Where a kernel signal frame (__restore_rt) keeps the interrupted context, given the
  * stack pointer at the trampoline; 0 if this architecture does not say. */
-uint64_t pm_arch_sigframe_mcontext(uint64_t sp);
+uint64_t as_arch_sigframe_mcontext(uint64_t sp);
 /* True when the bytes at pc are the kernel's signal-return trampoline. */
-bool pm_arch_is_sigreturn(const uint8_t *code, size_t n);
-/* Bytes to read at pc for pm_arch_is_sigreturn. */
+bool as_arch_is_sigreturn(const uint8_t *code, size_t n);
+/* Bytes to read at pc for as_arch_is_sigreturn. */
 enum { PM_ARCH_SIGRETURN_LEN = 9 };
 /* The signal trampoline's name, for the frame the kernel's signal return leaves. */
-extern const char pm_arch_sigreturn_name[];
+extern const char as_arch_sigreturn_name[];
 /* The interrupted pc and stack pointer of a context. */
-uint64_t pm_arch_pc(const mcontext_t *mc);
-uint64_t pm_arch_sp(const mcontext_t *mc);
+uint64_t as_arch_pc(const mcontext_t *mc);
+uint64_t as_arch_sp(const mcontext_t *mc);
 
 /*
  * The thread pointer (TLS).  An app that corrupts it would make the handler
@@ -58,16 +58,16 @@ uint64_t pm_arch_sp(const mcontext_t *mc);
  * remembered one and returns what to put back on the way out.  Neither
  * touches errno or TLS.
  */
-void pm_arch_tls_remember(void);
-uint64_t pm_arch_tls_repair(void);
-void pm_arch_tls_put_back(uint64_t saved);
+void as_arch_tls_remember(void);
+uint64_t as_arch_tls_repair(void);
+void as_arch_tls_put_back(uint64_t saved);
 
 /* A minidump SystemInfo's processor_level and processor_revision (2 bytes each, little
  * endian) and its 24-byte CPU_INFORMATION, from the CPU itself. */
-void pm_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info);
+void as_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info);
 /* Report strings: "X86-64 (Native)", "x86_64". */
-extern const char pm_arch_code_type[];
-extern const char pm_arch_name[];
-extern const pm_arch pm_arch_id;
+extern const char as_arch_code_type[];
+extern const char as_arch_name[];
+extern const pm_arch as_arch_id;
 
 #endif

@@ -14,10 +14,10 @@
 
 #include "minidump.h"
 
-const char pm_arch_code_type[] = "X86-64 (Native)";
-const char pm_arch_sigreturn_name[] = "__restore_rt";
-const char pm_arch_name[] = "x86_64";
-const pm_arch pm_arch_id = PM_ARCH_X86_64;
+const char as_arch_code_type[] = "X86-64 (Native)";
+const char as_arch_sigreturn_name[] = "__restore_rt";
+const char as_arch_name[] = "x86_64";
+const pm_arch as_arch_id = PM_ARCH_X86_64;
 
 /* DWARF register n lives in gregs[dwarf_to_greg[n]]. */
 static const int dwarf_to_greg[16] = {
@@ -26,7 +26,7 @@ static const int dwarf_to_greg[16] = {
 };
 
 void
-pm_arch_cpu_from_mcontext(const mcontext_t *mc, pm_cpu *out)
+as_arch_cpu_from_mcontext(const mcontext_t *mc, pm_cpu *out)
 {
 	memset(out, 0, sizeof *out);
 	for (int i = 0; i < 16; i++)
@@ -50,7 +50,7 @@ static const struct {
 };
 
 void
-pm_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out)
+as_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out)
 {
 	memset(out, 0, sizeof *out);
 	out->arch = PM_ARCH_X86_64;
@@ -73,19 +73,19 @@ pm_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out)
  * rt_sigframe's return address (pretcode): sp then points at the frame's
  * struct ucontext, whose uc_mcontext sits 40 bytes in. */
 uint64_t
-pm_arch_sigframe_mcontext(uint64_t sp)
+as_arch_sigframe_mcontext(uint64_t sp)
 {
 	return sp + offsetof(ucontext_t, uc_mcontext);
 }
 
 uint64_t
-pm_arch_pc(const mcontext_t *mc)
+as_arch_pc(const mcontext_t *mc)
 {
 	return (uint64_t)mc->gregs[REG_RIP];
 }
 
 uint64_t
-pm_arch_sp(const mcontext_t *mc)
+as_arch_sp(const mcontext_t *mc)
 {
 	return (uint64_t)mc->gregs[REG_RSP];
 }
@@ -133,13 +133,13 @@ tls_points_at_itself(uint64_t fs)
 }
 
 void
-pm_arch_tls_remember(void)
+as_arch_tls_remember(void)
 {
 	good_tls = tls_now();
 }
 
 uint64_t
-pm_arch_tls_repair(void)
+as_arch_tls_repair(void)
 {
 	uint64_t fs = tls_now();
 	if (good_tls && fs != good_tls && !tls_points_at_itself(fs))
@@ -148,7 +148,7 @@ pm_arch_tls_repair(void)
 }
 
 void
-pm_arch_tls_put_back(uint64_t saved)
+as_arch_tls_put_back(uint64_t saved)
 {
 	if (tls_now() != saved)
 		trap(SYS_arch_prctl, ARCH_SET_FS, (long)saved, 0, 0, 0, 0);
@@ -156,14 +156,14 @@ pm_arch_tls_put_back(uint64_t saved)
 
 /* glibc's __restore_rt: mov $0xf,%rax; syscall. */
 bool
-pm_arch_is_sigreturn(const uint8_t *code, size_t n)
+as_arch_is_sigreturn(const uint8_t *code, size_t n)
 {
 	static const uint8_t restore_rt[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
 	return n >= sizeof restore_rt && memcmp(code, restore_rt, sizeof restore_rt) == 0;
 }
 /* cpuid is an instruction, not a call: the same answer anywhere. */
 void
-pm_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info)
+as_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info)
 {
 	unsigned a = 0, b = 0, c = 0, d = 0;
 	if (!__get_cpuid(0, &a, &b, &c, &d))

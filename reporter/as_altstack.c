@@ -15,61 +15,61 @@ static size_t stack_size, page_size;
 static int answers; /* futex word: threads that have answered a setup broadcast */
 
 void
-pm_as_altstack_set_geometry(size_t size, size_t page)
+as_altstack_set_geometry(size_t size, size_t page)
 {
 	stack_size = size;
 	page_size = page;
 }
 
 bool
-pm_as_altstack_make(pm_as_stack **made)
+as_altstack_make(pm_as_stack **made)
 {
 	stack_t cur;
 	*made = NULL;
-	if (pm_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
-		pm_altstack_known_add(pm_sys_gettid());
+	if (as_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+		as_altstack_known_add(as_sys_gettid());
 		return true; /* the thread has one (ours or the app's) */
 	}
 	if (!stack_size)
 		return false;
-	pm_as_stack *s = pm_sys_map(sizeof *s, 0);
+	pm_as_stack *s = as_sys_map(sizeof *s, 0);
 	if (!s)
 		return false;
 	s->size = stack_size + page_size;
-	s->map = pm_sys_map(s->size, MAP_NORESERVE);
+	s->map = as_sys_map(s->size, MAP_NORESERVE);
 	if (!s->map) {
-		pm_sys_unmap(s, sizeof *s);
+		as_sys_unmap(s, sizeof *s);
 		return false;
 	}
 	/* The guard page below the stack turns an overflow of the handler
 	 * itself into a clean fault instead of silent corruption. */
-	pm_sys_protect(s->map, page_size, PROT_NONE);
+	as_sys_protect(s->map, page_size, PROT_NONE);
 	stack_t ss = { .ss_sp = (char *)s->map + page_size, .ss_size = stack_size, .ss_flags = 0 };
-	if (pm_sys_sigaltstack(&ss, NULL) != 0) {
-		pm_sys_unmap(s->map, s->size);
-		pm_sys_unmap(s, sizeof *s);
+	if (as_sys_sigaltstack(&ss, NULL) != 0) {
+		as_sys_unmap(s->map, s->size);
+		as_sys_unmap(s, sizeof *s);
 		return false;
 	}
 	*made = s;
-	pm_altstack_known_add(pm_sys_gettid());
+	as_altstack_known_add(as_sys_gettid());
 	return true;
 }
 
 void
-pm_as_altstack_on_setup(void *uctx)
+as_altstack_on_setup(void *uctx)
 {
 	/* sigreturn restores the alternate stack saved in the signal frame:
 	 * record the new one there, or leaving the handler would undo it. */
 	pm_as_stack *made;
 	stack_t cur;
-	if (pm_as_altstack_make(&made) && pm_sys_sigaltstack(NULL, &cur) == 0)
+	if (as_altstack_make(&made) && as_sys_sigaltstack(NULL, &cur) == 0)
 		((ucontext_t *)uctx)->uc_stack = cur;
 	__atomic_add_fetch(&answers, 1, __ATOMIC_RELEASE);
-	pm_sys_futex_wake(&answers);
+	as_sys_futex_wake(&answers);
 }
 
 int *
-pm_as_altstack_answers(void)
+as_altstack_answers(void)
 {
 	return &answers;
 }

@@ -17,21 +17,21 @@ typedef struct pm_as_stack {
 
 /* How large each stack is and the page size, decided once at install
  * (sysconf and getauxval stay off the signal path). */
-void pm_as_altstack_set_geometry(size_t stack_size, size_t page_size);
+void as_altstack_set_geometry(size_t stack_size, size_t page_size);
 /* Give the calling thread an alternate stack, unless it has one (then
  * *made is NULL).  The record lives in its own mapping.  False when the
  * memory or sigaltstack was refused. */
-bool pm_as_altstack_make(pm_as_stack **made);
+bool as_altstack_make(pm_as_stack **made);
 /* The setup signal's work on each thread: a stack, recorded in the signal
  * frame so that sigreturn keeps it, then one more answer in the counter
- * pm_as_altstack_answers points to (a futex word).  A stack made here is
+ * as_altstack_answers points to (a futex word).  A stack made here is
  * never freed: no thread-exit hook can be registered from a handler. */
-void pm_as_altstack_on_setup(void *uctx);
-int *pm_as_altstack_answers(void);
+void as_altstack_on_setup(void *uctx);
+int *as_altstack_answers(void);
 
 /* Threads known to hold an alternate stack (as_altstack_known.c). */
-void pm_altstack_known_add(pid_t tid);
-void pm_altstack_known_remove(pid_t tid);
-bool pm_altstack_is_known(pid_t tid);
+void as_altstack_known_add(pid_t tid);
+void as_altstack_known_remove(pid_t tid);
+bool as_altstack_is_known(pid_t tid);
 
 #endif

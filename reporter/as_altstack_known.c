@@ -1,6 +1,6 @@
 /*
  * as_altstack_known.c — AS-SAFE: the threads known to hold an alternate signal stack,
- * so that pm_install signals only the others (pm_altstack_broadcast): a
+ * so that pm_install signals only the others (pmi_altstack_broadcast): a
  * reinstall, or an install after threads were started through our
  * pthread_create, then costs no signal round trip per thread.
  *
@@ -20,7 +20,7 @@ enum { KNOWN_SLOTS = 4096 };
 static _Atomic pid_t known[KNOWN_SLOTS];
 
 void
-pm_altstack_known_add(pid_t tid)
+as_altstack_known_add(pid_t tid)
 {
 	pid_t expected = 0;
 	if (tid > 0)
@@ -28,7 +28,7 @@ pm_altstack_known_add(pid_t tid)
 }
 
 void
-pm_altstack_known_remove(pid_t tid)
+as_altstack_known_remove(pid_t tid)
 {
 	pid_t expected = tid;
 	if (tid > 0)
@@ -36,7 +36,7 @@ pm_altstack_known_remove(pid_t tid)
 }
 
 bool
-pm_altstack_is_known(pid_t tid)
+as_altstack_is_known(pid_t tid)
 {
 	return tid > 0 && atomic_load(&known[tid % KNOWN_SLOTS]) == tid;
 }

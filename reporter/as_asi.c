@@ -30,7 +30,7 @@ read_cstring(uint64_t addr, char *buf, size_t cap)
 	while (len + 1 < cap) {
 		size_t want = cap - 1 - len < READ_CHUNK ? cap - 1 - len : READ_CHUNK;
 		/* Shrink the piece until it reads: the string may end just before a hole. */
-		while (want > 0 && !pm_as_mem_read(buf + len, addr + len, want))
+		while (want > 0 && !as_mem_read(buf + len, addr + len, want))
 			want /= 2;
 		if (want == 0)
 			break;
@@ -61,17 +61,17 @@ add_lines(pm_report *r, const char **lines, uint32_t cap, const char *text, size
 }
 
 void
-pm_as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap)
+as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap)
 {
 	const char **lines = pm_arena_alloc(&r->arena, MAX_ASI_LINES * sizeof *lines, _Alignof(const char *));
 	if (!lines)
 		return;
 	r->exception.asi = lines;
 	r->exception.asi_count = 0;
-	add_lines(r, lines, MAX_ASI_LINES, scratch, pm_as_context_message(scratch, scratch_cap));
-	add_lines(r, lines, MAX_ASI_LINES, scratch, pm_as_cxx_exception_text(r, tid, scratch, scratch_cap));
+	add_lines(r, lines, MAX_ASI_LINES, scratch, as_context_message(scratch, scratch_cap));
+	add_lines(r, lines, MAX_ASI_LINES, scratch, as_cxx_exception_text(r, tid, scratch, scratch_cap));
 	uint64_t msg_ptr = 0;
-	if (f->abort_msg_var && pm_as_mem_read(&msg_ptr, f->abort_msg_var, sizeof msg_ptr) && msg_ptr) {
+	if (f->abort_msg_var && as_mem_read(&msg_ptr, f->abort_msg_var, sizeof msg_ptr) && msg_ptr) {
 		size_t cap = scratch_cap < MAX_ABORT_MSG ? scratch_cap : MAX_ABORT_MSG;
 		size_t len = read_cstring(msg_ptr + offsetof(struct abort_msg, msg), scratch, cap);
 		add_lines(r, lines, MAX_ASI_LINES, scratch, len);

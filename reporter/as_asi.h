@@ -12,6 +12,6 @@
 /* Fill r->exception.asi from what the process said before dying (the app's
  * crash message, the uncaught C++ exception thread tid died of, glibc's
  * assert/abort message), through `scratch`. */
-void pm_as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap);
+void as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap);
 
 #endif

@@ -11,13 +11,13 @@
 #include "state.h"
 
 /*
- * Stop every other thread, then fill pm_g.report: header, images, and each
+ * Stop every other thread, then fill as_g.report: header, images, and each
  * thread with its registers and frames.  `self_mc` holds the calling
  * thread's registers (the fault context, or its own for a snapshot);
- * `self_crashed` marks it as the crashed thread.  The caller owns pm_g.owner.
+ * `self_crashed` marks it as the crashed thread.  The caller owns as_g.owner.
  */
-void pm_as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const struct timespec *now);
+void as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const struct timespec *now);
 /* Name the frames with the in-handler symbol tables. */
-void pm_as_capture_symbols(void);
+void as_capture_symbols(void);
 
 #endif

@@ -20,7 +20,7 @@ cfa_of(const pm_mem *mem, const pm_cpu *cpu, const pm_cfi_rule *rule, uint64_t *
 		*cfa = base + rule->arg;
 		return true;
 	case PM_CFI_VAL_EXPR:
-		return pm_cfi_expr_eval(mem, cpu, rule->arg, rule->len, NULL, cfa);
+		return as_cfi_expr_eval(mem, cpu, rule->arg, rule->len, NULL, cfa);
 	default:
 		return false; /* the FDE never defined a CFA */
 	}
@@ -50,16 +50,16 @@ recover(const pm_mem *mem, const pm_cpu *cpu, unsigned n, const pm_cfi_rule *rul
 		*known = pm_cfi_reg_value(cpu, rule->reg, v);
 		return true;
 	case PM_CFI_EXPR:
-		return pm_cfi_expr_eval(mem, cpu, rule->arg, rule->len, &cfa, &addr) &&
+		return as_cfi_expr_eval(mem, cpu, rule->arg, rule->len, &cfa, &addr) &&
 		       pm_mem_u64(mem, addr, v);
 	case PM_CFI_VAL_EXPR:
-		return pm_cfi_expr_eval(mem, cpu, rule->arg, rule->len, &cfa, v);
+		return as_cfi_expr_eval(mem, cpu, rule->arg, rule->len, &cfa, v);
 	}
 	return false;
 }
 
 pm_cfi_result
-pm_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu)
+as_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu)
 {
 	pm_cpu caller = { .valid = 0, .signal_frame = cie->signal };
 	uint64_t cfa;
@@ -88,7 +88,7 @@ pm_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm
 }
 
 pm_cfi_result
-pm_as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu)
+as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu)
 {
 	pm_cfi_fde fde;
 	pm_cfi_row row;
@@ -96,8 +96,8 @@ pm_as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu)
 	if (eh_frame_hdr == 0 || cpu->pc == 0)
 		return PM_CFI_NOINFO;
 	uint64_t pc = pm_cfi_lookup_pc(cpu);
-	if ((r = pm_cfi_find(mem, eh_frame_hdr, pc, &fde)) != PM_CFI_OK ||
-	    (r = pm_cfi_run(mem, &fde, pc, &row)) != PM_CFI_OK)
+	if ((r = as_cfi_find(mem, eh_frame_hdr, pc, &fde)) != PM_CFI_OK ||
+	    (r = as_cfi_run(mem, &fde, pc, &row)) != PM_CFI_OK)
 		return r;
-	return pm_cfi_apply(mem, &fde.cie, &row, cpu);
+	return as_cfi_apply(mem, &fde.cie, &row, cpu);
 }

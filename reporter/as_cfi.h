@@ -32,6 +32,6 @@ typedef enum pm_cfi_result {
  * where the unwinder stops; a 0 read from the stack keeps the bit set.
  * *cpu is left untouched unless the result is PM_CFI_OK.
  */
-pm_cfi_result pm_as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);
+pm_cfi_result as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);
 
 #endif

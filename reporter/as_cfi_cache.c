@@ -23,13 +23,13 @@ struct pm_cfi_cache {
 };
 
 size_t
-pm_cfi_cache_size(void)
+as_cfi_cache_size(void)
 {
 	return sizeof(pm_cfi_cache);
 }
 
 void
-pm_cfi_cache_clear(pm_cfi_cache *c)
+as_cfi_cache_clear(pm_cfi_cache *c)
 {
 	if (!c)
 		return;
@@ -49,22 +49,22 @@ slot(pm_cfi_cache *c, uint64_t hdr, uint64_t pc)
 }
 
 pm_cfi_result
-pm_as_cfi_step_cached(pm_cfi_cache *c, const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu)
+as_cfi_step_cached(pm_cfi_cache *c, const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu)
 {
 	if (!c || eh_frame_hdr == 0 || cpu->pc == 0)
-		return pm_as_cfi_step(mem, eh_frame_hdr, cpu);
+		return as_cfi_step(mem, eh_frame_hdr, cpu);
 	uint64_t pc = pm_cfi_lookup_pc(cpu);
 	cache_entry *e = slot(c, eh_frame_hdr, pc);
 	if (e->generation != c->generation || e->hdr != eh_frame_hdr || e->pc != pc) {
 		pm_cfi_fde fde;
 		e->hdr = eh_frame_hdr;
 		e->pc = pc;
-		e->result = pm_cfi_find(mem, eh_frame_hdr, pc, &fde);
+		e->result = as_cfi_find(mem, eh_frame_hdr, pc, &fde);
 		if (e->result == PM_CFI_OK) {
 			e->cie = fde.cie;
-			e->result = pm_cfi_run(mem, &fde, pc, &e->row);
+			e->result = as_cfi_run(mem, &fde, pc, &e->row);
 		}
 		e->generation = c->generation;
 	}
-	return e->result == PM_CFI_OK ? pm_cfi_apply(mem, &e->cie, &e->row, cpu) : e->result;
+	return e->result == PM_CFI_OK ? as_cfi_apply(mem, &e->cie, &e->row, cpu) : e->result;
 }

@@ -22,11 +22,11 @@
 typedef struct pm_cfi_cache pm_cfi_cache;
 
 /* Bytes a cache takes; zeroed memory of that size is an empty cache. */
-size_t pm_cfi_cache_size(void);
+size_t as_cfi_cache_size(void);
 /* Forget every entry (O(1)): at the start of a capture. */
-void pm_cfi_cache_clear(pm_cfi_cache *c);
+void as_cfi_cache_clear(pm_cfi_cache *c);
 
-/* pm_as_cfi_step, through the cache (NULL: no cache). */
-pm_cfi_result pm_as_cfi_step_cached(pm_cfi_cache *c, const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);
+/* as_cfi_step, through the cache (NULL: no cache). */
+pm_cfi_result as_cfi_step_cached(pm_cfi_cache *c, const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);
 
 #endif

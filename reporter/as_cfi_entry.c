@@ -18,16 +18,16 @@ enum {
 };
 
 pm_cfi_result
-pm_cfi_entry_read(const pm_mem *mem, uint64_t addr, pm_cfi_entry *e)
+as_cfi_entry_read(const pm_mem *mem, uint64_t addr, pm_cfi_entry *e)
 {
 	pm_cfi_cur c;
 	uint64_t len;
-	if (!pm_cfi_cur_init(&c, mem, addr, ENTRY_HEAD_MAX) || !pm_cfi_fixed(&c, 4, false, &len))
+	if (!as_cfi_cur_init(&c, mem, addr, ENTRY_HEAD_MAX) || !as_cfi_fixed(&c, 4, false, &len))
 		return PM_CFI_BAD;
 	if (len == 0)
 		return PM_CFI_NOINFO;
 	bool is64 = len == len64_escape;
-	if (is64 && !pm_cfi_fixed(&c, 8, false, &len))
+	if (is64 && !as_cfi_fixed(&c, 8, false, &len))
 		return PM_CFI_BAD;
 	uint32_t id_size = is64 ? 8 : 4;
 	if (len < id_size || len > PM_CFI_MAX_ENTRY || c.pos + len < c.pos)
@@ -35,11 +35,11 @@ pm_cfi_entry_read(const pm_mem *mem, uint64_t addr, pm_cfi_entry *e)
 	e->id_at = c.pos;
 	e->body = c.pos + id_size;
 	e->end = c.pos + len;
-	return pm_cfi_fixed(&c, id_size, false, &e->id) ? PM_CFI_OK : PM_CFI_BAD;
+	return as_cfi_fixed(&c, id_size, false, &e->id) ? PM_CFI_OK : PM_CFI_BAD;
 }
 
 bool
-pm_cfi_cie_of(const pm_cfi_entry *fde, uint64_t *addr)
+as_cfi_cie_of(const pm_cfi_entry *fde, uint64_t *addr)
 {
 	if (fde->id > fde->id_at)
 		return false;
@@ -52,7 +52,7 @@ static bool
 read_aug_string(pm_cfi_cur *c, char aug[MAX_AUG])
 {
 	for (size_t i = 0; i < MAX_AUG; i++) {
-		if (!pm_cfi_u8(c, (uint8_t *)&aug[i]))
+		if (!as_cfi_u8(c, (uint8_t *)&aug[i]))
 			return false;
 		if (aug[i] == '\0')
 			return true;
@@ -67,7 +67,7 @@ sizes_ok(pm_cfi_cur *c, uint8_t version)
 	uint8_t address_size, segment_size;
 	if (version < 4)
 		return true;
-	return pm_cfi_u8(c, &address_size) && pm_cfi_u8(c, &segment_size) &&
+	return as_cfi_u8(c, &address_size) && as_cfi_u8(c, &segment_size) &&
 	       address_size == ADDRESS_SIZE && segment_size == 0;
 }
 
@@ -76,8 +76,8 @@ read_ra(pm_cfi_cur *c, uint8_t version, uint64_t *ra)
 {
 	uint8_t b;
 	if (version != 1)
-		return pm_cfi_uleb(c, ra);
-	if (!pm_cfi_u8(c, &b))
+		return as_cfi_uleb(c, ra);
+	if (!as_cfi_u8(c, &b))
 		return false;
 	*ra = b;
 	return true;
@@ -92,22 +92,22 @@ parse_augmentation(pm_cfi_cur *c, const char *aug, pm_cfi_cie *cie)
 	uint8_t enc;
 	if (aug[0] == '\0')
 		return true;
-	if (aug[0] != 'z' || !pm_cfi_uleb(c, &len) || len > c->end - c->pos)
+	if (aug[0] != 'z' || !as_cfi_uleb(c, &len) || len > c->end - c->pos)
 		return false;
 	uint64_t data_end = c->pos + len;
 	cie->has_aug_data = true;
 	for (const char *a = aug + 1; *a; a++) {
 		switch (*a) {
 		case 'L':
-			if (!pm_cfi_u8(c, &enc))
+			if (!as_cfi_u8(c, &enc))
 				return false;
 			break;
 		case 'P':
-			if (!pm_cfi_u8(c, &enc) || !pm_cfi_ptr_skip(c, enc))
+			if (!as_cfi_u8(c, &enc) || !as_cfi_ptr_skip(c, enc))
 				return false;
 			break;
 		case 'R':
-			if (!pm_cfi_u8(c, &cie->fde_enc))
+			if (!as_cfi_u8(c, &cie->fde_enc))
 				return false;
 			break;
 		case 'S':
@@ -127,20 +127,20 @@ parse_augmentation(pm_cfi_cur *c, const char *aug, pm_cfi_cie *cie)
 }
 
 pm_cfi_result
-pm_cfi_cie_parse(const pm_mem *mem, uint64_t addr, pm_cfi_cie *cie)
+as_cfi_cie_parse(const pm_mem *mem, uint64_t addr, pm_cfi_cie *cie)
 {
 	pm_cfi_entry e;
 	pm_cfi_cur c;
 	uint8_t version;
 	char aug[MAX_AUG];
-	if (pm_cfi_entry_read(mem, addr, &e) != PM_CFI_OK || e.id != 0 ||
-	    !pm_cfi_cur_init(&c, mem, e.body, e.end - e.body) || !pm_cfi_u8(&c, &version) ||
+	if (as_cfi_entry_read(mem, addr, &e) != PM_CFI_OK || e.id != 0 ||
+	    !as_cfi_cur_init(&c, mem, e.body, e.end - e.body) || !as_cfi_u8(&c, &version) ||
 	    (version != 1 && version != 3 && version != 4) || !read_aug_string(&c, aug))
 		return PM_CFI_BAD;
 	memset(cie, 0, sizeof *cie);
 	cie->fde_enc = DW_EH_PE_absptr;
-	if (!sizes_ok(&c, version) || !pm_cfi_uleb(&c, &cie->code_align) ||
-	    !pm_cfi_sleb(&c, &cie->data_align) || !read_ra(&c, version, &cie->ra) ||
+	if (!sizes_ok(&c, version) || !as_cfi_uleb(&c, &cie->code_align) ||
+	    !as_cfi_sleb(&c, &cie->data_align) || !read_ra(&c, version, &cie->ra) ||
 	    !parse_augmentation(&c, aug, cie))
 		return PM_CFI_BAD;
 	cie->insn = c.pos;
@@ -149,16 +149,16 @@ pm_cfi_cie_parse(const pm_mem *mem, uint64_t addr, pm_cfi_cie *cie)
 }
 
 pm_cfi_result
-pm_cfi_fde_parse(const pm_mem *mem, const pm_cfi_entry *e, const pm_cfi_cie *cie, pm_cfi_fde *fde)
+as_cfi_fde_parse(const pm_mem *mem, const pm_cfi_entry *e, const pm_cfi_cie *cie, pm_cfi_fde *fde)
 {
 	pm_cfi_cur c;
 	uint64_t begin, range, aug_len;
 	/* The range has the pointer's format but is a length: no application. */
-	if (!pm_cfi_cur_init(&c, mem, e->body, e->end - e->body) ||
-	    !pm_cfi_ptr(&c, cie->fde_enc, 0, &begin) ||
-	    !pm_cfi_ptr(&c, cie->fde_enc & 0x0f, 0, &range) || begin + range < begin)
+	if (!as_cfi_cur_init(&c, mem, e->body, e->end - e->body) ||
+	    !as_cfi_ptr(&c, cie->fde_enc, 0, &begin) ||
+	    !as_cfi_ptr(&c, cie->fde_enc & 0x0f, 0, &range) || begin + range < begin)
 		return PM_CFI_BAD;
-	if (cie->has_aug_data && (!pm_cfi_uleb(&c, &aug_len) || !pm_cfi_skip(&c, aug_len)))
+	if (cie->has_aug_data && (!as_cfi_uleb(&c, &aug_len) || !as_cfi_skip(&c, aug_len)))
 		return PM_CFI_BAD;
 	fde->cie = *cie;
 	fde->begin = begin;

@@ -67,13 +67,13 @@ push_constant(machine *m, uint8_t op)
 	int64_t s;
 	unsigned k = op - DW_OP_const1u;
 	if (constants[k].size != 0) {
-		if (!pm_cfi_fixed(&m->c, constants[k].size, constants[k].is_signed, &v))
+		if (!as_cfi_fixed(&m->c, constants[k].size, constants[k].is_signed, &v))
 			return false;
 	} else if (constants[k].is_signed) {
-		if (!pm_cfi_sleb(&m->c, &s))
+		if (!as_cfi_sleb(&m->c, &s))
 			return false;
 		v = (uint64_t)s;
-	} else if (!pm_cfi_uleb(&m->c, &v)) {
+	} else if (!as_cfi_uleb(&m->c, &v)) {
 		return false;
 	}
 	return push(m, v);
@@ -149,7 +149,7 @@ static bool
 branch(machine *m, bool taken_if_nonzero)
 {
 	uint64_t off, cond = 1;
-	if (!pm_cfi_fixed(&m->c, 2, true, &off) || (taken_if_nonzero && !pop(m, &cond)))
+	if (!as_cfi_fixed(&m->c, 2, true, &off) || (taken_if_nonzero && !pop(m, &cond)))
 		return false;
 	if (cond == 0)
 		return true;
@@ -170,7 +170,7 @@ stack_op(machine *m, uint8_t op)
 	case DW_OP_over: return second && push(m, *second);
 	case DW_OP_pick: {
 		uint8_t i;
-		if (!pm_cfi_u8(&m->c, &i))
+		if (!as_cfi_u8(&m->c, &i))
 			return false;
 		idx = i;
 		return at(m, idx) && push(m, *at(m, idx));
@@ -206,7 +206,7 @@ unary(machine *m, uint8_t op)
 	case DW_OP_neg: *top = 0 - *top; return true;
 	case DW_OP_not: *top = ~*top; return true;
 	case DW_OP_plus_uconst:
-		if (!pm_cfi_uleb(&m->c, &u))
+		if (!as_cfi_uleb(&m->c, &u))
 			return false;
 		*top += u;
 		return true;
@@ -222,10 +222,10 @@ reg_op(machine *m, uint8_t op)
 	if (op >= DW_OP_reg0 && op <= DW_OP_reg31)
 		return push_reg(m, op - DW_OP_reg0, 0);
 	if (op >= DW_OP_breg0 && op <= DW_OP_breg31)
-		return pm_cfi_sleb(&m->c, &off) && push_reg(m, op - DW_OP_breg0, off);
-	if (!pm_cfi_uleb(&m->c, &reg))
+		return as_cfi_sleb(&m->c, &off) && push_reg(m, op - DW_OP_breg0, off);
+	if (!as_cfi_uleb(&m->c, &reg))
 		return false;
-	return (op == DW_OP_regx || pm_cfi_sleb(&m->c, &off)) && push_reg(m, reg, off);
+	return (op == DW_OP_regx || as_cfi_sleb(&m->c, &off)) && push_reg(m, reg, off);
 }
 
 static bool
@@ -240,9 +240,9 @@ execute(machine *m, uint8_t op)
 	if (op >= DW_OP_const1u && op <= DW_OP_consts)
 		return push_constant(m, op);
 	switch (op) {
-	case DW_OP_addr: return pm_cfi_fixed(&m->c, 8, false, &v) && push(m, v);
+	case DW_OP_addr: return as_cfi_fixed(&m->c, 8, false, &v) && push(m, v);
 	case DW_OP_deref: return deref(m, 8);
-	case DW_OP_deref_size: return pm_cfi_u8(&m->c, &size) && deref(m, size);
+	case DW_OP_deref_size: return as_cfi_u8(&m->c, &size) && deref(m, size);
 	case DW_OP_dup: case DW_OP_drop: case DW_OP_over: case DW_OP_pick: case DW_OP_swap:
 	case DW_OP_rot:
 		return stack_op(m, op);
@@ -261,15 +261,15 @@ execute(machine *m, uint8_t op)
 }
 
 bool
-pm_cfi_expr_eval(const pm_mem *mem, const pm_cpu *cpu, uint64_t addr, uint32_t len,
+as_cfi_expr_eval(const pm_mem *mem, const pm_cpu *cpu, uint64_t addr, uint32_t len,
                  const uint64_t *initial, uint64_t *out)
 {
 	machine m = { .mem = mem, .cpu = cpu, .start = addr, .n = 0 };
-	if (!pm_cfi_cur_init(&m.c, mem, addr, len) || (initial && !push(&m, *initial)))
+	if (!as_cfi_cur_init(&m.c, mem, addr, len) || (initial && !push(&m, *initial)))
 		return false;
 	for (unsigned steps = 0; m.c.pos < m.c.end; steps++) {
 		uint8_t op;
-		if (steps == PM_CFI_EXPR_STEPS || !pm_cfi_u8(&m.c, &op) || !execute(&m, op))
+		if (steps == PM_CFI_EXPR_STEPS || !as_cfi_u8(&m.c, &op) || !execute(&m, op))
 			return false;
 	}
 	return pop(&m, out);

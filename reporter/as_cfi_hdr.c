@@ -28,16 +28,16 @@ fde_of_entry(const pm_mem *mem, const pm_cfi_entry *e, cie_cache *cache, uint64_
 	pm_cfi_result r;
 	if (e->id == 0)
 		return PM_CFI_NOINFO;
-	if (!pm_cfi_cie_of(e, &cie_addr))
+	if (!as_cfi_cie_of(e, &cie_addr))
 		return PM_CFI_BAD;
 	if (!cache->have || cache->addr != cie_addr) {
 		cache->have = false;
-		if ((r = pm_cfi_cie_parse(mem, cie_addr, &cache->cie)) != PM_CFI_OK)
+		if ((r = as_cfi_cie_parse(mem, cie_addr, &cache->cie)) != PM_CFI_OK)
 			return r;
 		cache->have = true;
 		cache->addr = cie_addr;
 	}
-	if ((r = pm_cfi_fde_parse(mem, e, &cache->cie, fde)) != PM_CFI_OK)
+	if ((r = as_cfi_fde_parse(mem, e, &cache->cie, fde)) != PM_CFI_OK)
 		return r;
 	return pc >= fde->begin && pc < fde->end ? PM_CFI_OK : PM_CFI_NOINFO;
 }
@@ -49,7 +49,7 @@ linear(const pm_mem *mem, uint64_t eh_frame, uint64_t pc, pm_cfi_fde *fde)
 	uint64_t at = eh_frame;
 	for (unsigned i = 0; i < PM_CFI_MAX_LINEAR; i++) {
 		pm_cfi_entry e;
-		pm_cfi_result r = pm_cfi_entry_read(mem, at, &e);
+		pm_cfi_result r = as_cfi_entry_read(mem, at, &e);
 		if (r != PM_CFI_OK)
 			return r; /* the terminator ends the search with NOINFO */
 		r = fde_of_entry(mem, &e, &cache, pc, fde);
@@ -66,16 +66,16 @@ table_field(const pm_mem *mem, uint64_t hdr, uint64_t table, uint8_t enc, uint64
             uint64_t *out)
 {
 	pm_cfi_cur c;
-	uint32_t size = pm_cfi_ptr_size(enc);
-	return pm_cfi_cur_init(&c, mem, table + (2 * i + field) * size, size) &&
-	       pm_cfi_ptr(&c, enc, hdr, out);
+	uint32_t size = as_cfi_ptr_size(enc);
+	return as_cfi_cur_init(&c, mem, table + (2 * i + field) * size, size) &&
+	       as_cfi_ptr(&c, enc, hdr, out);
 }
 
 static pm_cfi_result
 search(const pm_mem *mem, uint64_t hdr, uint64_t table, uint8_t enc, uint64_t count, uint64_t pc,
        pm_cfi_fde *fde)
 {
-	uint32_t size = pm_cfi_ptr_size(enc);
+	uint32_t size = as_cfi_ptr_size(enc);
 	if (count > (UINT64_MAX - table) / (2 * size))
 		return PM_CFI_BAD;
 	/* lo ends as the number of entries whose initial location is <= pc. */
@@ -96,28 +96,28 @@ search(const pm_mem *mem, uint64_t hdr, uint64_t table, uint8_t enc, uint64_t co
 		return PM_CFI_BAD;
 	pm_cfi_entry e;
 	cie_cache cache = { .have = false };
-	pm_cfi_result r = pm_cfi_entry_read(mem, at, &e);
+	pm_cfi_result r = as_cfi_entry_read(mem, at, &e);
 	if (r != PM_CFI_OK)
 		return PM_CFI_BAD;
 	return e.id == 0 ? PM_CFI_BAD : fde_of_entry(mem, &e, &cache, pc, fde);
 }
 
 pm_cfi_result
-pm_cfi_find(const pm_mem *mem, uint64_t hdr, uint64_t pc, pm_cfi_fde *fde)
+as_cfi_find(const pm_mem *mem, uint64_t hdr, uint64_t pc, pm_cfi_fde *fde)
 {
 	pm_cfi_cur c;
 	uint8_t head[4];
 	uint64_t eh_frame, count;
-	if (!pm_cfi_cur_init(&c, mem, hdr, HDR_MAX) || !pm_cfi_bytes(&c, head, sizeof head) ||
-	    head[0] != HDR_VERSION || !pm_cfi_ptr(&c, head[1], hdr, &eh_frame))
+	if (!as_cfi_cur_init(&c, mem, hdr, HDR_MAX) || !as_cfi_bytes(&c, head, sizeof head) ||
+	    head[0] != HDR_VERSION || !as_cfi_ptr(&c, head[1], hdr, &eh_frame))
 		return PM_CFI_BAD;
 	uint8_t count_enc = head[2], table_enc = head[3];
 	if (count_enc == DW_EH_PE_omit || table_enc == DW_EH_PE_omit)
 		return linear(mem, eh_frame, pc, fde);
-	if (!pm_cfi_ptr(&c, count_enc, hdr, &count))
+	if (!as_cfi_ptr(&c, count_enc, hdr, &count))
 		return PM_CFI_BAD;
 	/* Binary search needs fixed-size entries; anything else is searched linearly. */
-	if (pm_cfi_ptr_size(table_enc) == 0 || (table_enc & 0x70) == DW_EH_PE_aligned)
+	if (as_cfi_ptr_size(table_enc) == 0 || (table_enc & 0x70) == DW_EH_PE_aligned)
 		return linear(mem, eh_frame, pc, fde);
 	return search(mem, hdr, c.pos, table_enc, count, pc, fde);
 }

@@ -143,20 +143,20 @@ typedef struct pm_cfi_cur {
 } pm_cfi_cur;
 
 /* A cursor over [pos, pos + len); false if that range wraps. */
-bool pm_cfi_cur_init(pm_cfi_cur *c, const pm_mem *mem, uint64_t pos, uint64_t len);
-bool pm_cfi_bytes(pm_cfi_cur *c, void *dst, uint32_t n);
-bool pm_cfi_skip(pm_cfi_cur *c, uint64_t n);
-bool pm_cfi_u8(pm_cfi_cur *c, uint8_t *out);
+bool as_cfi_cur_init(pm_cfi_cur *c, const pm_mem *mem, uint64_t pos, uint64_t len);
+bool as_cfi_bytes(pm_cfi_cur *c, void *dst, uint32_t n);
+bool as_cfi_skip(pm_cfi_cur *c, uint64_t n);
+bool as_cfi_u8(pm_cfi_cur *c, uint8_t *out);
 /* n = 1, 2, 4 or 8 little-endian bytes, sign-extended when is_signed. */
-bool pm_cfi_fixed(pm_cfi_cur *c, uint32_t n, bool is_signed, uint64_t *out);
-bool pm_cfi_uleb(pm_cfi_cur *c, uint64_t *out);
-bool pm_cfi_sleb(pm_cfi_cur *c, int64_t *out);
+bool as_cfi_fixed(pm_cfi_cur *c, uint32_t n, bool is_signed, uint64_t *out);
+bool as_cfi_uleb(pm_cfi_cur *c, uint64_t *out);
+bool as_cfi_sleb(pm_cfi_cur *c, int64_t *out);
 /* A DW_EH_PE_* value; datarel is the DW_EH_PE_datarel base, 0 where that is meaningless. */
-bool pm_cfi_ptr(pm_cfi_cur *c, uint8_t enc, uint64_t datarel, uint64_t *out);
+bool as_cfi_ptr(pm_cfi_cur *c, uint8_t enc, uint64_t datarel, uint64_t *out);
 /* Step over an encoded pointer without applying it (nothing is dereferenced). */
-bool pm_cfi_ptr_skip(pm_cfi_cur *c, uint8_t enc);
+bool as_cfi_ptr_skip(pm_cfi_cur *c, uint8_t enc);
 /* Byte size of a fixed-size pointer format, 0 for LEB128 or an unknown format. */
-uint32_t pm_cfi_ptr_size(uint8_t enc);
+uint32_t as_cfi_ptr_size(uint8_t enc);
 
 /* What a CIE says that its FDEs and the interpreter need. */
 typedef struct pm_cfi_cie {
@@ -184,16 +184,16 @@ typedef struct pm_cfi_entry {
 } pm_cfi_entry;
 
 /* The entry at addr; PM_CFI_NOINFO for the zero terminator. */
-pm_cfi_result pm_cfi_entry_read(const pm_mem *mem, uint64_t addr, pm_cfi_entry *e);
+pm_cfi_result as_cfi_entry_read(const pm_mem *mem, uint64_t addr, pm_cfi_entry *e);
 /* The address of an FDE entry's CIE: a CIE pointer counts back from its own field. */
-bool pm_cfi_cie_of(const pm_cfi_entry *fde, uint64_t *addr);
-pm_cfi_result pm_cfi_cie_parse(const pm_mem *mem, uint64_t addr, pm_cfi_cie *cie);
+bool as_cfi_cie_of(const pm_cfi_entry *fde, uint64_t *addr);
+pm_cfi_result as_cfi_cie_parse(const pm_mem *mem, uint64_t addr, pm_cfi_cie *cie);
 /* The FDE of entry e, whose CIE is `cie`. */
-pm_cfi_result pm_cfi_fde_parse(const pm_mem *mem, const pm_cfi_entry *e, const pm_cfi_cie *cie,
+pm_cfi_result as_cfi_fde_parse(const pm_mem *mem, const pm_cfi_entry *e, const pm_cfi_cie *cie,
                                pm_cfi_fde *fde);
 
 /* The FDE covering pc through the .eh_frame_hdr at hdr (table, else a linear walk). */
-pm_cfi_result pm_cfi_find(const pm_mem *mem, uint64_t hdr, uint64_t pc, pm_cfi_fde *fde);
+pm_cfi_result as_cfi_find(const pm_mem *mem, uint64_t hdr, uint64_t pc, pm_cfi_fde *fde);
 
 /* How a register (or the CFA) is recovered; the zero value is "no rule". */
 typedef enum pm_cfi_how {
@@ -220,9 +220,9 @@ typedef struct pm_cfi_row {
 } pm_cfi_row;
 
 /* Run the CIE's and the FDE's instructions up to pc into row. */
-pm_cfi_result pm_cfi_run(const pm_mem *mem, const pm_cfi_fde *fde, uint64_t pc, pm_cfi_row *row);
+pm_cfi_result as_cfi_run(const pm_mem *mem, const pm_cfi_fde *fde, uint64_t pc, pm_cfi_row *row);
 /* Replace *cpu by the caller's registers the row gives (*cpu untouched unless PM_CFI_OK). */
-pm_cfi_result pm_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu);
+pm_cfi_result as_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu);
 
 /* The pc the FDE and the row are looked up at: a return address may be one past
  * a noreturn call at the very end of its function, a signal frame's pc is exact. */
@@ -234,7 +234,7 @@ pm_cfi_lookup_pc(const pm_cpu *cpu)
 
 /* Evaluate the expression [addr, addr + len) with registers of cpu; push *initial first
  * unless it is NULL.  False on anything unsupported, malformed or unreadable. */
-bool pm_cfi_expr_eval(const pm_mem *mem, const pm_cpu *cpu, uint64_t addr, uint32_t len,
+bool as_cfi_expr_eval(const pm_mem *mem, const pm_cpu *cpu, uint64_t addr, uint32_t len,
                       const uint64_t *initial, uint64_t *out);
 
 /* Register n of cpu; the return address column reads the pc (x86_64 RIP is DWARF 16). */

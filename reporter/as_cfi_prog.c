@@ -114,7 +114,7 @@ static bool
 read_delta(pm_cfi_cur *c, const interp *in, uint32_t size, uint64_t *out)
 {
 	uint64_t d;
-	return pm_cfi_fixed(c, size, false, &d) &&
+	return as_cfi_fixed(c, size, false, &d) &&
 	       !__builtin_mul_overflow(d, in->fde->cie.code_align, out);
 }
 
@@ -128,18 +128,18 @@ read_val(pm_cfi_cur *c, const interp *in, uint8_t op, const insn *d, operands *o
 		return true;
 	case VAL_REG:
 	case VAL_U:
-		return pm_cfi_uleb(c, &o->val);
+		return as_cfi_uleb(c, &o->val);
 	case VAL_UF:
-		return pm_cfi_uleb(c, &u) && u <= INT64_MAX &&
+		return as_cfi_uleb(c, &u) && u <= INT64_MAX &&
 		       factor((int64_t)u, in->fde->cie.data_align, d->negate, &o->val);
 	case VAL_SF:
-		return pm_cfi_sleb(c, &s) && factor(s, in->fde->cie.data_align, false, &o->val);
+		return as_cfi_sleb(c, &s) && factor(s, in->fde->cie.data_align, false, &o->val);
 	case VAL_BLOCK:
-		if (!pm_cfi_uleb(c, &u) || u > UINT32_MAX)
+		if (!as_cfi_uleb(c, &u) || u > UINT32_MAX)
 			return false;
 		o->val = c->pos;
 		o->len = (uint32_t)u;
-		return pm_cfi_skip(c, u);
+		return as_cfi_skip(c, u);
 	case VAL_DELTA_INLINE:
 		return !__builtin_mul_overflow((uint64_t)(op & 0x3f), in->fde->cie.code_align, &o->val);
 	case VAL_DELTA1:
@@ -149,7 +149,7 @@ read_val(pm_cfi_cur *c, const interp *in, uint8_t op, const insn *d, operands *o
 	case VAL_DELTA4:
 		return read_delta(c, in, 4, &o->val);
 	case VAL_ADDR:
-		return pm_cfi_ptr(c, in->fde->cie.fde_enc, 0, &o->val);
+		return as_cfi_ptr(c, in->fde->cie.fde_enc, 0, &o->val);
 	}
 	return false;
 }
@@ -160,7 +160,7 @@ decode(pm_cfi_cur *c, const interp *in, uint8_t op, const insn *d, operands *o)
 	o->len = 0;
 	o->val = 0;
 	o->reg = d->reg == REG_INLINE ? (uint64_t)(op & 0x3f) : 0;
-	if (d->reg == REG_ULEB && !pm_cfi_uleb(c, &o->reg))
+	if (d->reg == REG_ULEB && !as_cfi_uleb(c, &o->reg))
 		return false;
 	return read_val(c, in, op, d, o);
 }
@@ -256,7 +256,7 @@ static pm_cfi_result
 run(interp *in, uint64_t start, uint64_t end)
 {
 	pm_cfi_cur c;
-	if (end < start || !pm_cfi_cur_init(&c, in->mem, start, end - start))
+	if (end < start || !as_cfi_cur_init(&c, in->mem, start, end - start))
 		return PM_CFI_BAD;
 	in->loc = in->fde->begin;
 	in->past_pc = false;
@@ -264,7 +264,7 @@ run(interp *in, uint64_t start, uint64_t end)
 		uint8_t op;
 		operands o;
 		const insn *d;
-		if (!pm_cfi_u8(&c, &op) || !(d = describe(op)) || !decode(&c, in, op, d, &o) ||
+		if (!as_cfi_u8(&c, &op) || !(d = describe(op)) || !decode(&c, in, op, d, &o) ||
 		    !execute(in, d, &o))
 			return PM_CFI_BAD;
 	}
@@ -272,7 +272,7 @@ run(interp *in, uint64_t start, uint64_t end)
 }
 
 pm_cfi_result
-pm_cfi_run(const pm_mem *mem, const pm_cfi_fde *fde, uint64_t pc, pm_cfi_row *row)
+as_cfi_run(const pm_mem *mem, const pm_cfi_fde *fde, uint64_t pc, pm_cfi_row *row)
 {
 	interp in = { .mem = mem, .fde = fde, .pc = pc, .row = row };
 	pm_cfi_result r;

@@ -16,7 +16,7 @@
 enum { PAGE = 4096, MAX_LEB_BITS = 70 };
 
 bool
-pm_cfi_cur_init(pm_cfi_cur *c, const pm_mem *mem, uint64_t pos, uint64_t len)
+as_cfi_cur_init(pm_cfi_cur *c, const pm_mem *mem, uint64_t pos, uint64_t len)
 {
 	c->mem = mem;
 	c->pos = pos;
@@ -51,7 +51,7 @@ refill(pm_cfi_cur *c, uint32_t n)
 }
 
 bool
-pm_cfi_bytes(pm_cfi_cur *c, void *dst, uint32_t n)
+as_cfi_bytes(pm_cfi_cur *c, void *dst, uint32_t n)
 {
 	if (n > PM_CFI_WINDOW || c->pos > c->end || n > c->end - c->pos)
 		return false;
@@ -63,7 +63,7 @@ pm_cfi_bytes(pm_cfi_cur *c, void *dst, uint32_t n)
 }
 
 bool
-pm_cfi_skip(pm_cfi_cur *c, uint64_t n)
+as_cfi_skip(pm_cfi_cur *c, uint64_t n)
 {
 	if (c->pos > c->end || n > c->end - c->pos)
 		return false;
@@ -72,16 +72,16 @@ pm_cfi_skip(pm_cfi_cur *c, uint64_t n)
 }
 
 bool
-pm_cfi_u8(pm_cfi_cur *c, uint8_t *out)
+as_cfi_u8(pm_cfi_cur *c, uint8_t *out)
 {
-	return pm_cfi_bytes(c, out, 1);
+	return as_cfi_bytes(c, out, 1);
 }
 
 bool
-pm_cfi_fixed(pm_cfi_cur *c, uint32_t n, bool is_signed, uint64_t *out)
+as_cfi_fixed(pm_cfi_cur *c, uint32_t n, bool is_signed, uint64_t *out)
 {
 	uint8_t b[8];
-	if ((n != 1 && n != 2 && n != 4 && n != 8) || !pm_cfi_bytes(c, b, n))
+	if ((n != 1 && n != 2 && n != 4 && n != 8) || !as_cfi_bytes(c, b, n))
 		return false;
 	uint64_t v = 0;
 	for (uint32_t i = n; i-- > 0;)
@@ -101,7 +101,7 @@ leb(pm_cfi_cur *c, uint64_t *out, unsigned *bits, uint8_t *last)
 	uint64_t v = 0;
 	for (unsigned shift = 0; shift < MAX_LEB_BITS; shift += 7) {
 		uint8_t b;
-		if (!pm_cfi_u8(c, &b))
+		if (!as_cfi_u8(c, &b))
 			return false;
 		v |= (uint64_t)(b & 0x7f) << shift;
 		if (!(b & 0x80)) {
@@ -115,7 +115,7 @@ leb(pm_cfi_cur *c, uint64_t *out, unsigned *bits, uint8_t *last)
 }
 
 bool
-pm_cfi_uleb(pm_cfi_cur *c, uint64_t *out)
+as_cfi_uleb(pm_cfi_cur *c, uint64_t *out)
 {
 	unsigned bits;
 	uint8_t last;
@@ -123,7 +123,7 @@ pm_cfi_uleb(pm_cfi_cur *c, uint64_t *out)
 }
 
 bool
-pm_cfi_sleb(pm_cfi_cur *c, int64_t *out)
+as_cfi_sleb(pm_cfi_cur *c, int64_t *out)
 {
 	uint64_t v;
 	unsigned bits;
@@ -154,7 +154,7 @@ static const struct {
 };
 
 uint32_t
-pm_cfi_ptr_size(uint8_t enc)
+as_cfi_ptr_size(uint8_t enc)
 {
 	return formats[enc & 0x0f].known ? formats[enc & 0x0f].size : 0;
 }
@@ -168,30 +168,30 @@ ptr_raw(pm_cfi_cur *c, uint8_t enc, uint64_t *at, uint64_t *v)
 		return false;
 	if ((enc & 0x70) == DW_EH_PE_aligned) {
 		/* Only meaningful for a whole pointer: skip to the next multiple of 8. */
-		if (f != DW_EH_PE_absptr || !pm_cfi_skip(c, (8 - (c->pos & 7)) & 7))
+		if (f != DW_EH_PE_absptr || !as_cfi_skip(c, (8 - (c->pos & 7)) & 7))
 			return false;
 	}
 	*at = c->pos;
 	if (formats[f].size != 0)
-		return pm_cfi_fixed(c, formats[f].size, formats[f].is_signed, v);
+		return as_cfi_fixed(c, formats[f].size, formats[f].is_signed, v);
 	if (!formats[f].is_signed)
-		return pm_cfi_uleb(c, v);
+		return as_cfi_uleb(c, v);
 	int64_t s;
-	if (!pm_cfi_sleb(c, &s))
+	if (!as_cfi_sleb(c, &s))
 		return false;
 	*v = (uint64_t)s;
 	return true;
 }
 
 bool
-pm_cfi_ptr_skip(pm_cfi_cur *c, uint8_t enc)
+as_cfi_ptr_skip(pm_cfi_cur *c, uint8_t enc)
 {
 	uint64_t at, v;
 	return ptr_raw(c, enc, &at, &v);
 }
 
 bool
-pm_cfi_ptr(pm_cfi_cur *c, uint8_t enc, uint64_t datarel, uint64_t *out)
+as_cfi_ptr(pm_cfi_cur *c, uint8_t enc, uint64_t datarel, uint64_t *out)
 {
 	uint64_t at, v;
 	if (enc == DW_EH_PE_omit || !ptr_raw(c, enc, &at, &v))

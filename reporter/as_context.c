@@ -190,13 +190,13 @@ copy_item(pm_arena *arena, const text_item *item, char *buf, size_t cap)
 }
 
 size_t
-pm_as_context_message(char *buf, size_t cap)
+as_context_message(char *buf, size_t cap)
 {
 	return read_text((const text_item *)&crash_message, buf, cap);
 }
 
 void
-pm_as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap)
+as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap)
 {
 	pm_arena *arena = &r->arena;
 	r->annotations = pm_arena_alloc(arena, PM_ANNOTATIONS_MAX * sizeof *r->annotations, _Alignof(pm_kv));

@@ -12,8 +12,8 @@
 #include "postmortem-tools.h"
 
 /* Copy the crash message (lines separated by '\n') into buf; its length, 0 when none. */
-size_t pm_as_context_message(char *buf, size_t cap);
+size_t as_context_message(char *buf, size_t cap);
 /* r->annotations and r->breadcrumbs (times in local offset tz_min); buf is scratch. */
-void pm_as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap);
+void as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap);
 
 #endif

@@ -12,12 +12,12 @@
 #include "state.h"
 
 void
-pm_as_on_control(int sig, siginfo_t *info, void *uctx)
+as_on_control(int sig, siginfo_t *info, void *uctx)
 {
-	if (pm_as_is_sample_request(info))
-		pm_as_on_sample(uctx);
-	else if (atomic_load(&pm_g.owner) != 0)
-		pm_as_on_freeze(sig, info, uctx);
+	if (as_is_sample_request(info))
+		as_on_sample(uctx);
+	else if (atomic_load(&as_g.owner) != 0)
+		as_on_freeze(sig, info, uctx);
 	else
-		pm_as_altstack_on_setup(uctx);
+		as_altstack_on_setup(uctx);
 }

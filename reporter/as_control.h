@@ -10,6 +10,6 @@
  * request (it says so in its siginfo), stopping threads while a report is
  * captured (a report has an owner), and setting up alternate stacks at
  * install (otherwise). */
-void pm_as_on_control(int sig, siginfo_t *info, void *uctx);
+void as_on_control(int sig, siginfo_t *info, void *uctx);
 
 #endif

@@ -22,8 +22,8 @@
 #include "as_util.h"
 #include "cxx_throw.h"
 
-pm_cxx_throw pm_cxx_throws[PM_CXX_SLOTS];
-_Atomic uintptr_t pm_cxx_hook_lo, pm_cxx_hook_hi;
+pm_cxx_throw as_cxx_throws[PM_CXX_SLOTS];
+_Atomic uintptr_t as_cxx_hook_lo, as_cxx_hook_hi;
 
 static const char prefix[] = "terminating due to uncaught exception of type ";
 
@@ -31,7 +31,7 @@ static const char prefix[] = "terminating due to uncaught exception of type ";
 static const pm_cxx_throw *
 dying_of(const pm_report *r, pid_t tid)
 {
-	uintptr_t lo = atomic_load(&pm_cxx_hook_lo), hi = atomic_load(&pm_cxx_hook_hi);
+	uintptr_t lo = atomic_load(&as_cxx_hook_lo), hi = atomic_load(&as_cxx_hook_hi);
 	int32_t k = pm_report_crashed_thread(r);
 	if (lo == hi || k < 0 || tid <= 0)
 		return NULL;
@@ -42,44 +42,44 @@ dying_of(const pm_report *r, pid_t tid)
 		inside = a >= lo && a < hi;
 	}
 	for (uint32_t i = 0; inside && i < PM_CXX_SLOTS; i++)
-		if (atomic_load(&pm_cxx_throws[i].tid) == tid)
-			return &pm_cxx_throws[i];
+		if (atomic_load(&as_cxx_throws[i].tid) == tid)
+			return &as_cxx_throws[i];
 	return NULL;
 }
 
 size_t
-pm_as_cxx_exception_text(const pm_report *r, pid_t tid, char *buf, size_t cap)
+as_cxx_exception_text(const pm_report *r, pid_t tid, char *buf, size_t cap)
 {
 	const pm_cxx_throw *s = dying_of(r, tid);
 	if (!s || cap == 0)
 		return 0;
 	uint32_t seq = atomic_load(&s->seq);
 	buf[0] = '\0';
-	pm_as_strlcat(buf, prefix, cap);
+	as_strlcat(buf, prefix, cap);
 	/* A class's <name>: a length-prefixed identifier, N...E (nested), S... (std::), Z...E (local).
 	 * The hook's strings always end within their arrays: the last byte is only ever a NUL. */
 	char c = s->type[0];
 	if ((c >= '0' && c <= '9') || c == 'N' || c == 'S' || c == 'Z')
-		pm_as_strlcat(buf, "_Z", cap);
-	size_t n = pm_as_strlcat(buf, s->type, cap);
+		as_strlcat(buf, "_Z", cap);
+	size_t n = as_strlcat(buf, s->type, cap);
 	if (s->has_what) {
-		pm_as_strlcat(buf, ": ", cap);
+		as_strlcat(buf, ": ", cap);
 		size_t from = strlen(buf);
-		n = pm_as_strlcat(buf, s->what, cap);
+		n = as_strlcat(buf, s->what, cap);
 		/* One line: what() may hold newlines, ASI lines are split at them. */
 		for (size_t i = from; i < n; i++)
 			if (buf[i] == '\n')
 				buf[i] = ' ';
 		if (s->what_cut)
-			n = pm_as_strlcat(buf, " [truncated]", cap);
+			n = as_strlcat(buf, " [truncated]", cap);
 	}
 	if ((seq & 1) || seq != atomic_load(&s->seq))
-		n = pm_as_strlcat(buf, " [being written]", cap);
+		n = as_strlcat(buf, " [being written]", cap);
 	return n;
 }
 
 void
-pm_as_fill_last_exception(pm_report *r, const pm_as_images *im, pid_t tid)
+as_fill_last_exception(pm_report *r, const pm_as_images *im, pid_t tid)
 {
 	const pm_cxx_throw *s = dying_of(r, tid);
 	uint32_t n = s ? s->frame_count : 0;
@@ -90,7 +90,7 @@ pm_as_fill_last_exception(pm_report *r, const pm_as_images *im, pid_t tid)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
 		f[i] = (pm_frame){ .address = s->frames[i], .how = PM_HOW_CFI };
-		const pm_as_image *ai = pm_as_image_for(im, pm_frame_lookup_address(&f[i], i));
+		const pm_as_image *ai = as_image_for(im, pm_frame_lookup_address(&f[i], i));
 		f[i].image = ai ? (int32_t)ai->model_index : -1;
 	}
 	r->last_exception_backtrace = f;

@@ -13,9 +13,9 @@
 
 /* "terminating due to uncaught exception of type _Z<type>: <what()>" into
  * buf when thread tid died of one; its length, 0 when it did not. */
-size_t pm_as_cxx_exception_text(const pm_report *r, pid_t tid, char *buf, size_t cap);
+size_t as_cxx_exception_text(const pm_report *r, pid_t tid, char *buf, size_t cap);
 /* The throw site's frames as r's Last Exception Backtrace (before the
  * symbols are looked up), when thread tid died of an uncaught exception. */
-void pm_as_fill_last_exception(pm_report *r, const pm_as_images *im, pid_t tid);
+void as_fill_last_exception(pm_report *r, const pm_as_images *im, pid_t tid);
 
 #endif

@@ -14,7 +14,7 @@ align4(uint64_t v)
 }
 
 bool
-pm_as_elf_find_build_id(const uint8_t *notes, size_t size, size_t *at, size_t *len)
+as_elf_find_build_id(const uint8_t *notes, size_t size, size_t *at, size_t *len)
 {
 	size_t off = 0;
 	while (size - off >= sizeof(Elf64_Nhdr)) {

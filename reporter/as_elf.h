@@ -11,6 +11,6 @@
 
 /* Find the NT_GNU_BUILD_ID note in a block of notes; its bytes are
  * notes[*at .. *at + *len).  False when the block has none or is malformed. */
-bool pm_as_elf_find_build_id(const uint8_t *notes, size_t size, size_t *at, size_t *len);
+bool as_elf_find_build_id(const uint8_t *notes, size_t size, size_t *at, size_t *len);
 
 #endif

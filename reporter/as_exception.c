@@ -21,7 +21,7 @@ from_kernel(const siginfo_t *info)
 static bool
 has_fault_address(int sig, const siginfo_t *info)
 {
-	return from_kernel(info) && info->si_code != SI_KERNEL && pm_signal_has_address(PM_OS_LINUX, sig);
+	return from_kernel(info) && info->si_code != SI_KERNEL && pmi_signal_has_address(PM_OS_LINUX, sig);
 }
 
 static const char *
@@ -31,15 +31,15 @@ codes_text(pm_arena *a, const pm_si_code_info *c, int si_code, bool has_addr, ui
 	pm_out o;
 	pm_out_init_buf(&o, name, sizeof name);
 	if (c) {
-		pm_out_str(&o, c->name);
+		pmi_out_str(&o, c->name);
 	} else {
-		pm_out_str(&o, "UNKNOWN_");
-		pm_out_i64(&o, si_code);
+		pmi_out_str(&o, "UNKNOWN_");
+		pmi_out_i64(&o, si_code);
 	}
 	if (!has_addr)
 		return pm_arena_strndup(a, name, o.len);
-	pm_out_str(&o, " at ");
-	return pm_as_arena_addr(a, name, addr);
+	pmi_out_str(&o, " at ");
+	return as_arena_addr(a, name, addr);
 }
 
 static const char *
@@ -48,9 +48,9 @@ indicator(pm_arena *a, const pm_signal_info *s, int sig)
 	char buf[80];
 	pm_out o;
 	pm_out_init_buf(&o, buf, sizeof buf);
-	pm_out_str(&o, s ? s->text : "Signal");
-	pm_out_str(&o, ": ");
-	pm_out_i64(&o, sig);
+	pmi_out_str(&o, s ? s->text : "Signal");
+	pmi_out_str(&o, ": ");
+	pmi_out_i64(&o, sig);
 	return pm_arena_strndup(a, buf, o.len);
 }
 
@@ -78,14 +78,14 @@ sender_description(pm_arena *a, const char *call, const char *name, const siginf
 	char buf[160];
 	pm_out o;
 	pm_out_init_buf(&o, buf, sizeof buf);
-	pm_out_str(&o, "Sent by another process with ");
-	pm_out_str(&o, call);
-	pm_out_str(&o, ": ");
-	pm_out_str(&o, name ? name : "a process that has exited");
-	pm_out_str(&o, " [");
-	pm_out_i64(&o, info->si_pid);
-	pm_out_str(&o, "], uid ");
-	pm_out_u64(&o, info->si_uid);
+	pmi_out_str(&o, "Sent by another process with ");
+	pmi_out_str(&o, call);
+	pmi_out_str(&o, ": ");
+	pmi_out_str(&o, name ? name : "a process that has exited");
+	pmi_out_str(&o, " [");
+	pmi_out_i64(&o, info->si_pid);
+	pmi_out_str(&o, "], uid ");
+	pmi_out_u64(&o, info->si_uid);
 	return pm_arena_strndup(a, buf, o.len);
 }
 
@@ -117,19 +117,19 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const 
 			                      "fault first (its address is not known)";
 		return;
 	}
-	e->terminating_process = pm_as_proc_name(a, "/proc/", info->si_pid);
+	e->terminating_process = as_proc_name(a, "/proc/", info->si_pid);
 	const char *call = sending_call(info->si_code);
 	if (call)
 		e->term_description = sender_description(a, call, e->terminating_process, info);
 }
 
 void
-pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info)
+as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info)
 {
 	pm_exception *e = &r->exception;
 	pm_arena *a = &r->arena;
-	const pm_signal_info *s = pm_signal_by_number(PM_OS_LINUX, sig);
-	const pm_si_code_info *c = pm_si_code_by_number(sig, info->si_code);
+	const pm_signal_info *s = pmi_signal_by_number(PM_OS_LINUX, sig);
+	const pm_si_code_info *c = pmi_si_code_by_number(sig, info->si_code);
 	bool has_addr = has_fault_address(sig, info);
 	uint64_t addr = (uint64_t)(uintptr_t)info->si_addr;
 
@@ -142,9 +142,9 @@ pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *
 	e->address = has_addr ? addr : 0;
 	if (has_addr && c && c->subtype) {
 		char prefix[64];
-		pm_as_strlcpy(prefix, c->subtype, sizeof prefix);
-		pm_as_strlcat(prefix, " at ", sizeof prefix);
-		e->subtype = pm_as_arena_addr(a, prefix, addr);
+		as_strlcpy(prefix, c->subtype, sizeof prefix);
+		as_strlcat(prefix, " at ", sizeof prefix);
+		e->subtype = as_arena_addr(a, prefix, addr);
 	}
 	e->codes = codes_text(a, c, info->si_code, has_addr, addr);
 	/* As Apple notes abort() and other self-terminations; a SIGABRT another process sent is not one. */

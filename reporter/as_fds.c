@@ -19,25 +19,25 @@ static bool
 is_pending_dir(int fd)
 {
 	struct stat st;
-	return fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == pm_g.pending_dev &&
-	       st.st_ino == pm_g.pending_ino;
+	return fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) && st.st_dev == as_g.pending_dev &&
+	       st.st_ino == as_g.pending_ino;
 }
 
 void
-pm_as_spares_take(void)
+as_spares_take(void)
 {
 	for (int i = 0; i < PM_SPARE_FDS; i++)
-		if (pm_g.spare_fds[i] < 0)
-			pm_g.spare_fds[i] = fcntl(pm_g.pending_fd, F_DUPFD_CLOEXEC, 0);
+		if (as_g.spare_fds[i] < 0)
+			as_g.spare_fds[i] = fcntl(as_g.pending_fd, F_DUPFD_CLOEXEC, 0);
 }
 
 void
-pm_as_spares_free(void)
+as_spares_free(void)
 {
 	for (int i = 0; i < PM_SPARE_FDS; i++) {
-		if (is_pending_dir(pm_g.spare_fds[i]))
-			close(pm_g.spare_fds[i]);
-		pm_g.spare_fds[i] = -1;
+		if (is_pending_dir(as_g.spare_fds[i]))
+			close(as_g.spare_fds[i]);
+		as_g.spare_fds[i] = -1;
 	}
 }
 
@@ -46,37 +46,37 @@ static bool
 open_pending(void)
 {
 	struct stat st;
-	int fd = open(pm_g.pending_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = open(as_g.pending_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return false;
-	pm_g.pending_fd = fd;
-	pm_g.pending_dev = st.st_dev;
-	pm_g.pending_ino = st.st_ino;
+	as_g.pending_fd = fd;
+	as_g.pending_dev = st.st_dev;
+	as_g.pending_ino = st.st_ino;
 	return true;
 }
 
 bool
-pm_as_fds_open(void)
+as_fds_open(void)
 {
 	if (!open_pending())
 		return false;
-	pm_as_spares_take();
+	as_spares_take();
 	return true;
 }
 
 void
-pm_as_fds_close(void)
+as_fds_close(void)
 {
-	pm_as_spares_free();
-	if (is_pending_dir(pm_g.pending_fd))
-		close(pm_g.pending_fd);
-	pm_g.pending_fd = -1;
+	as_spares_free();
+	if (is_pending_dir(as_g.pending_fd))
+		close(as_g.pending_fd);
+	as_g.pending_fd = -1;
 }
 
 int
-pm_as_pending_fd(void)
+as_pending_fd(void)
 {
-	if (!is_pending_dir(pm_g.pending_fd) && !open_pending())
+	if (!is_pending_dir(as_g.pending_fd) && !open_pending())
 		return -1;
-	return pm_g.pending_fd;
+	return as_g.pending_fd;
 }

@@ -16,16 +16,16 @@ enum { PM_SPARE_FDS = 4 };
 
 /* Open pending/ (no symlink as its last component) and take the spares.
  * At install; false with errno set. */
-bool pm_as_fds_open(void);
-/* Close what pm_as_fds_open opened (still ours). */
-void pm_as_fds_close(void);
+bool as_fds_open(void);
+/* Close what as_fds_open opened (still ours). */
+void as_fds_close(void);
 /* A descriptor of pending/: the one from install if it is still that
  * directory (an app may close descriptors it does not know), else one
  * opened again by path (which becomes the one); -1 if neither works. */
-int pm_as_pending_fd(void);
+int as_pending_fd(void);
 /* Close the spares (only those that are still ours). */
-void pm_as_spares_free(void);
+void as_spares_free(void);
 /* Take the spares again, after a report the process survived. */
-void pm_as_spares_take(void);
+void as_spares_take(void);
 
 #endif

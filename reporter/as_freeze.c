@@ -1,11 +1,11 @@
 /*
  * as_freeze.c — AS-SAFE: stop every other thread and collect its registers.
  *
- *   pm_as_freeze()            reporting thread
+ *   as_freeze()            reporting thread
  *     list_tasks()            getdents64 on /proc/self/task
  *     ask()                   claim a slot, tgkill(freeze signal)
  *     wait_for_answers()      sleep until the last answer, a stall or the timeout
- *   pm_as_on_freeze()         every other thread, in its freeze handler
+ *   as_on_freeze()         every other thread, in its freeze handler
  *     copy mcontext into its slot, mark it captured, park
  *
  * A thread that blocks the freeze signal or sits in an uninterruptible
@@ -29,7 +29,7 @@
 static size_t
 slot_cap(void)
 {
-	return (size_t)pm_g.max_threads * 2;
+	return (size_t)as_g.max_threads * 2;
 }
 
 static size_t
@@ -39,11 +39,11 @@ slot_hash(pid_t tid)
 }
 
 pm_slot *
-pm_as_slot_claim(pid_t tid)
+as_slot_claim(pid_t tid)
 {
 	size_t cap = slot_cap(), h = slot_hash(tid);
 	for (size_t i = 0; i < cap; i++) {
-		pm_slot *s = &pm_g.slots[(h + i) % cap];
+		pm_slot *s = &as_g.slots[(h + i) % cap];
 		int cur = atomic_load(&s->tid);
 		if (cur == 0 && atomic_compare_exchange_strong(&s->tid, &cur, tid))
 			return s;
@@ -54,11 +54,11 @@ pm_as_slot_claim(pid_t tid)
 }
 
 pm_slot *
-pm_as_slot_find(pid_t tid)
+as_slot_find(pid_t tid)
 {
 	size_t cap = slot_cap(), h = slot_hash(tid);
 	for (size_t i = 0; i < cap; i++) {
-		pm_slot *s = &pm_g.slots[(h + i) % cap];
+		pm_slot *s = &as_g.slots[(h + i) % cap];
 		int cur = atomic_load(&s->tid);
 		if (cur == tid)
 			return s;
@@ -90,7 +90,7 @@ must_keep(pid_t self, pid_t tid)
 {
 	if (tid == self)
 		return true;
-	pm_slot *s = pm_as_slot_find(tid);
+	pm_slot *s = as_slot_find(tid);
 	return s && s->signal != 0;
 }
 
@@ -121,9 +121,9 @@ list_tasks(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 		return 0;
 	size_t n = 0, victim = cap;
 	long got;
-	while ((got = pm_sys_getdents64(fd, pm_g.scratch, pm_g.scratch_cap)) > 0) {
+	while ((got = as_sys_getdents64(fd, as_g.scratch, as_g.scratch_cap)) > 0) {
 		for (long off = 0; off < got;) {
-			struct dirent64 *d = (struct dirent64 *)(pm_g.scratch + off);
+			struct dirent64 *d = (struct dirent64 *)(as_g.scratch + off);
 			pid_t tid;
 			if (d->d_reclen == 0)
 				break;
@@ -140,12 +140,12 @@ list_tasks(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 static bool
 ask(pid_t pid, pid_t self, pid_t tid)
 {
-	pm_slot *s = pm_as_slot_claim(tid);
+	pm_slot *s = as_slot_claim(tid);
 	int empty = SLOT_EMPTY;
 	/* A thread that crashed too may have filled its slot already: leave it. */
 	if (!s || tid == self || !atomic_compare_exchange_strong(&s->state, &empty, SLOT_ASKED))
 		return false;
-	if (pm_sys_tgkill(pid, tid, pm_g.freeze_signal) == 0)
+	if (as_sys_tgkill(pid, tid, as_g.freeze_signal) == 0)
 		return true;
 	atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
 	return false;
@@ -155,7 +155,7 @@ static bool
 all_answered(const pid_t *tids, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		pm_slot *s = pm_as_slot_find(tids[i]);
+		pm_slot *s = as_slot_find(tids[i]);
 		if (s && atomic_load(&s->state) == SLOT_ASKED)
 			return false;
 	}
@@ -182,7 +182,7 @@ mask_has(const char *buf, const char *end, const char *key, size_t key_len, int 
 {
 	const char *q = status_field(buf, end, key, key_len);
 	uint64_t mask;
-	return q && pm_as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
+	return q && as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
 }
 
 /*
@@ -196,11 +196,11 @@ mask_has(const char *buf, const char *end, const char *key, size_t key_len, int 
 static bool
 blocks_signal(pid_t tid, int sig)
 {
-	long n = pm_as_read_proc("/proc/self/task/", tid, "status", pm_g.scratch, pm_g.scratch_cap);
-	const char *end = pm_g.scratch + (n > 0 ? n : 0);
-	const char *state = status_field(pm_g.scratch, end, "State:", 6);
-	return state && state < end && *state != 'R' && mask_has(pm_g.scratch, end, "SigPnd:", 7, sig) &&
-	       mask_has(pm_g.scratch, end, "SigBlk:", 7, sig);
+	long n = as_read_proc("/proc/self/task/", tid, "status", as_g.scratch, as_g.scratch_cap);
+	const char *end = as_g.scratch + (n > 0 ? n : 0);
+	const char *state = status_field(as_g.scratch, end, "State:", 6);
+	return state && state < end && *state != 'R' && mask_has(as_g.scratch, end, "SigPnd:", 7, sig) &&
+	       mask_has(as_g.scratch, end, "SigBlk:", 7, sig);
 }
 
 /* Stop waiting for threads that block the freeze signal: they cannot answer.
@@ -210,9 +210,9 @@ give_up_on_blocked(const pid_t *tids, size_t n)
 {
 	int given_up = 0;
 	for (size_t i = 0; i < n; i++) {
-		pm_slot *s = pm_as_slot_find(tids[i]);
+		pm_slot *s = as_slot_find(tids[i]);
 		int asked = SLOT_ASKED;
-		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(tids[i], pm_g.freeze_signal) &&
+		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(tids[i], as_g.freeze_signal) &&
 		    atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED))
 			given_up++;
 	}
@@ -221,7 +221,7 @@ give_up_on_blocked(const pid_t *tids, size_t n)
 
 /*
  * Sleep on the answer count until `asked` threads have answered or been given
- * up on: the last answer wakes us (pm_as_on_freeze).  While answers keep
+ * up on: the last answer wakes us (as_on_freeze).  While answers keep
  * coming, threads are still being scheduled; only after grace_ns without one
  * are the silent ones checked for a blocked signal (a /proc read each), and
  * again every recheck_ns (a thread still runnable now may go to sleep
@@ -231,11 +231,11 @@ static void
 wait_for_answers(const pid_t *tids, size_t n, int asked)
 {
 	static const uint64_t grace_ns = 2000000, recheck_ns = 10000000;
-	uint64_t now = pm_sys_now_ns();
-	uint64_t deadline = now + (uint64_t)pm_g.freeze_timeout_ms * 1000000u, next_check = now + grace_ns;
+	uint64_t now = as_sys_now_ns();
+	uint64_t deadline = now + (uint64_t)as_g.freeze_timeout_ms * 1000000u, next_check = now + grace_ns;
 	int blocked = 0, seen = 0;
 	while (now < deadline) {
-		int got = __atomic_load_n(&pm_g.answers, __ATOMIC_ACQUIRE);
+		int got = __atomic_load_n(&as_g.answers, __ATOMIC_ACQUIRE);
 		/* The count misses a thread that crashed too (it fills its slot
 		 * itself): at a stall the slots decide. */
 		if ((got + blocked >= asked || now >= next_check) && all_answered(tids, n))
@@ -246,26 +246,26 @@ wait_for_answers(const pid_t *tids, size_t n, int asked)
 		}
 		if (now >= next_check) {
 			blocked += give_up_on_blocked(tids, n);
-			next_check = pm_sys_now_ns() + recheck_ns;
+			next_check = as_sys_now_ns() + recheck_ns;
 		} else {
-			__atomic_store_n(&pm_g.answers_wanted, asked - blocked, __ATOMIC_RELEASE);
+			__atomic_store_n(&as_g.answers_wanted, asked - blocked, __ATOMIC_RELEASE);
 			uint64_t until = next_check < deadline ? next_check : deadline;
-			pm_sys_futex_wait(&pm_g.answers, got, until - now);
+			as_sys_futex_wait(&as_g.answers, got, until - now);
 		}
-		now = pm_sys_now_ns();
+		now = as_sys_now_ns();
 	}
 }
 
 size_t
-pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
+as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 {
 	*truncated = false;
 	size_t n = list_tasks(self, tids, cap, truncated);
 	pid_t pid = getpid();
 	int asked = 0;
 	/* No answer wakes us before all are asked. */
-	__atomic_store_n(&pm_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
-	__atomic_store_n(&pm_g.answers, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&as_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&as_g.answers, 0, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < n; i++)
 		asked += ask(pid, self, tids[i]);
 	wait_for_answers(tids, n, asked);
@@ -273,69 +273,69 @@ pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 }
 
 int
-pm_as_release_generation(void)
+as_release_generation(void)
 {
-	return __atomic_load_n(&pm_g.release, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&as_g.release, __ATOMIC_ACQUIRE);
 }
 
 void
-pm_as_park(int generation, uint64_t timeout_ns)
+as_park(int generation, uint64_t timeout_ns)
 {
-	uint64_t deadline = timeout_ns ? pm_sys_now_ns() + timeout_ns : 0;
-	while (pm_as_release_generation() == generation) {
+	uint64_t deadline = timeout_ns ? as_sys_now_ns() + timeout_ns : 0;
+	while (as_release_generation() == generation) {
 		uint64_t left = 0;
 		if (deadline) {
-			uint64_t now = pm_sys_now_ns();
+			uint64_t now = as_sys_now_ns();
 			if (now >= deadline)
 				return;
 			left = deadline - now;
 		}
-		pm_sys_futex_wait(&pm_g.release, generation, left);
+		as_sys_futex_wait(&as_g.release, generation, left);
 	}
 }
 
 void
-pm_as_release(void)
+as_release(void)
 {
-	__atomic_add_fetch(&pm_g.release, 1, __ATOMIC_RELEASE);
-	pm_sys_futex_wake(&pm_g.release);
+	__atomic_add_fetch(&as_g.release, 1, __ATOMIC_RELEASE);
+	as_sys_futex_wake(&as_g.release);
 }
 
 void
-pm_as_reset_slots(void)
+as_reset_slots(void)
 {
 	size_t cap = slot_cap();
 	for (size_t i = 0; i < cap; i++) {
-		atomic_store(&pm_g.slots[i].state, SLOT_EMPTY);
-		atomic_store(&pm_g.slots[i].tid, 0);
-		pm_g.slots[i].signal = 0;
-		pm_g.slots[i].name[0] = '\0';
+		atomic_store(&as_g.slots[i].state, SLOT_EMPTY);
+		atomic_store(&as_g.slots[i].tid, 0);
+		as_g.slots[i].signal = 0;
+		as_g.slots[i].name[0] = '\0';
 	}
 }
 
 void
-pm_as_on_freeze(int sig, siginfo_t *info, void *uctx)
+as_on_freeze(int sig, siginfo_t *info, void *uctx)
 {
 	(void)sig;
 	(void)info;
 	int saved = errno;
 	/* Read before answering: a release that comes after the answer must
 	 * free this thread even if it happens before the park. */
-	int generation = pm_as_release_generation();
-	pm_slot *s = pm_as_slot_find(pm_sys_gettid());
+	int generation = as_release_generation();
+	pm_slot *s = as_slot_find(as_sys_gettid());
 	int asked = SLOT_ASKED;
 	s = s && atomic_load(&s->state) == SLOT_ASKED ? s : NULL;
 	if (s) {
 		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
 		/* One prctl here spares the reporting thread an open, read and close of its comm file. */
-		pm_sys_thread_name(s->name);
+		as_sys_thread_name(s->name);
 		/* The slot may have been reset meanwhile (a snapshot gave up on us). */
 		if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_CAPTURED)) {
 			/* The last answer wakes the reporting thread (wait_for_answers). */
-			if (__atomic_add_fetch(&pm_g.answers, 1, __ATOMIC_ACQ_REL) >=
-			    __atomic_load_n(&pm_g.answers_wanted, __ATOMIC_ACQUIRE))
-				pm_sys_futex_wake(&pm_g.answers);
-			pm_as_park(generation, 0);
+			if (__atomic_add_fetch(&as_g.answers, 1, __ATOMIC_ACQ_REL) >=
+			    __atomic_load_n(&as_g.answers_wanted, __ATOMIC_ACQUIRE))
+				as_sys_futex_wake(&as_g.answers);
+			as_park(generation, 0);
 		}
 	}
 	errno = saved;

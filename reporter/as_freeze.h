@@ -14,27 +14,27 @@
 #include "state.h"
 
 /* The slot of tid, claimed if it has none (open addressing, lock-free); NULL when full. */
-pm_slot *pm_as_slot_claim(pid_t tid);
+pm_slot *as_slot_claim(pid_t tid);
 /* The slot of tid or NULL. */
-pm_slot *pm_as_slot_find(pid_t tid);
+pm_slot *as_slot_find(pid_t tid);
 
 /*
  * List every thread of the process into tids (at most cap, *truncated set when
  * more exist) and stop each one but `self`, waiting at most the configured
  * freeze timeout.  Returns the number of tids listed.
  */
-size_t pm_as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated);
+size_t as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated);
 /* Let parked threads go on: after a snapshot, or before chaining to a
  * handler that may recover.  Each release is a new generation. */
-void pm_as_release(void);
+void as_release(void);
 /* The current release generation (read it before answering a freeze). */
-int pm_as_release_generation(void);
+int as_release_generation(void);
 /* Park the calling thread while the generation is still `generation`
  * (bounded by timeout_ns, 0: forever). */
-void pm_as_park(int generation, uint64_t timeout_ns);
+void as_park(int generation, uint64_t timeout_ns);
 /* Forget every slot, after the threads were released (snapshots). */
-void pm_as_reset_slots(void);
+void as_reset_slots(void);
 /* Handler of the freeze signal: answer if asked, then park. */
-void pm_as_on_freeze(int sig, siginfo_t *info, void *uctx);
+void as_on_freeze(int sig, siginfo_t *info, void *uctx);
 
 #endif

@@ -2,8 +2,8 @@
  * as_handler.c — the only entry into the crash path; runs on the alternate
  * signal stack.  A short sequence of named steps:
  *
- *   pm_as_on_fatal()          kernel entry
- *     claim()                 CAS on pm_g.owner: exactly one thread reports
+ *   as_on_fatal()          kernel entry
+ *     claim()                 CAS on as_g.owner: exactly one thread reports
  *     report()                freeze others, images, header, exception,
  *                             threads, symbols, write both files
  *     notify()                the user's AS-safe callback
@@ -47,16 +47,16 @@ static const uint64_t second_crash_wait_ns = 10ull * 1000000000u;
 static void
 restore_previous_handlers(void)
 {
-	for (size_t i = 0; i < pm_g.signal_count; i++)
-		sigaction(pm_g.signals[i], &pm_g.previous[i], NULL);
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		sigaction(as_g.signals[i], &as_g.previous[i], NULL);
 }
 
 static const struct sigaction *
 previous_for(int sig)
 {
-	for (size_t i = 0; i < pm_g.signal_count; i++)
-		if (pm_g.signals[i] == sig)
-			return &pm_g.previous[i];
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		if (as_g.signals[i] == sig)
+			return &as_g.previous[i];
 	return NULL;
 }
 
@@ -71,9 +71,9 @@ is_function(const struct sigaction *sa)
 static void
 requeue(int sig, const siginfo_t *info)
 {
-	pid_t pid = getpid(), tid = pm_sys_gettid();
-	if (pm_sys_tgsigqueueinfo(pid, tid, sig, info) != 0)
-		pm_sys_tgkill(pid, tid, sig);
+	pid_t pid = getpid(), tid = as_sys_gettid();
+	if (as_sys_tgsigqueueinfo(pid, tid, sig, info) != 0)
+		as_sys_tgkill(pid, tid, sig);
 }
 
 /* End the process with sig now, whatever handlers say. */
@@ -96,15 +96,15 @@ die_with(int sig, const siginfo_t *info)
 static void
 write_minimal_report(void)
 {
-	pm_report *r = &pm_g.report;
+	pm_report *r = &as_g.report;
 	r->thread_count = 0;
 	r->image_count = 0;
 	r->leb_count = 0;
 	/* The fault may have come before the exception was filled in (a
 	 * seccomp filter trapping a call the capture makes): fill it again. */
-	pm_as_fill_exception(r, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
+	as_fill_exception(r, &as_g.facts, as_g.crash_signal, &as_g.crash_info);
 	r->exception.triggered_thread = -1;
-	pm_as_write_report(r);
+	as_write_report(r);
 }
 
 static void
@@ -112,9 +112,9 @@ on_nested_fault(void)
 {
 	/* A fault after the report is on disk (the user callback) must not
 	 * replace it with a smaller one. */
-	if (atomic_fetch_add(&pm_g.nesting, 1) == 0 && !pm_g.written)
+	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written)
 		write_minimal_report();
-	die_with(pm_g.crash_signal, &pm_g.crash_info);
+	die_with(as_g.crash_signal, &as_g.crash_info);
 }
 
 /*
@@ -125,15 +125,15 @@ on_nested_fault(void)
 static bool
 wait_for_reporter(int sig, const siginfo_t *info, void *uctx, pid_t tid)
 {
-	int generation = pm_as_release_generation();
-	pm_slot *s = pm_as_slot_claim(tid);
+	int generation = as_release_generation();
+	pm_slot *s = as_slot_claim(tid);
 	if (s) {
 		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
 		s->signal = sig;
 		atomic_store(&s->state, SLOT_CAPTURED);
 	}
-	pm_as_park(generation, second_crash_wait_ns);
-	if (pm_g.crash_signal == 0 && atomic_load(&pm_g.owner) == 0)
+	as_park(generation, second_crash_wait_ns);
+	if (as_g.crash_signal == 0 && atomic_load(&as_g.owner) == 0)
 		return true;
 	restore_previous_handlers();
 	requeue(sig, info);
@@ -144,33 +144,33 @@ static bool
 report(pid_t tid, const struct timespec *now)
 {
 	/* Room for the files the capture opens, even when the app used every descriptor. */
-	pm_as_spares_free();
-	pm_as_capture(tid, &pm_g.crash_mc, true, now);
-	pm_as_fill_exception(&pm_g.report, &pm_g.facts, pm_g.crash_signal, &pm_g.crash_info);
-	pm_as_fill_asi(&pm_g.report, &pm_g.facts, tid, pm_g.scratch, pm_g.scratch_cap);
-	pm_as_fill_last_exception(&pm_g.report, &pm_g.images, tid);
-	pm_as_fill_context(&pm_g.report, pm_g.facts.tz_min, pm_g.scratch, pm_g.scratch_cap);
-	pm_as_capture_symbols();
-	pm_g.written = pm_as_write_report(&pm_g.report);
-	pm_as_write_minidump(&pm_g.report);
-	return pm_g.written;
+	as_spares_free();
+	as_capture(tid, &as_g.crash_mc, true, now);
+	as_fill_exception(&as_g.report, &as_g.facts, as_g.crash_signal, &as_g.crash_info);
+	as_fill_asi(&as_g.report, &as_g.facts, tid, as_g.scratch, as_g.scratch_cap);
+	as_fill_last_exception(&as_g.report, &as_g.images, tid);
+	as_fill_context(&as_g.report, as_g.facts.tz_min, as_g.scratch, as_g.scratch_cap);
+	as_capture_symbols();
+	as_g.written = as_write_report(&as_g.report);
+	as_write_minidump(&as_g.report);
+	return as_g.written;
 }
 
 static void
 notify(bool written)
 {
-	if (!pm_g.on_crash)
+	if (!as_g.on_crash)
 		return;
 	pm_crash_info info = {
-		.signal = pm_g.crash_signal,
-		.si_code = pm_g.crash_info.si_code,
-		.address = (uint64_t)(uintptr_t)pm_g.crash_info.si_addr,
-		.crash_path = pm_g.crash_path,
-		.json_path = pm_g.json_path,
+		.signal = as_g.crash_signal,
+		.si_code = as_g.crash_info.si_code,
+		.address = (uint64_t)(uintptr_t)as_g.crash_info.si_addr,
+		.crash_path = as_g.crash_path,
+		.json_path = as_g.json_path,
 		.written = written,
-		.phases = pm_g.phases,
+		.phases = as_g.phases,
 	};
-	pm_g.on_crash(&info, pm_g.on_crash_ctx);
+	as_g.on_crash(&info, as_g.on_crash_ctx);
 }
 
 /* The fault a previous handler returned from (without jumping away); while
@@ -187,7 +187,7 @@ static bool
 is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 {
 	return returned_from.sig == sig && returned_from.addr == info->si_addr &&
-	       returned_from.pc == pm_arch_pc(&uc->uc_mcontext);
+	       returned_from.pc == as_arch_pc(&uc->uc_mcontext);
 }
 
 /* The report is done: the other threads go on, and the next fault (or a
@@ -195,13 +195,13 @@ is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 static void
 end_report(void)
 {
-	pm_g.crash_signal = 0;
-	pm_g.written = false;
-	atomic_store(&pm_g.nesting, 0);
-	pm_as_spares_take();
-	pm_as_reset_slots();
-	atomic_store(&pm_g.owner, 0);
-	pm_as_release();
+	as_g.crash_signal = 0;
+	as_g.written = false;
+	atomic_store(&as_g.nesting, 0);
+	as_spares_take();
+	as_reset_slots();
+	atomic_store(&as_g.owner, 0);
+	as_release();
 }
 
 /* Run a previous handler as the kernel would have: its mask, its flavour. */
@@ -217,7 +217,7 @@ call_previous(const struct sigaction *prev, int sig, siginfo_t *info, ucontext_t
 	else
 		prev->sa_handler(sig);
 	returned_from.sig = sig;
-	returned_from.pc = pm_arch_pc(&uc->uc_mcontext);
+	returned_from.pc = as_arch_pc(&uc->uc_mcontext);
 	returned_from.addr = info->si_addr;
 }
 
@@ -236,7 +236,7 @@ inside_previous_handler(pid_t tid, const ucontext_t *uc)
 	/* Did the interrupted code run on the alternate stack (the kernel
 	 * saves its bounds in the context), where ours, and the previous
 	 * handler we called, run? */
-	uint64_t sp = pm_arch_sp(&uc->uc_mcontext), base = (uint64_t)(uintptr_t)uc->uc_stack.ss_sp;
+	uint64_t sp = as_arch_sp(&uc->uc_mcontext), base = (uint64_t)(uintptr_t)uc->uc_stack.ss_sp;
 	if (sp > base && sp - base <= uc->uc_stack.ss_size)
 		return true;
 	atomic_store(&chaining_tid, 0);
@@ -250,7 +250,7 @@ chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
 	/* A one-shot handler (SA_RESETHAND) must not see a second fault. */
 	if (is_function(prev) && !(prev->sa_flags & SA_RESETHAND)) {
 		end_report();
-		atomic_store(&chaining_tid, pm_sys_gettid());
+		atomic_store(&chaining_tid, as_sys_gettid());
 		call_previous(prev, sig, info, uc);
 		atomic_store(&chaining_tid, 0);
 		return;
@@ -263,7 +263,7 @@ __attribute__((noinline)) static void
 on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	int saved_errno = errno;
-	pid_t tid = pm_sys_gettid();
+	pid_t tid = as_sys_gettid();
 	int owner = 0;
 	if (is_returned_fault(sig, info, uctx)) {
 		call_previous(previous_for(sig), sig, info, uctx);
@@ -277,8 +277,8 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 		errno = saved_errno;
 		return;
 	}
-	while (!atomic_compare_exchange_strong(&pm_g.owner, &owner, tid)) {
-		if (owner == tid && pm_g.crash_signal != 0)
+	while (!atomic_compare_exchange_strong(&as_g.owner, &owner, tid)) {
+		if (owner == tid && as_g.crash_signal != 0)
 			on_nested_fault();
 		if (!wait_for_reporter(sig, info, uctx, tid)) {
 			errno = saved_errno;
@@ -288,9 +288,9 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	pm_g.crash_signal = sig;
-	pm_g.crash_info = *info;
-	pm_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
+	as_g.crash_signal = sig;
+	as_g.crash_info = *info;
+	as_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
 	bool written = report(tid, &now);
 	notify(written);
 	chain_or_reraise(sig, info, uctx);
@@ -299,9 +299,9 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 
 /* Only scalars here: no stack-protector check may read TLS before it is repaired. */
 void
-pm_as_on_fatal(int sig, siginfo_t *info, void *uctx)
+as_on_fatal(int sig, siginfo_t *info, void *uctx)
 {
-	uint64_t tls = pm_arch_tls_repair();
+	uint64_t tls = as_arch_tls_repair();
 	on_fatal(sig, info, uctx);
-	pm_arch_tls_put_back(tls);
+	as_arch_tls_put_back(tls);
 }

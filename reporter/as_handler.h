@@ -6,6 +6,6 @@
 
 #include <signal.h>
 
-void pm_as_on_fatal(int sig, siginfo_t *info, void *uctx);
+void as_on_fatal(int sig, siginfo_t *info, void *uctx);
 
 #endif

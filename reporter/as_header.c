@@ -13,10 +13,10 @@
 #include "out.h"
 
 const char *
-pm_as_proc_name(pm_arena *a, const char *dir, pid_t id)
+as_proc_name(pm_arena *a, const char *dir, pid_t id)
 {
 	char name[64];
-	return pm_as_read_proc(dir, id, "comm", name, sizeof name) > 0 ? pm_arena_strdup(a, name) : NULL;
+	return as_read_proc(dir, id, "comm", name, sizeof name) > 0 ? pm_arena_strdup(a, name) : NULL;
 }
 
 /* A random (version 4) UUID, upper case and dashed as Apple prints it.  If
@@ -25,9 +25,9 @@ static const char *
 incident_id(pm_arena *a, const struct timespec *now)
 {
 	uint8_t b[16];
-	if (pm_sys_getrandom(b, sizeof b) != (long)sizeof b) {
+	if (as_sys_getrandom(b, sizeof b) != (long)sizeof b) {
 		uint64_t x = (uint64_t)now->tv_sec * 1000000000u + (uint64_t)now->tv_nsec;
-		uint64_t y = ((uint64_t)getpid() << 32) ^ (uint64_t)pm_sys_gettid() ^ pm_sys_now_ns();
+		uint64_t y = ((uint64_t)getpid() << 32) ^ (uint64_t)as_sys_gettid() ^ as_sys_now_ns();
 		for (int i = 0; i < 8; i++) {
 			b[i] = (uint8_t)(x >> (8 * i));
 			b[8 + i] = (uint8_t)(y >> (8 * i));
@@ -40,13 +40,13 @@ incident_id(pm_arena *a, const struct timespec *now)
 	for (int i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			s[o++] = '-';
-		o += pm_fmt_hex(s + o, sizeof s - o, b[i], 2, true);
+		o += pmi_fmt_hex(s + o, sizeof s - o, b[i], 2, true);
 	}
 	return pm_arena_strndup(a, s, o);
 }
 
 void
-pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
+as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 {
 	pm_header *h = &r->header;
 	/* Facts first, system calls last: a seccomp filter may trap one of
@@ -59,7 +59,7 @@ pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	h->process_path = f->exe_path;
 	h->identifier = f->app_id;
 	h->version = f->app_version;
-	h->code_type = pm_arch_code_type;
+	h->code_type = as_arch_code_type;
 	/* Apple prints tenths of milliseconds; keep exactly what the text shows. */
 	h->time = (pm_time){ .sec = now->tv_sec, .usec = (uint32_t)(now->tv_nsec / 100000) * 100,
 	                     .tz_min = f->tz_min, .digits = 4, .set = true };
@@ -69,16 +69,16 @@ pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	h->incident_id = incident_id(&r->arena, now);
 	h->pid = getpid();
 	h->parent_pid = getppid();
-	h->parent_name = pm_as_proc_name(&r->arena, "/proc/", (pid_t)h->parent_pid);
+	h->parent_name = as_proc_name(&r->arena, "/proc/", (pid_t)h->parent_pid);
 }
 
 const char *
-pm_as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr)
+as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr)
 {
 	char buf[160];
 	pm_out o;
 	pm_out_init_buf(&o, buf, sizeof buf);
-	pm_out_str(&o, prefix);
-	pm_out_0x(&o, addr, 16);
+	pmi_out_str(&o, prefix);
+	pmi_out_0x(&o, addr, 16);
 	return pm_arena_strndup(a, buf, o.len);
 }

@@ -24,24 +24,24 @@ parse_map_line(const char *s, size_t n, pm_as_map *m, uint64_t *offset, const ch
 {
 	const char *p = s, *end = s + n;
 	uint64_t dev_unused, inode_unused;
-	if (!pm_as_parse_hex(&p, end, &m->start) || p >= end || *p++ != '-' ||
-	    !pm_as_parse_hex(&p, end, &m->end) || end - p < 6)
+	if (!as_parse_hex(&p, end, &m->start) || p >= end || *p++ != '-' ||
+	    !as_parse_hex(&p, end, &m->end) || end - p < 6)
 		return false;
 	p++;
 	m->prot = (uint8_t)((p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
 	                    (p[2] == 'x' ? PROT_EXEC : 0));
 	p += 5;
-	if (!pm_as_parse_hex(&p, end, offset))
+	if (!as_parse_hex(&p, end, offset))
 		return false;
 	/* dev "fd:01" and inode: skip them. */
 	while (p < end && *p == ' ')
 		p++;
-	if (!pm_as_parse_hex(&p, end, &dev_unused) || p >= end || *p++ != ':' ||
-	    !pm_as_parse_hex(&p, end, &dev_unused))
+	if (!as_parse_hex(&p, end, &dev_unused) || p >= end || *p++ != ':' ||
+	    !as_parse_hex(&p, end, &dev_unused))
 		return false;
 	while (p < end && *p == ' ')
 		p++;
-	if (!pm_as_parse_dec(&p, end, &inode_unused))
+	if (!as_parse_dec(&p, end, &inode_unused))
 		return false;
 	while (p < end && *p == ' ')
 		p++;
@@ -69,7 +69,7 @@ read_build_id(const pm_mem *mem, uint64_t addr, uint64_t size, pm_image *img)
 	size_t at, len;
 	if (size > sizeof notes)
 		size = sizeof notes;
-	if (!pm_mem_read(mem, addr, notes, size) || !pm_as_elf_find_build_id(notes, size, &at, &len) || len == 0)
+	if (!pm_mem_read(mem, addr, notes, size) || !as_elf_find_build_id(notes, size, &at, &len) || len == 0)
 		return;
 	if (len > PM_BUILD_ID_MAX)
 		len = PM_BUILD_ID_MAX;
@@ -149,7 +149,7 @@ add_image(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_pa
 	if (!p)
 		return;
 	img.path = p;
-	img.name = pm_as_basename(p);
+	img.name = as_basename(p);
 	img.is_app = exe_path && strcmp(p, exe_path) == 0;
 	ai.model_index = r->image_count;
 	r->images[r->image_count++] = img;
@@ -157,18 +157,18 @@ add_image(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_pa
 }
 
 void
-pm_as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
+as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
                   char *linebuf, size_t linebuf_cap)
 {
 	pm_as_lines l;
 	out->count = 0;
 	out->map_count = 0;
 	out->maps_truncated = false;
-	if (!pm_as_lines_open(&l, "/proc/self/maps", linebuf, linebuf_cap))
+	if (!as_lines_open(&l, "/proc/self/maps", linebuf, linebuf_cap))
 		return;
 	const char *line;
 	size_t len;
-	while (pm_as_lines_next(&l, &line, &len)) {
+	while (as_lines_next(&l, &line, &len)) {
 		pm_as_map m;
 		uint64_t offset;
 		const char *path;
@@ -183,11 +183,11 @@ pm_as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char
 		if (offset == 0 && (m.prot & PROT_READ) && is_image_path(path, path_len))
 			add_image(out, r, mem, exe_path, m.start, path, path_len);
 	}
-	pm_as_lines_close(&l);
+	as_lines_close(&l);
 }
 
 const pm_as_image *
-pm_as_image_for(const pm_as_images *im, uint64_t addr)
+as_image_for(const pm_as_images *im, uint64_t addr)
 {
 	size_t lo = 0, hi = im->count;
 	while (lo < hi) {
@@ -203,7 +203,7 @@ pm_as_image_for(const pm_as_images *im, uint64_t addr)
 }
 
 const pm_as_map *
-pm_as_map_for(const pm_as_images *im, uint64_t addr)
+as_map_for(const pm_as_images *im, uint64_t addr)
 {
 	size_t lo = 0, hi = im->map_count;
 	while (lo < hi) {

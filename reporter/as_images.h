@@ -37,11 +37,11 @@ typedef struct pm_as_images {
  * pm_image per image to the report (strings in its arena, the main executable
  * marked by exe_path) and fill `out`.  `linebuf` holds one read chunk.
  */
-void pm_as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
+void as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
                        char *linebuf, size_t linebuf_cap);
 /* The image containing addr, or NULL.  Binary search. */
-const pm_as_image *pm_as_image_for(const pm_as_images *im, uint64_t addr);
+const pm_as_image *as_image_for(const pm_as_images *im, uint64_t addr);
 /* The mapping containing addr, or NULL.  Binary search. */
-const pm_as_map *pm_as_map_for(const pm_as_images *im, uint64_t addr);
+const pm_as_map *as_map_for(const pm_as_images *im, uint64_t addr);
 
 #endif

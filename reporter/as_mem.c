@@ -21,7 +21,7 @@
 static int pipe_fds[2] = { -1, -1 };
 static bool use_pipe;
 static int fallback_fds[2] = { -1, -1 };
-/* Our pid, cached by pm_as_mem_cache_reset at the start of a capture so a
+/* Our pid, cached by as_mem_cache_reset at the start of a capture so a
  * read costs one system call; 0 means "ask getpid()" (a forked child must
  * read its own memory). */
 static pid_t cached_pid;
@@ -30,7 +30,7 @@ static bool
 read_vm(uint64_t src, void *dst, size_t n)
 {
 	pid_t pid = cached_pid ? cached_pid : getpid();
-	return pm_sys_process_vm_readv(pid, dst, (uintptr_t)src, n) == (long)n;
+	return as_sys_process_vm_readv(pid, dst, (uintptr_t)src, n) == (long)n;
 }
 
 static bool
@@ -52,7 +52,7 @@ read_pipe(uint64_t src, void *dst, size_t n)
 }
 
 bool
-pm_as_mem_read(void *dst, uint64_t src, size_t n)
+as_mem_read(void *dst, uint64_t src, size_t n)
 {
 	if (n == 0)
 		return true;
@@ -65,11 +65,11 @@ static bool
 self_read(void *ctx, uint64_t addr, void *dst, size_t n)
 {
 	(void)ctx;
-	return pm_as_mem_read(dst, addr, n);
+	return as_mem_read(dst, addr, n);
 }
 
 pm_mem
-pm_as_mem_self(void)
+as_mem_self(void)
 {
 	return (pm_mem){ .read = self_read, .ctx = NULL };
 }
@@ -85,11 +85,11 @@ is_one_pipe(int read_fd, int write_fd)
 }
 
 void
-pm_as_mem_cache_reset(pm_mem_cache *c)
+as_mem_cache_reset(pm_mem_cache *c)
 {
 	cached_pid = getpid();
-	if (!use_pipe && !pm_as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
-		pm_as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
+	if (!use_pipe && !as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
+		as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
 	for (size_t i = 0; i < PM_MEM_CACHE_PAGES; i++)
 		c->tag[i] = 0;
 	c->next = 0;
@@ -108,7 +108,7 @@ cached_page(pm_mem_cache *c, uint64_t page)
 			return c->page[i];
 	size_t slot = first + c->next++ % PM_MEM_CACHE_WAYS;
 	c->tag[slot] = 0;
-	if (!pm_as_mem_read(c->page[slot], page, PM_MEM_PAGE))
+	if (!as_mem_read(c->page[slot], page, PM_MEM_PAGE))
 		return NULL;
 	c->tag[slot] = page + 1;
 	return c->page[slot];
@@ -140,13 +140,13 @@ cached_read(void *ctx, uint64_t addr, void *dst, size_t n)
 }
 
 pm_mem
-pm_as_mem_cached(pm_mem_cache *c)
+as_mem_cached(pm_mem_cache *c)
 {
 	return (pm_mem){ .read = cached_read, .ctx = c };
 }
 
 void
-pm_as_mem_use_pipe(int read_fd, int write_fd)
+as_mem_use_pipe(int read_fd, int write_fd)
 {
 	pipe_fds[0] = read_fd;
 	pipe_fds[1] = write_fd;
@@ -154,16 +154,16 @@ pm_as_mem_use_pipe(int read_fd, int write_fd)
 }
 
 void
-pm_as_mem_fallback_pipe(int read_fd, int write_fd)
+as_mem_fallback_pipe(int read_fd, int write_fd)
 {
 	fallback_fds[0] = read_fd;
 	fallback_fds[1] = write_fd;
 }
 
 bool
-pm_as_mem_probe(void)
+as_mem_probe(void)
 {
 	static const uint64_t probe = 0x706d5f70726f6265u;
 	uint64_t got = 0;
-	return pm_as_mem_read(&got, (uintptr_t)&probe, sizeof got) && got == probe;
+	return as_mem_read(&got, (uintptr_t)&probe, sizeof got) && got == probe;
 }

@@ -20,19 +20,19 @@ typedef struct pm_mem {
 
 /* Prepare the self reader (probe process_vm_readv, else open the pipe fallback).
  * NOT AS-safe: call at install (mem_setup.c).  Returns false if neither works. */
-bool pm_as_mem_setup(void);
+bool pmi_as_mem_setup(void);
 /* Close the pipe fallback if one was opened.  NOT AS-safe. */
-void pm_as_mem_teardown(void);
+void pmi_as_mem_teardown(void);
 /* Read through this pipe from now on (-1, -1: through process_vm_readv).  AS-safe. */
-void pm_as_mem_use_pipe(int read_fd, int write_fd);
+void as_mem_use_pipe(int read_fd, int write_fd);
 /* The pipe to switch to when process_vm_readv stops working (-1, -1: none).  AS-safe. */
-void pm_as_mem_fallback_pipe(int read_fd, int write_fd);
+void as_mem_fallback_pipe(int read_fd, int write_fd);
 /* True when the current method reads a known value back.  AS-safe. */
-bool pm_as_mem_probe(void);
+bool as_mem_probe(void);
 /* The reader of our own address space.  AS-safe. */
-pm_mem pm_as_mem_self(void);
+pm_mem as_mem_self(void);
 /* Read from our own address space without faulting.  AS-safe. */
-bool pm_as_mem_read(void *dst, uint64_t src, size_t n);
+bool as_mem_read(void *dst, uint64_t src, size_t n);
 
 /*
  * A page cache over the self reader, for one capture: the stacks and unwind
@@ -50,9 +50,9 @@ typedef struct pm_mem_cache {
 
 /* Empty the cache, remember our pid for the reads, and switch to the
  * fallback pipe if the current method no longer works.  AS-safe. */
-void pm_as_mem_cache_reset(pm_mem_cache *c);
+void as_mem_cache_reset(pm_mem_cache *c);
 /* A reader of our own address space through the cache.  AS-safe. */
-pm_mem pm_as_mem_cached(pm_mem_cache *c);
+pm_mem as_mem_cached(pm_mem_cache *c);
 
 /* Typed helpers over any source.  AS-safe. */
 static inline bool

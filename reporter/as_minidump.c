@@ -11,46 +11,46 @@
 #include "out.h"
 
 uint32_t
-pm_md_rva(const pm_md_writer *w)
+as_md_rva(const pm_md_writer *w)
 {
 	return (uint32_t)w->o->total;
 }
 
 void
-pm_md_put_location(uint8_t *p, uint32_t size, uint32_t rva)
+as_md_put_location(uint8_t *p, uint32_t size, uint32_t rva)
 {
 	pm_md_put32(p, size);
 	pm_md_put32(p + 4, rva);
 }
 
 void
-pm_md_stream_begin(pm_md_writer *w, uint32_t type)
+as_md_stream_begin(pm_md_writer *w, uint32_t type)
 {
 	w->stream_type = type;
 	w->stream_start = w->o->total;
 }
 
 void
-pm_md_stream_end(pm_md_writer *w)
+as_md_stream_end(pm_md_writer *w)
 {
 	if (w->dir_count == PM_MD_MAX_STREAMS)
 		return;
 	uint8_t *d = w->dir[w->dir_count++];
 	pm_md_put32(d, w->stream_type);
-	pm_md_put_location(d + 4, (uint32_t)(w->o->total - w->stream_start), (uint32_t)w->stream_start);
+	as_md_put_location(d + 4, (uint32_t)(w->o->total - w->stream_start), (uint32_t)w->stream_start);
 }
 
 bool
-pm_md_thread_context(pm_md_writer *w, const pm_thread *t)
+as_md_thread_context(pm_md_writer *w, const pm_thread *t)
 {
 	if (!w->ctx || !t->regs || t->regs->arch != w->ctx->arch || w->chunk_cap < w->ctx->size)
 		return false;
-	pm_md_context_from_regs(w->ctx, t->regs, (uint8_t *)w->chunk);
+	pmi_md_context_from_regs(w->ctx, t->regs, (uint8_t *)w->chunk);
 	return true;
 }
 
 uint64_t
-pm_md_context_sp(const pm_md_writer *w)
+as_md_context_sp(const pm_md_writer *w)
 {
 	return pm_md_get64((const uint8_t *)w->chunk + w->ctx->sp_offset);
 }
@@ -64,7 +64,7 @@ put_header(pm_md_writer *w, uint32_t stream_count)
 	pm_md_put32(h + 8, stream_count);
 	pm_md_put32(h + 12, PM_MD_HEADER_SIZE);
 	pm_md_put32(h + 20, (uint32_t)w->r->header.time.sec);
-	pm_out_put(w->o, (const char *)h, sizeof h);
+	pmi_out_put(w->o, (const char *)h, sizeof h);
 }
 
 /* The header and directory again, now that every stream's place is known. */
@@ -74,32 +74,32 @@ patch_front(pm_md_writer *w)
 	if (!pm_out_flush(w->o) || lseek(w->o->fd, 0, SEEK_SET) != 0)
 		return false;
 	put_header(w, w->dir_count);
-	pm_out_put(w->o, (const char *)w->dir, sizeof w->dir);
+	pmi_out_put(w->o, (const char *)w->dir, sizeof w->dir);
 	return pm_out_flush(w->o);
 }
 
 pm_err
-pm_as_minidump(const pm_report *r, pm_out *o)
+as_minidump(const pm_report *r, pm_out *o)
 {
 	pm_md_writer w = {
-		.o = o, .r = r, .ctx = pm_md_context_for_arch(pm_arch_id),
-		.ranges = pm_g.md_ranges, .range_cap = pm_g.md_range_cap,
-		.chunk = pm_g.scratch, .chunk_cap = pm_g.scratch_cap,
+		.o = o, .r = r, .ctx = pmi_md_context_for_arch(as_arch_id),
+		.ranges = as_g.md_ranges, .range_cap = as_g.md_range_cap,
+		.chunk = as_g.scratch, .chunk_cap = as_g.scratch_cap,
 	};
 	if (o->fd < 0)
 		return PM_E_INVAL;
 	put_header(&w, 0);
-	pm_out_put(o, (const char *)w.dir, sizeof w.dir);
-	pm_md_memory_plan(&w);
-	pm_md_memory_bytes(&w);
-	pm_md_thread_list(&w);
-	pm_md_memory_list(&w);
-	pm_md_exception(&w);
-	pm_md_module_list(&w);
-	pm_md_system_info(&w);
-	pm_md_misc_info(&w);
-	pm_md_thread_names(&w);
-	pm_md_proc_streams(&w);
+	pmi_out_put(o, (const char *)w.dir, sizeof w.dir);
+	as_md_memory_plan(&w);
+	as_md_memory_bytes(&w);
+	as_md_thread_list(&w);
+	as_md_memory_list(&w);
+	as_md_exception(&w);
+	as_md_module_list(&w);
+	as_md_system_info(&w);
+	as_md_misc_info(&w);
+	as_md_thread_names(&w);
+	as_md_proc_streams(&w);
 	/* RVAs are 32-bit: a file past 4 GiB cannot be read back (the caps keep it far below). */
 	bool too_big = o->total > UINT32_MAX;
 	if (!patch_front(&w))

@@ -51,37 +51,37 @@ typedef struct pm_md_writer {
 } pm_md_writer;
 
 /* The whole minidump of r into o, whose fd must be a regular file (seekable). */
-pm_err pm_as_minidump(const pm_report *r, pm_out *o);
+pm_err as_minidump(const pm_report *r, pm_out *o);
 
 /* as_minidump.c: stream bookkeeping. */
-void pm_md_stream_begin(pm_md_writer *w, uint32_t type);
-void pm_md_stream_end(pm_md_writer *w);
+void as_md_stream_begin(pm_md_writer *w, uint32_t type);
+void as_md_stream_end(pm_md_writer *w);
 /* The file offset of the next byte written. */
-uint32_t pm_md_rva(const pm_md_writer *w);
-void pm_md_put_location(uint8_t *p, uint32_t size, uint32_t rva);
+uint32_t as_md_rva(const pm_md_writer *w);
+void as_md_put_location(uint8_t *p, uint32_t size, uint32_t rva);
 /* A thread's registers as context bytes in w->chunk; false when it has none we encode. */
-bool pm_md_thread_context(pm_md_writer *w, const pm_thread *t);
-/* The stack pointer of the context pm_md_thread_context last built. */
-uint64_t pm_md_context_sp(const pm_md_writer *w);
+bool as_md_thread_context(pm_md_writer *w, const pm_thread *t);
+/* The stack pointer of the context as_md_thread_context last built. */
+uint64_t as_md_context_sp(const pm_md_writer *w);
 
 /* as_minidump_memory.c: which ranges, their bytes, the MemoryList. */
-void pm_md_memory_plan(pm_md_writer *w);
-void pm_md_memory_bytes(pm_md_writer *w);
-void pm_md_memory_list(pm_md_writer *w);
+void as_md_memory_plan(pm_md_writer *w);
+void as_md_memory_bytes(pm_md_writer *w);
+void as_md_memory_list(pm_md_writer *w);
 /* The memory descriptor of a thread's stack (zero size when it was not captured). */
-void pm_md_stack_descriptor(const pm_md_writer *w, uint64_t sp, uint8_t out[PM_MD_MEMORY_DESC_SIZE]);
+void as_md_stack_descriptor(const pm_md_writer *w, uint64_t sp, uint8_t out[PM_MD_MEMORY_DESC_SIZE]);
 
 /* as_minidump_threads.c */
-void pm_md_thread_list(pm_md_writer *w);
-void pm_md_exception(pm_md_writer *w);
-void pm_md_thread_names(pm_md_writer *w);
+void as_md_thread_list(pm_md_writer *w);
+void as_md_exception(pm_md_writer *w);
+void as_md_thread_names(pm_md_writer *w);
 
 /* as_minidump_info.c */
-void pm_md_system_info(pm_md_writer *w);
-void pm_md_misc_info(pm_md_writer *w);
-void pm_md_module_list(pm_md_writer *w);
+void as_md_system_info(pm_md_writer *w);
+void as_md_misc_info(pm_md_writer *w);
+void as_md_module_list(pm_md_writer *w);
 
 /* as_minidump_proc.c: Breakpad's Linux streams, each a file copied as is. */
-void pm_md_proc_streams(pm_md_writer *w);
+void as_md_proc_streams(pm_md_writer *w);
 
 #endif

@@ -9,31 +9,31 @@
 #include "out.h"
 
 void
-pm_md_system_info(pm_md_writer *w)
+as_md_system_info(pm_md_writer *w)
 {
-	const pm_facts *f = &pm_g.facts;
+	const pm_facts *f = &as_g.facts;
 	uint8_t b[PM_MD_SYSTEM_INFO_SIZE] = { 0 };
-	pm_md_stream_begin(w, PM_MD_SYSTEM_INFO);
+	as_md_stream_begin(w, PM_MD_SYSTEM_INFO);
 	pm_md_put16(b, w->ctx ? w->ctx->cpu : 0xffff);
-	pm_arch_minidump_cpu(b + 2, b + 4, b + 32);
+	as_arch_minidump_cpu(b + 2, b + 4, b + 32);
 	b[6] = f->cpu_count;
 	pm_md_put32(b + 8, f->kernel_version[0]);
 	pm_md_put32(b + 12, f->kernel_version[1]);
 	pm_md_put32(b + 16, f->kernel_version[2]);
 	pm_md_put32(b + 20, PM_MD_OS_LINUX);
-	pm_md_put32(b + 24, pm_md_rva(w) + sizeof b);
-	pm_out_put(w->o, (const char *)b, sizeof b);
-	pm_md_stream_end(w);
-	pm_md_put_string(w->o, f->kernel);
+	pm_md_put32(b + 24, as_md_rva(w) + sizeof b);
+	pmi_out_put(w->o, (const char *)b, sizeof b);
+	as_md_stream_end(w);
+	pmi_md_put_string(w->o, f->kernel);
 }
 
 void
-pm_md_misc_info(pm_md_writer *w)
+as_md_misc_info(pm_md_writer *w)
 {
 	const pm_header *h = &w->r->header;
 	uint8_t b[PM_MD_MISC_INFO_SIZE] = { 0 };
 	uint32_t flags = 0;
-	pm_md_stream_begin(w, PM_MD_MISC_INFO);
+	as_md_stream_begin(w, PM_MD_MISC_INFO);
 	pm_md_put32(b, sizeof b);
 	if (h->pid >= 0) {
 		flags |= PM_MD_MISC_PROCESS_ID;
@@ -44,8 +44,8 @@ pm_md_misc_info(pm_md_writer *w)
 		pm_md_put32(b + 12, (uint32_t)h->launch_time.sec);
 	}
 	pm_md_put32(b + 4, flags);
-	pm_out_put(w->o, (const char *)b, sizeof b);
-	pm_md_stream_end(w);
+	pmi_out_put(w->o, (const char *)b, sizeof b);
+	as_md_stream_end(w);
 }
 
 static const char *
@@ -56,14 +56,14 @@ module_name(const pm_image *im)
 
 /* The list, then (outside the stream) each module's name and CodeView record. */
 void
-pm_md_module_list(pm_md_writer *w)
+as_md_module_list(pm_md_writer *w)
 {
 	const pm_report *r = w->r;
 	uint8_t b[PM_MD_MODULE_SIZE];
-	pm_md_stream_begin(w, PM_MD_MODULE_LIST);
+	as_md_stream_begin(w, PM_MD_MODULE_LIST);
 	pm_md_put32(b, r->image_count);
-	pm_out_put(w->o, (const char *)b, 4);
-	uint32_t rva = pm_md_rva(w) + r->image_count * PM_MD_MODULE_SIZE;
+	pmi_out_put(w->o, (const char *)b, 4);
+	uint32_t rva = as_md_rva(w) + r->image_count * PM_MD_MODULE_SIZE;
 	for (uint32_t i = 0; i < r->image_count; i++) {
 		const pm_image *im = &r->images[i];
 		for (size_t k = 0; k < sizeof b; k++)
@@ -71,21 +71,21 @@ pm_md_module_list(pm_md_writer *w)
 		pm_md_put64(b, im->start);
 		pm_md_put32(b + 8, im->size > UINT32_MAX ? UINT32_MAX : (uint32_t)im->size);
 		pm_md_put32(b + PM_MD_MODULE_NAME, rva);
-		rva += (uint32_t)pm_md_string_size(module_name(im));
+		rva += (uint32_t)pmi_md_string_size(module_name(im));
 		if (im->build_id_len > 0) {
-			pm_md_put_location(b + PM_MD_MODULE_CV, 4u + im->build_id_len, rva);
+			as_md_put_location(b + PM_MD_MODULE_CV, 4u + im->build_id_len, rva);
 			rva += 4u + im->build_id_len;
 		}
-		pm_out_put(w->o, (const char *)b, sizeof b);
+		pmi_out_put(w->o, (const char *)b, sizeof b);
 	}
-	pm_md_stream_end(w);
+	as_md_stream_end(w);
 	for (uint32_t i = 0; i < r->image_count; i++) {
 		const pm_image *im = &r->images[i];
-		pm_md_put_string(w->o, module_name(im));
+		pmi_md_put_string(w->o, module_name(im));
 		if (im->build_id_len > 0) {
 			pm_md_put32(b, PM_MD_CV_ELF);
-			pm_out_put(w->o, (const char *)b, 4);
-			pm_out_put(w->o, (const char *)im->build_id, im->build_id_len);
+			pmi_out_put(w->o, (const char *)b, 4);
+			pmi_out_put(w->o, (const char *)im->build_id, im->build_id_len);
 		}
 	}
 }

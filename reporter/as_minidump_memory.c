@@ -17,7 +17,7 @@
 static bool
 clip_to_map(uint64_t lo, uint64_t hi, uint64_t *start, uint64_t *end)
 {
-	const pm_as_map *m = pm_as_map_for(&pm_g.images, lo);
+	const pm_as_map *m = as_map_for(&as_g.images, lo);
 	if (!m || !(m->prot & PROT_READ) || hi <= lo)
 		return false;
 	*start = lo;
@@ -86,20 +86,20 @@ sort_and_merge(pm_md_writer *w)
 }
 
 void
-pm_md_memory_plan(pm_md_writer *w)
+as_md_memory_plan(pm_md_writer *w)
 {
 	w->range_count = 0;
 	int32_t crashed = pm_report_crashed_thread(w->r);
 	for (uint32_t i = 0; i < w->r->thread_count; i++) {
 		const pm_thread *t = &w->r->threads[i];
 		uint64_t s, e;
-		if (pm_md_thread_context(w, t) && stack_range(pm_md_context_sp(w), &s, &e))
+		if (as_md_thread_context(w, t) && stack_range(as_md_context_sp(w), &s, &e))
 			add(w, s, e);
 	}
 	if (crashed >= 0)
 		add_crashed(w, &w->r->threads[crashed]);
 	sort_and_merge(w);
-	uint32_t rva = pm_md_rva(w);
+	uint32_t rva = as_md_rva(w);
 	for (size_t i = 0; i < w->range_count; i++) {
 		w->ranges[i].rva = rva;
 		rva += (uint32_t)(w->ranges[i].end - w->ranges[i].start);
@@ -112,8 +112,8 @@ pm_md_memory_plan(pm_md_writer *w)
 static void
 blank_environ(char *buf, uint64_t at, size_t n)
 {
-	const pm_facts *f = &pm_g.facts;
-	if (pm_g.minidump_environ || f->environ_end <= f->environ_start)
+	const pm_facts *f = &as_g.facts;
+	if (as_g.minidump_environ || f->environ_end <= f->environ_start)
 		return;
 	uint64_t lo = at > f->environ_start ? at : f->environ_start;
 	uint64_t hi = at + n < f->environ_end ? at + n : f->environ_end;
@@ -122,7 +122,7 @@ blank_environ(char *buf, uint64_t at, size_t n)
 }
 
 void
-pm_md_memory_bytes(pm_md_writer *w)
+as_md_memory_bytes(pm_md_writer *w)
 {
 	for (size_t i = 0; i < w->range_count; i++) {
 		uint64_t at = w->ranges[i].start, end = w->ranges[i].end;
@@ -132,44 +132,44 @@ pm_md_memory_bytes(pm_md_writer *w)
 			size_t n = (size_t)((next < end ? next : end) - at);
 			if (n > w->chunk_cap)
 				n = w->chunk_cap;
-			if (!pm_as_mem_read(w->chunk, at, n))
+			if (!as_mem_read(w->chunk, at, n))
 				for (size_t k = 0; k < n; k++)
 					w->chunk[k] = 0;
 			blank_environ(w->chunk, at, n);
-			pm_out_put(w->o, w->chunk, n);
+			pmi_out_put(w->o, w->chunk, n);
 			at += n;
 		}
 	}
 }
 
 void
-pm_md_memory_list(pm_md_writer *w)
+as_md_memory_list(pm_md_writer *w)
 {
 	uint8_t b[PM_MD_MEMORY_DESC_SIZE];
-	pm_md_stream_begin(w, PM_MD_MEMORY_LIST);
+	as_md_stream_begin(w, PM_MD_MEMORY_LIST);
 	pm_md_put32(b, (uint32_t)w->range_count);
-	pm_out_put(w->o, (const char *)b, 4);
+	pmi_out_put(w->o, (const char *)b, 4);
 	for (size_t i = 0; i < w->range_count; i++) {
 		pm_md_put64(b, w->ranges[i].start);
-		pm_md_put_location(b + 8, (uint32_t)(w->ranges[i].end - w->ranges[i].start), w->ranges[i].rva);
-		pm_out_put(w->o, (const char *)b, sizeof b);
+		as_md_put_location(b + 8, (uint32_t)(w->ranges[i].end - w->ranges[i].start), w->ranges[i].rva);
+		pmi_out_put(w->o, (const char *)b, sizeof b);
 	}
-	pm_md_stream_end(w);
+	as_md_stream_end(w);
 }
 
 void
-pm_md_stack_descriptor(const pm_md_writer *w, uint64_t sp, uint8_t out[PM_MD_MEMORY_DESC_SIZE])
+as_md_stack_descriptor(const pm_md_writer *w, uint64_t sp, uint8_t out[PM_MD_MEMORY_DESC_SIZE])
 {
 	uint64_t s, e;
 	pm_md_put64(out, sp);
-	pm_md_put_location(out + 8, 0, 0);
+	as_md_put_location(out + 8, 0, 0);
 	if (!stack_range(sp, &s, &e))
 		return;
 	for (size_t i = 0; i < w->range_count; i++) {
 		const pm_md_range *g = &w->ranges[i];
 		if (s >= g->start && e <= g->end) {
 			pm_md_put64(out, s);
-			pm_md_put_location(out + 8, (uint32_t)(e - s), g->rva + (uint32_t)(s - g->start));
+			as_md_put_location(out + 8, (uint32_t)(e - s), g->rva + (uint32_t)(s - g->start));
 			return;
 		}
 	}

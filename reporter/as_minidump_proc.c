@@ -17,10 +17,10 @@ static const uint64_t file_cap = 16u * 1024 * 1024;
 static void
 copy_file(pm_md_writer *w, uint32_t type, const char *path)
 {
-	int fd = pm_as_open_ro(path);
+	int fd = as_open_ro(path);
 	if (fd < 0)
 		return;
-	pm_md_stream_begin(w, type);
+	as_md_stream_begin(w, type);
 	uint64_t copied = 0;
 	/* Bounded: each pass copies bytes or ends, except for EINTR, which a
 	 * handler that blocks nothing but our own signals rarely sees twice. */
@@ -35,19 +35,19 @@ copy_file(pm_md_writer *w, uint32_t type, const char *path)
 		}
 		if (n <= 0)
 			break;
-		pm_out_put(w->o, w->chunk, (size_t)n);
+		pmi_out_put(w->o, w->chunk, (size_t)n);
 		copied += (uint64_t)n;
 	}
 	close(fd);
-	pm_md_stream_end(w);
+	as_md_stream_end(w);
 }
 
 void
-pm_md_proc_streams(pm_md_writer *w)
+as_md_proc_streams(pm_md_writer *w)
 {
 	copy_file(w, PM_MD_LINUX_PROC_STATUS, "/proc/self/status");
 	copy_file(w, PM_MD_LINUX_CMD_LINE, "/proc/self/cmdline");
-	if (pm_g.minidump_environ)
+	if (as_g.minidump_environ)
 		copy_file(w, PM_MD_LINUX_ENVIRON, "/proc/self/environ");
 	copy_file(w, PM_MD_LINUX_AUXV, "/proc/self/auxv");
 	copy_file(w, PM_MD_LINUX_MAPS, "/proc/self/maps");

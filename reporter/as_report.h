@@ -1,9 +1,9 @@
 /*
  * as_report.h — AS-SAFE filling of the report model at crash time.
  *
- *   pm_as_fill_header()     process facts (prepared at install) + crash-time ones
- *   pm_as_fill_exception()  Exception / Termination block from the siginfo
- *   pm_as_fill_threads()    every listed thread: name, registers, frames
+ *   as_fill_header()     process facts (prepared at install) + crash-time ones
+ *   as_fill_exception()  Exception / Termination block from the siginfo
+ *   as_fill_threads()    every listed thread: name, registers, frames
  */
 #ifndef PM_REPORTER_AS_REPORT_H
 #define PM_REPORTER_AS_REPORT_H
@@ -14,20 +14,20 @@
 #include "state.h"
 
 /* Header: facts, pid/parent read now, the crash time, a fresh incident id. */
-void pm_as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now);
+void as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now);
 /* Exception block for signal `sig` described by `info`. */
-void pm_as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info);
+void as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info);
 /* One report thread per tid; `self` is the calling thread, whose registers are
  * self_mc (the others come from their slots).  When self_crashed, self is the
  * crashed thread and triggered_thread points at it.  `frame_tmp` holds
  * max_frames frames. */
-void pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
+void as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
                         bool self_crashed, pm_frame *frame_tmp);
 
 /* The name in <dir><id>/comm ("/proc/" for a process, "/proc/self/task/" for
  * one of our threads), copied into the arena; NULL if gone. */
-const char *pm_as_proc_name(pm_arena *a, const char *dir, pid_t id);
+const char *as_proc_name(pm_arena *a, const char *dir, pid_t id);
 /* An arena copy of prefix + "0x%016llx" (e.g. "KERN_INVALID_ADDRESS at 0x…"). */
-const char *pm_as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr);
+const char *as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr);
 
 #endif

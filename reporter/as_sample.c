@@ -15,30 +15,30 @@
 static const uint64_t sample_hold_ns = 2ull * 1000000000u;
 
 bool
-pm_as_is_sample_request(const siginfo_t *info)
+as_is_sample_request(const siginfo_t *info)
 {
 	return info->si_code == SI_QUEUE && info->si_value.sival_int == PM_SAMPLE_MAGIC;
 }
 
 void
-pm_as_on_sample(void *uctx)
+as_on_sample(void *uctx)
 {
 	int saved = errno;
-	pm_sample *s = &pm_g.sample;
-	if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != pm_sys_gettid() ||
+	pm_sample *s = &as_g.sample;
+	if (__atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) != as_sys_gettid() ||
 	    __atomic_load_n(&s->state, __ATOMIC_ACQUIRE) != SAMPLE_ASKED) {
 		errno = saved;
 		return; /* a request that was given up on */
 	}
 	s->mc = ((ucontext_t *)uctx)->uc_mcontext;
 	__atomic_store_n(&s->state, SAMPLE_TAKEN, __ATOMIC_RELEASE);
-	pm_sys_futex_wake(&s->state);
-	uint64_t deadline = pm_sys_now_ns() + sample_hold_ns;
+	as_sys_futex_wake(&s->state);
+	uint64_t deadline = as_sys_now_ns() + sample_hold_ns;
 	while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SAMPLE_TAKEN) {
-		uint64_t now = pm_sys_now_ns();
+		uint64_t now = as_sys_now_ns();
 		if (now >= deadline)
 			break;
-		pm_sys_futex_wait(&s->state, SAMPLE_TAKEN, deadline - now);
+		as_sys_futex_wait(&s->state, SAMPLE_TAKEN, deadline - now);
 	}
 	errno = saved;
 }

@@ -8,9 +8,9 @@
 #include <stdbool.h>
 
 /* True when the control signal carries a sample request (sigqueue with the magic value). */
-bool pm_as_is_sample_request(const siginfo_t *info);
+bool as_is_sample_request(const siginfo_t *info);
 /* In the sampled thread's handler: hand over the registers, wait until the
  * requester has walked the stack (bounded), return. */
-void pm_as_on_sample(void *uctx);
+void as_on_sample(void *uctx);
 
 #endif

@@ -4,4 +4,4 @@
  */
 #include "state.h"
 
-pm_state pm_g;
+pm_state as_g;

@@ -6,9 +6,9 @@
  * Memory: only the mapping symbols_setup.c reserved at install.  A table
  * costs its string table plus 16 bytes per kept function: only the symbols
  * that may be the nearest below one of the image's frame addresses are kept
- * (pm_symtab_add), so the sort at the end is small even for libc6-dbg's
+ * (as_symtab_add), so the sort at the end is small even for libc6-dbg's
  * .symtab.  An image whose table does not fit falls back to the next source
- * (see pm_as_symbols_load).
+ * (see as_symbols_load).
  * Names are copied into the report's arena once per symbol and image, as
  * long as the copy cache remembers them (many threads wait in the same few
  * functions).
@@ -20,12 +20,12 @@
 #include "as_unwind.h"
 
 bool
-pm_as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	static pm_symtab_source *const sources[] = {
-		pm_symtab_from_image_file,
-		pm_symtab_from_debug_file,
-		pm_symtab_from_dynamic,
+		as_symtab_from_image_file,
+		as_symtab_from_debug_file,
+		as_symtab_from_dynamic,
 	};
 	enum { N = sizeof sources / sizeof sources[0] };
 	size_t partial = N;
@@ -33,7 +33,7 @@ pm_as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai,
 		if (!sources[i](s, img, ai, mem))
 			continue;
 		if (!s->table.truncated) {
-			pm_symtab_finish(&s->table);
+			as_symtab_finish(&s->table);
 			return true;
 		}
 		if (partial == N)
@@ -42,7 +42,7 @@ pm_as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai,
 	/* No source fit whole: rebuild the most preferred partial table. */
 	if (partial == N || !sources[partial](s, img, ai, mem))
 		return false;
-	pm_symtab_finish(&s->table);
+	as_symtab_finish(&s->table);
 	return true;
 }
 
@@ -63,7 +63,7 @@ image_to_name(const pm_as_images *im, const pm_frame *f, uint32_t i)
 {
 	if (f->symbol || f->image < 0)
 		return NULL;
-	const pm_as_image *ai = pm_as_image_for(im, pm_frame_lookup_address(f, i));
+	const pm_as_image *ai = as_image_for(im, pm_frame_lookup_address(f, i));
 	return ai && ai->model_index == (uint32_t)f->image ? ai : NULL;
 }
 
@@ -83,7 +83,7 @@ copy_name(pm_as_symbols *s, pm_arena *a, const pm_sym *sym)
 	pm_sym_copy *c = &s->copies[(size_t)(sym - s->table.syms) % PM_SYM_COPY_CACHE];
 	if (c->sym != sym) {
 		size_t len;
-		const char *name = pm_symtab_name(&s->table, sym, &len);
+		const char *name = as_symtab_name(&s->table, sym, &len);
 		const char *copy = pm_arena_strndup(a, name, len < PM_SYM_NAME_MAX ? len : PM_SYM_NAME_MAX);
 		if (!copy)
 			return NULL;
@@ -99,7 +99,7 @@ name_frames(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_
 	for (uint32_t i = 0; i < n; i++) {
 		if (image_to_name(im, &f[i], i) != ai)
 			continue;
-		const pm_sym *sym = pm_symtab_lookup(&s->table, pm_frame_lookup_address(&f[i], i));
+		const pm_sym *sym = as_symtab_lookup(&s->table, pm_frame_lookup_address(&f[i], i));
 		const char *name = sym ? copy_name(s, &r->arena, sym) : NULL;
 		if (!name)
 			continue;
@@ -131,7 +131,7 @@ collect_wanted(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_
 			pcs[n++] = (pm_sym){ .start = pc };
 		}
 	}
-	pm_symtab_sort(pcs, n);
+	as_symtab_sort(pcs, n);
 	size_t distinct = 0;
 	for (size_t i = 0; i < n; i++)
 		if (distinct == 0 || pcs[distinct - 1].start != pcs[i].start)
@@ -145,7 +145,7 @@ name_image(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_i
 	if (ai->model_index >= r->image_count)
 		return;
 	collect_wanted(s, r, im, ai);
-	if (!pm_as_symbols_load(s, &r->images[ai->model_index], ai, mem))
+	if (!as_symbols_load(s, &r->images[ai->model_index], ai, mem))
 		return;
 	memset(s->copies, 0, sizeof s->copies);
 	for (uint64_t k = 0; k <= r->thread_count; k++) {
@@ -176,7 +176,7 @@ lay_out(pm_as_symbols *s, pm_report *r, size_t images)
 }
 
 void
-pm_as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem)
+as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem)
 {
 	if (!s || !r || !im || !mem || !lay_out(s, r, im->count))
 		return;

@@ -19,9 +19,9 @@ typedef struct pm_as_symbols pm_as_symbols;
 
 /* Reserve `bytes` of working memory (mmap, untouched until a crash).  NOT AS-safe.
  * Returns NULL on failure. */
-pm_as_symbols *pm_as_symbols_create(size_t bytes);
+pm_as_symbols *pmi_as_symbols_create(size_t bytes);
 /* Release it.  NOT AS-safe. */
-void pm_as_symbols_destroy(pm_as_symbols *s);
+void pmi_as_symbols_destroy(pm_as_symbols *s);
 
 /*
  * Name every frame of every thread (and the last exception backtrace) of r
@@ -29,6 +29,6 @@ void pm_as_symbols_destroy(pm_as_symbols *s);
  * r's arena) and symbol_offset.  Return addresses (frames after the first,
  * and any not marked as the exact pc) are looked up at address - 1.
  */
-void pm_as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem);
+void as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem);
 
 #endif

@@ -49,7 +49,7 @@ typedef struct pm_sym {
 /* The addresses one image's table is built for: sorted, distinct (in pcs[].start:
  * pm_sym entries so that the table's sort orders them), and per address the
  * greatest symbol start kept so far among the symbols whose first wanted address
- * at or after their start it is (see pm_symtab_add). */
+ * at or after their start it is (see as_symtab_add). */
 typedef struct pm_sym_want {
 	pm_sym *pcs;
 	uint64_t *kept;
@@ -59,7 +59,7 @@ typedef struct pm_sym_want {
 typedef struct pm_symtab {
 	char *names;         /* string table, with a NUL after names_len bytes */
 	size_t names_len;
-	pm_sym *syms;        /* sorted by start, one entry per address, after pm_symtab_finish */
+	pm_sym *syms;        /* sorted by start, one entry per address, after as_symtab_finish */
 	size_t count, cap;
 	uint64_t lo, hi;     /* the image's runtime span: symbols outside it are dropped */
 	uint64_t bias;       /* runtime address - link-time address */
@@ -99,45 +99,45 @@ struct pm_as_symbols {
 
 /* Empty table for image `ai`, with no room yet, that keeps only the symbols
  * that may name an address of `want` (NULL: every symbol). */
-void pm_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want);
+void as_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want);
 /* Lay the table out over [area, area + size): names_len bytes of strings
  * (plus a NUL) then entries.  False when the strings alone do not fit. */
-bool pm_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len);
+bool as_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len);
 /* Keep the defined functions of syms[0..n) that lie in the image; false once
  * the table is full (it is then marked truncated). */
-bool pm_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n);
+bool as_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n);
 /* Reads n symbols at `at` (an address or a file offset) into dst. */
 typedef bool pm_sym_reader(const void *ctx, uint64_t at, Elf64_Sym *dst, size_t n);
-/* Read `count` symbols from `at` chunk by chunk and pm_symtab_add them; a read
+/* Read `count` symbols from `at` chunk by chunk and as_symtab_add them; a read
  * that fails marks the table truncated.  True when some symbol was kept. */
-bool pm_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
+bool as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
                     const void *ctx);
 /* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
-void pm_symtab_sort(pm_sym *v, size_t n);
+void as_symtab_sort(pm_sym *v, size_t n);
 /* Sort by address and fold aliases into one entry (see as_symtab.c). */
-void pm_symtab_finish(pm_symtab *t);
+void as_symtab_finish(pm_symtab *t);
 /* The symbol whose extent holds addr, or NULL.  Binary search. */
-const pm_sym *pm_symtab_lookup(const pm_symtab *t, uint64_t addr);
+const pm_sym *as_symtab_lookup(const pm_symtab *t, uint64_t addr);
 /* The symbol's name without a symbol version suffix ("name@@VER"): the
  * start and, in *len, the length (it is not NUL-terminated there). */
-const char *pm_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len);
+const char *as_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len);
 
 /* --- the sources, in order of preference --- */
 
 /* Each fills s->table for one image and returns true when it found symbols
- * to offer (possibly truncated); the caller then runs pm_symtab_finish. */
+ * to offer (possibly truncated); the caller then runs as_symtab_finish. */
 typedef bool pm_symtab_source(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai,
                               const pm_mem *mem);
 
 /* .symtab of the file at img->path, if its build id is img's (as_symtab_file.c). */
-pm_symtab_source pm_symtab_from_image_file;
+pm_symtab_source as_symtab_from_image_file;
 /* .symtab of /usr/lib/debug/.build-id/xx/rest.debug (as_symtab_file.c). */
-pm_symtab_source pm_symtab_from_debug_file;
+pm_symtab_source as_symtab_from_debug_file;
 /* .dynsym of the mapped image, through mem (as_symtab_dyn.c). */
-pm_symtab_source pm_symtab_from_dynamic;
+pm_symtab_source as_symtab_from_dynamic;
 
 /* Build s->table for one image from the best source that fits (as_symbols.c).
  * False when no source gave any symbol. */
-bool pm_as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem);
+bool as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem);
 
 #endif

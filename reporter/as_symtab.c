@@ -29,7 +29,7 @@
 _Static_assert(sizeof(pm_sym) == 16, "pm_sym is meant to stay 16 bytes");
 
 void
-pm_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want)
+as_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want)
 {
 	*t = (pm_symtab){ .lo = ai->start, .hi = ai->end, .bias = ai->bias, .want = want && want->pcs ? want : NULL };
 	if (t->want)
@@ -37,7 +37,7 @@ pm_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want)
 }
 
 bool
-pm_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len)
+as_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len)
 {
 	/* Name offsets are 31-bit fields. */
 	if (names_len >= (UINT64_C(1) << 31) || names_len >= size)
@@ -97,7 +97,7 @@ may_name_wanted(const pm_symtab *t, uint64_t start, size_t *at)
 }
 
 bool
-pm_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n)
+as_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		const Elf64_Sym *y = &syms[i];
@@ -124,7 +124,7 @@ pm_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n)
 }
 
 bool
-pm_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
+as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
                const void *ctx)
 {
 	const size_t per_chunk = sizeof chunk->syms / sizeof chunk->syms[0];
@@ -134,7 +134,7 @@ pm_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, p
 			t->truncated = true;
 			break;
 		}
-		if (!pm_symtab_add(t, chunk->syms, n))
+		if (!as_symtab_add(t, chunk->syms, n))
 			break;
 		i += n;
 	}
@@ -142,7 +142,7 @@ pm_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, p
 }
 
 const char *
-pm_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len)
+as_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len)
 {
 	const char *p = t->names + sym->name;
 	size_t n = 0;
@@ -169,7 +169,7 @@ better_alias(const pm_symtab *t, const pm_sym *a, const pm_sym *b)
 	if (a->local != b->local)
 		return !a->local;
 	size_t la, lb;
-	const char *na = pm_symtab_name(t, a, &la), *nb = pm_symtab_name(t, b, &lb);
+	const char *na = as_symtab_name(t, a, &la), *nb = as_symtab_name(t, b, &lb);
 	size_t ua = leading_underscores(na, la), ub = leading_underscores(nb, lb);
 	if (ua != ub)
 		return ua < ub;
@@ -203,7 +203,7 @@ sift_down(pm_sym *v, size_t root, size_t n)
 }
 
 void
-pm_symtab_sort(pm_sym *v, size_t n)
+as_symtab_sort(pm_sym *v, size_t n)
 {
 	for (size_t i = n / 2; i-- > 0;)
 		sift_down(v, i, n);
@@ -233,14 +233,14 @@ fold_aliases(pm_symtab *t)
 }
 
 void
-pm_symtab_finish(pm_symtab *t)
+as_symtab_finish(pm_symtab *t)
 {
-	pm_symtab_sort(t->syms, t->count);
+	as_symtab_sort(t->syms, t->count);
 	fold_aliases(t);
 }
 
 const pm_sym *
-pm_symtab_lookup(const pm_symtab *t, uint64_t addr)
+as_symtab_lookup(const pm_symtab *t, uint64_t addr)
 {
 	/* Find the first entry that starts after addr; the one before is the candidate. */
 	size_t lo = 0, hi = t->count;

@@ -108,17 +108,17 @@ read_syms(const void *mem, uint64_t addr, Elf64_Sym *dst, size_t n)
 }
 
 bool
-pm_symtab_from_dynamic(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symtab_from_dynamic(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	(void)img;
 	pm_symtab *t = &s->table;
 	dyn_tables d;
-	pm_symtab_reset(t, ai, &s->want);
+	as_symtab_reset(t, ai, &s->want);
 	if (!read_dynamic(mem, ai, &d))
 		return false;
 	uint64_t count = d.hash ? count_from_hash(mem, d.hash) : count_from_gnu_hash(s, mem, d.gnu_hash);
-	if (count == 0 || count > MAX_SYMS || !pm_symtab_place(t, s->area, s->area_size, d.strsz) ||
+	if (count == 0 || count > MAX_SYMS || !as_symtab_place(t, s->area, s->area_size, d.strsz) ||
 	    !pm_mem_read(mem, d.strtab, t->names, t->names_len))
 		return false;
-	return pm_symtab_fill(t, &s->chunk, d.symtab, count, read_syms, mem);
+	return as_symtab_fill(t, &s->chunk, d.symtab, count, read_syms, mem);
 }

@@ -62,7 +62,7 @@ static id_match
 notes_id(const unsigned char *p, size_t size, const pm_image *img)
 {
 	size_t at, len;
-	if (!pm_as_elf_find_build_id(p, size, &at, &len))
+	if (!as_elf_find_build_id(p, size, &at, &len))
 		return ID_NONE;
 	return compare_id(p + at, (uint32_t)len, img);
 }
@@ -144,18 +144,18 @@ load_symtab(pm_as_symbols *s, int fd, const pm_image *img)
 		return false;
 	/* The section headers have served: the table now takes the whole area. */
 	pm_symtab *t = &s->table;
-	return pm_symtab_place(t, s->area, s->area_size, strtab.sh_size) &&
+	return as_symtab_place(t, s->area, s->area_size, strtab.sh_size) &&
 	       read_at(fd, t->names, t->names_len, strtab.sh_offset) &&
-	       pm_symtab_fill(t, &s->chunk, symtab.sh_offset, symtab.sh_size / sizeof(Elf64_Sym), read_syms, &fd);
+	       as_symtab_fill(t, &s->chunk, symtab.sh_offset, symtab.sh_size / sizeof(Elf64_Sym), read_syms, &fd);
 }
 
 static bool
 from_file(pm_as_symbols *s, const char *path, const pm_image *img, const pm_as_image *ai)
 {
-	pm_symtab_reset(&s->table, ai, &s->want);
+	as_symtab_reset(&s->table, ai, &s->want);
 	if (img->build_id_len == 0)
 		return false;
-	int fd = pm_as_open_ro(path);
+	int fd = as_open_ro(path);
 	if (fd < 0)
 		return false;
 	bool ok = load_symtab(s, fd, img);
@@ -164,7 +164,7 @@ from_file(pm_as_symbols *s, const char *path, const pm_image *img, const pm_as_i
 }
 
 bool
-pm_symtab_from_image_file(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symtab_from_image_file(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	(void)mem;
 	/* "[vdso]" and other pseudo-paths name no file. */
@@ -189,7 +189,7 @@ debug_path(char *out, const pm_image *img)
 }
 
 bool
-pm_symtab_from_debug_file(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symtab_from_debug_file(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	(void)mem;
 	debug_path(s->debug_path, img);

@@ -32,31 +32,31 @@ raw(long nr, long a, long b, long c, long d, long e, long f)
 #define L(x) ((long)(x))
 
 pid_t
-pm_sys_gettid(void)
+as_sys_gettid(void)
 {
 	return (pid_t)RAW0(SYS_gettid);
 }
 
 long
-pm_sys_tgkill(pid_t tgid, pid_t tid, int sig)
+as_sys_tgkill(pid_t tgid, pid_t tid, int sig)
 {
 	return raw(SYS_tgkill, tgid, tid, sig, 0, 0, 0);
 }
 
 long
-pm_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info)
+as_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info)
 {
 	return raw(SYS_rt_tgsigqueueinfo, tgid, tid, sig, L(info), 0, 0);
 }
 
 long
-pm_sys_getdents64(int fd, void *buf, size_t n)
+as_sys_getdents64(int fd, void *buf, size_t n)
 {
 	return raw(SYS_getdents64, fd, L(buf), L(n), 0, 0, 0);
 }
 
 long
-pm_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n)
+as_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n)
 {
 	struct iovec lo = { .iov_base = dst, .iov_len = n };
 	struct iovec re = { .iov_base = (void *)src, .iov_len = n };
@@ -64,7 +64,7 @@ pm_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n)
 }
 
 long
-pm_sys_futex_wait(int *word, int expected, uint64_t timeout_ns)
+as_sys_futex_wait(int *word, int expected, uint64_t timeout_ns)
 {
 	struct timespec ts = { .tv_sec = (time_t)(timeout_ns / 1000000000u),
 	                       .tv_nsec = (long)(timeout_ns % 1000000000u) };
@@ -72,25 +72,25 @@ pm_sys_futex_wait(int *word, int expected, uint64_t timeout_ns)
 }
 
 long
-pm_sys_futex_wake(int *word)
+as_sys_futex_wake(int *word)
 {
 	return raw(SYS_futex, L(word), FUTEX_WAKE_PRIVATE, 0x7fffffff, 0, 0, 0);
 }
 
 long
-pm_sys_getcpu(unsigned *cpu)
+as_sys_getcpu(unsigned *cpu)
 {
 	return raw(SYS_getcpu, L(cpu), 0, 0, 0, 0, 0);
 }
 
 long
-pm_sys_getrandom(void *buf, size_t n)
+as_sys_getrandom(void *buf, size_t n)
 {
 	return raw(SYS_getrandom, L(buf), L(n), 0x0001 /* GRND_NONBLOCK */, 0, 0, 0);
 }
 
 void
-pm_sys_sleep_ns(uint64_t ns)
+as_sys_sleep_ns(uint64_t ns)
 {
 	int e = errno;
 	struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u) };
@@ -99,7 +99,7 @@ pm_sys_sleep_ns(uint64_t ns)
 }
 
 uint64_t
-pm_sys_now_ns(void)
+as_sys_now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -107,7 +107,7 @@ pm_sys_now_ns(void)
 }
 
 void *
-pm_sys_map(size_t n, int flags)
+as_sys_map(size_t n, int flags)
 {
 	long r = raw(SYS_mmap, 0, L(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
 	/* Addresses in the last page of the address space are errors (-4095..-1). */
@@ -115,25 +115,25 @@ pm_sys_map(size_t n, int flags)
 }
 
 long
-pm_sys_unmap(void *p, size_t n)
+as_sys_unmap(void *p, size_t n)
 {
 	return raw(SYS_munmap, L(p), L(n), 0, 0, 0, 0);
 }
 
 long
-pm_sys_protect(void *p, size_t n, int prot)
+as_sys_protect(void *p, size_t n, int prot)
 {
 	return raw(SYS_mprotect, L(p), L(n), prot, 0, 0, 0);
 }
 
 long
-pm_sys_sigaltstack(const stack_t *ss, stack_t *old)
+as_sys_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	return raw(SYS_sigaltstack, L(ss), L(old), 0, 0, 0, 0);
 }
 
 void
-pm_sys_thread_name(char name[16])
+as_sys_thread_name(char name[16])
 {
 	name[0] = '\0';
 	if (raw(SYS_prctl, PR_GET_NAME, L(name), 0, 0, 0, 0) != 0)
@@ -142,9 +142,9 @@ pm_sys_thread_name(char name[16])
 }
 
 uint64_t
-pm_sys_lap_ns(uint64_t *since)
+as_sys_lap_ns(uint64_t *since)
 {
-	uint64_t now = pm_sys_now_ns(), d = now - *since;
+	uint64_t now = as_sys_now_ns(), d = now - *since;
 	*since = now;
 	return d;
 }

@@ -11,30 +11,30 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-pid_t pm_sys_gettid(void);
-long pm_sys_tgkill(pid_t tgid, pid_t tid, int sig);
+pid_t as_sys_gettid(void);
+long as_sys_tgkill(pid_t tgid, pid_t tid, int sig);
 /* Queue sig with a full siginfo to one of our own threads (keeps si_code/si_addr). */
-long pm_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info);
-long pm_sys_getdents64(int fd, void *buf, size_t n);
-long pm_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n);
+long as_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info);
+long as_sys_getdents64(int fd, void *buf, size_t n);
+long as_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n);
 /* Wait while *word == expected, at most timeout_ns (0: forever). */
-long pm_sys_futex_wait(int *word, int expected, uint64_t timeout_ns);
-long pm_sys_futex_wake(int *word);
-long pm_sys_getcpu(unsigned *cpu);
-long pm_sys_getrandom(void *buf, size_t n);
+long as_sys_futex_wait(int *word, int expected, uint64_t timeout_ns);
+long as_sys_futex_wake(int *word);
+long as_sys_getcpu(unsigned *cpu);
+long as_sys_getrandom(void *buf, size_t n);
 /* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
-void pm_sys_sleep_ns(uint64_t ns);
+void as_sys_sleep_ns(uint64_t ns);
 /* The calling thread's name (prctl PR_GET_NAME: what /proc/.../comm shows), NUL-terminated
  * in 16 bytes; an empty string when it cannot be had. */
-void pm_sys_thread_name(char name[16]);
+void as_sys_thread_name(char name[16]);
 /* CLOCK_MONOTONIC in nanoseconds. */
-uint64_t pm_sys_now_ns(void);
+uint64_t as_sys_now_ns(void);
 /* Anonymous private read-write memory (flags added to MAP_PRIVATE | MAP_ANONYMOUS); NULL when refused. */
-void *pm_sys_map(size_t n, int flags);
-long pm_sys_unmap(void *p, size_t n);
-long pm_sys_protect(void *p, size_t n, int prot);
-long pm_sys_sigaltstack(const stack_t *ss, stack_t *old);
+void *as_sys_map(size_t n, int flags);
+long as_sys_unmap(void *p, size_t n);
+long as_sys_protect(void *p, size_t n, int prot);
+long as_sys_sigaltstack(const stack_t *ss, stack_t *old);
 /* Nanoseconds from *since to now; *since moves to now (one phase after another). */
-uint64_t pm_sys_lap_ns(uint64_t *since);
+uint64_t as_sys_lap_ns(uint64_t *since);
 
 #endif

@@ -16,9 +16,9 @@ static const char *
 not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 {
 	char stat[512], note[96];
-	pm_as_strlcpy(note, blocked ? "blocks the signal that stops threads for the report"
+	as_strlcpy(note, blocked ? "blocks the signal that stops threads for the report"
 	                            : "did not stop for the report", sizeof note);
-	long n = pm_as_read_proc("/proc/self/task/", tid, "stat", stat, sizeof stat);
+	long n = as_read_proc("/proc/self/task/", tid, "stat", stat, sizeof stat);
 	/* The state follows the last ')' of "pid (comm) S ...": comm may hold ')'. */
 	const char *close = NULL;
 	for (long i = 0; i < n; i++)
@@ -26,9 +26,9 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 			close = &stat[i];
 	if (close && close + 2 < stat + n) {
 		char st[2] = { close[2], 0 };
-		pm_as_strlcat(note, " (state ", sizeof note);
-		pm_as_strlcat(note, st, sizeof note);
-		pm_as_strlcat(note, ")", sizeof note);
+		as_strlcat(note, " (state ", sizeof note);
+		as_strlcat(note, st, sizeof note);
+		as_strlcat(note, ")", sizeof note);
 	}
 	return pm_arena_strdup(a, note);
 }
@@ -36,22 +36,22 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 static void
 walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
 {
-	pm_unwind_env env = { .mem = pm_g.mem, .images = &pm_g.images, .cfi_cache = pm_g.cfi_cache };
+	pm_unwind_env env = { .mem = as_g.mem, .images = &as_g.images, .cfi_cache = as_g.cfi_cache };
 	pm_cpu cpu;
 	const char *stop;
-	pm_arch_cpu_from_mcontext(mc, &cpu);
-	uint32_t n = pm_as_unwind(&env, &cpu, tmp, pm_g.max_frames, &stop);
+	as_arch_cpu_from_mcontext(mc, &cpu);
+	uint32_t n = as_unwind(&env, &cpu, tmp, as_g.max_frames, &stop);
 	t->frames = pm_arena_alloc(&r->arena, n * sizeof *tmp, _Alignof(pm_frame));
 	if (!t->frames)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		const pm_as_image *im = pm_as_image_for(&pm_g.images, pm_frame_lookup_address(&tmp[i], i));
+		const pm_as_image *im = as_image_for(&as_g.images, pm_frame_lookup_address(&tmp[i], i));
 		tmp[i].image = im ? (int32_t)im->model_index : -1;
 	}
 	memcpy(t->frames, tmp, n * sizeof *tmp);
 	t->frame_count = n;
 	t->note = stop;
-	t->frames_truncated = n == pm_g.max_frames && stop != NULL;
+	t->frames_truncated = n == as_g.max_frames && stop != NULL;
 }
 
 static void
@@ -60,9 +60,9 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 	t->regs = pm_arena_alloc(&r->arena, sizeof *t->regs, _Alignof(pm_regs));
 	if (!t->regs)
 		return;
-	pm_arch_model_regs(mc, t->crashed, t->regs);
+	as_arch_model_regs(mc, t->crashed, t->regs);
 	unsigned cpu;
-	if (t->crashed && pm_sys_getcpu(&cpu) == 0) {
+	if (t->crashed && as_sys_getcpu(&cpu) == 0) {
 		t->regs->has_cpu = true;
 		t->regs->logical_cpu = cpu;
 	}
@@ -77,10 +77,10 @@ context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, 
 	*blocked = false;
 	name[0] = '\0';
 	if (tid == self) {
-		pm_sys_thread_name(name);
+		as_sys_thread_name(name);
 		return self_mc;
 	}
-	pm_slot *s = pm_as_slot_find(tid);
+	pm_slot *s = as_slot_find(tid);
 	int state = s ? atomic_load(&s->state) : SLOT_EMPTY;
 	*blocked = state == SLOT_BLOCKED;
 	if (state != SLOT_CAPTURED)
@@ -91,7 +91,7 @@ context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, 
 }
 
 void
-pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
+as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
                    bool self_crashed, pm_frame *frame_tmp)
 {
 	r->threads = pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
@@ -105,7 +105,7 @@ pm_as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const 
 		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked, name);
 		t->id = (uint64_t)tids[i];
 		t->number = (uint32_t)i;
-		t->name = name[0] ? pm_arena_strdup(&r->arena, name) : pm_as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
+		t->name = name[0] ? pm_arena_strdup(&r->arena, name) : as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
 		t->crashed = self_crashed && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;

@@ -1,7 +1,7 @@
 /*
  * as_unwind.c — AS-SAFE stack walk (see as_unwind.h for the strategy order).
  *
- *   pm_as_unwind()
+ *   as_unwind()
  *     step()               one caller, by the first strategy that answers
  *       step_cfi()         as_cfi.c over the image's .eh_frame_hdr
  *       step_sigreturn()   kernel signal trampoline: registers saved on the stack
@@ -20,7 +20,7 @@ enum { STEP_OK, STEP_NOINFO, STEP_END };
 static bool
 is_code(const pm_unwind_env *env, uint64_t pc)
 {
-	const pm_as_map *m = pm_as_map_for(env->images, pc);
+	const pm_as_map *m = as_map_for(env->images, pc);
 	return m && (m->prot & PROT_EXEC);
 }
 
@@ -33,11 +33,11 @@ lookup_pc(const pm_cpu *cpu)
 static int
 step_cfi(const pm_unwind_env *env, pm_cpu *cpu)
 {
-	const pm_as_image *im = pm_as_image_for(env->images, lookup_pc(cpu));
+	const pm_as_image *im = as_image_for(env->images, lookup_pc(cpu));
 	if (!im || !im->eh_frame_hdr)
 		return STEP_NOINFO;
 	pm_cpu next = *cpu;
-	if (pm_as_cfi_step_cached(env->cfi_cache, &env->mem, im->eh_frame_hdr, &next) != PM_CFI_OK)
+	if (as_cfi_step_cached(env->cfi_cache, &env->mem, im->eh_frame_hdr, &next) != PM_CFI_OK)
 		return STEP_NOINFO;
 	if (next.pc == 0 && !(next.valid & (1ull << PM_DWARF_RA)))
 		return STEP_END; /* return address undefined: the outermost frame */
@@ -50,12 +50,12 @@ step_sigreturn(const pm_unwind_env *env, pm_cpu *cpu)
 {
 	uint8_t code[PM_ARCH_SIGRETURN_LEN];
 	mcontext_t mc;
-	if (!pm_mem_read(&env->mem, cpu->pc, code, sizeof code) || !pm_arch_is_sigreturn(code, sizeof code))
+	if (!pm_mem_read(&env->mem, cpu->pc, code, sizeof code) || !as_arch_is_sigreturn(code, sizeof code))
 		return STEP_NOINFO;
-	uint64_t at = pm_arch_sigframe_mcontext(cpu->r[PM_DWARF_SP]);
+	uint64_t at = as_arch_sigframe_mcontext(cpu->r[PM_DWARF_SP]);
 	if (!at || !pm_mem_read(&env->mem, at, &mc, sizeof mc))
 		return STEP_NOINFO;
-	pm_arch_cpu_from_mcontext(&mc, cpu);
+	as_arch_cpu_from_mcontext(&mc, cpu);
 	return STEP_OK;
 }
 
@@ -63,7 +63,7 @@ static int
 step_fp(const pm_unwind_env *env, pm_cpu *cpu)
 {
 	uint64_t fp = cpu->r[PM_DWARF_FP], sp = cpu->r[PM_DWARF_SP];
-	const pm_as_map *stack = pm_as_map_for(env->images, sp);
+	const pm_as_map *stack = as_map_for(env->images, sp);
 	uint64_t saved[2];
 	if (!(cpu->valid & (1ull << PM_DWARF_FP)) || !stack || fp % sizeof(uint64_t) != 0 ||
 	    fp < sp || fp + sizeof saved > stack->end || !pm_mem_read(&env->mem, fp, saved, sizeof saved))
@@ -147,7 +147,7 @@ step(const pm_unwind_env *env, pm_cpu *cpu, uint32_t index, uint8_t *how, const 
 }
 
 uint32_t
-pm_as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint32_t max, const char **stop)
+as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint32_t max, const char **stop)
 {
 	pm_cpu cpu = *start;
 	uint32_t n = 0;
@@ -168,7 +168,7 @@ pm_as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint3
 		 * walked is the kernel's signal trampoline, which symbol tables
 		 * leave unnamed (glibc's __restore_rt has size 0).  Name it. */
 		if (how == PM_HOW_CONTEXT && n > 1 && !out[n - 1].symbol)
-			out[n - 1].symbol = pm_arch_sigreturn_name;
+			out[n - 1].symbol = as_arch_sigreturn_name;
 		out[n++] = (pm_frame){ .address = cpu.pc, .image = -1, .how = how };
 	}
 	*stop = "the frame limit was reached";

@@ -29,7 +29,7 @@ typedef struct pm_unwind_env {
  * how; image is left for the caller).  Returns the number of frames; *stop
  * is NULL when the walk reached the outermost frame, else why it ended.
  */
-uint32_t pm_as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint32_t max,
+uint32_t as_unwind(const pm_unwind_env *env, const pm_cpu *start, pm_frame *out, uint32_t max,
                       const char **stop);
 
 #endif

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 size_t
-pm_as_strlcpy(char *dst, const char *src, size_t cap)
+as_strlcpy(char *dst, const char *src, size_t cap)
 {
 	if (cap == 0)
 		return 0;
@@ -23,16 +23,16 @@ pm_as_strlcpy(char *dst, const char *src, size_t cap)
 }
 
 size_t
-pm_as_strlcat(char *dst, const char *src, size_t cap)
+as_strlcat(char *dst, const char *src, size_t cap)
 {
 	size_t have = strlen(dst);
 	if (have >= cap)
 		return have;
-	return have + pm_as_strlcpy(dst + have, src, cap - have);
+	return have + as_strlcpy(dst + have, src, cap - have);
 }
 
 const char *
-pm_as_basename(const char *path)
+as_basename(const char *path)
 {
 	const char *b = path;
 	for (const char *p = path; *p; p++)
@@ -54,7 +54,7 @@ hex_value(char c)
 }
 
 bool
-pm_as_parse_hex(const char **p, const char *end, uint64_t *out)
+as_parse_hex(const char **p, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *s = *p;
@@ -68,7 +68,7 @@ pm_as_parse_hex(const char **p, const char *end, uint64_t *out)
 }
 
 bool
-pm_as_parse_dec(const char **p, const char *end, uint64_t *out)
+as_parse_dec(const char **p, const char *end, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *s = *p;
@@ -82,7 +82,7 @@ pm_as_parse_dec(const char **p, const char *end, uint64_t *out)
 }
 
 int
-pm_as_open_ro(const char *path)
+as_open_ro(const char *path)
 {
 	int fd;
 	do
@@ -92,10 +92,10 @@ pm_as_open_ro(const char *path)
 }
 
 long
-pm_as_read_small_file(const char *path, char *buf, size_t cap)
+as_read_small_file(const char *path, char *buf, size_t cap)
 {
 	int saved = errno;
-	int fd = pm_as_open_ro(path);
+	int fd = as_open_ro(path);
 	long n = -1;
 	if (fd >= 0 && cap > 0) {
 		size_t got = 0;
@@ -115,7 +115,7 @@ pm_as_read_small_file(const char *path, char *buf, size_t cap)
 }
 
 long
-pm_as_read_proc(const char *prefix, long id, const char *file, char *buf, size_t cap)
+as_read_proc(const char *prefix, long id, const char *file, char *buf, size_t cap)
 {
 	char path[96], num[24];
 	size_t n = 0;
@@ -124,23 +124,23 @@ pm_as_read_proc(const char *prefix, long id, const char *file, char *buf, size_t
 		num[n++] = (char)('0' + v % 10);
 		v /= 10;
 	} while (v > 0 && n < sizeof num - 1);
-	pm_as_strlcpy(path, prefix, sizeof path);
+	as_strlcpy(path, prefix, sizeof path);
 	size_t at = strlen(path);
 	for (size_t i = 0; i < n && at + 1 < sizeof path; i++)
 		path[at++] = num[n - 1 - i];
 	path[at] = '\0';
-	pm_as_strlcat(path, "/", sizeof path);
-	pm_as_strlcat(path, file, sizeof path);
-	return pm_as_read_small_file(path, buf, cap);
+	as_strlcat(path, "/", sizeof path);
+	as_strlcat(path, file, sizeof path);
+	return as_read_small_file(path, buf, cap);
 }
 
 bool
-pm_as_lines_open(pm_as_lines *l, const char *path, char *buf, size_t cap)
+as_lines_open(pm_as_lines *l, const char *path, char *buf, size_t cap)
 {
 	memset(l, 0, sizeof *l);
 	l->buf = buf;
 	l->cap = cap;
-	l->fd = pm_as_open_ro(path);
+	l->fd = as_open_ro(path);
 	return l->fd >= 0;
 }
 
@@ -167,7 +167,7 @@ refill(pm_as_lines *l)
 }
 
 bool
-pm_as_lines_next(pm_as_lines *l, const char **line, size_t *len)
+as_lines_next(pm_as_lines *l, const char **line, size_t *len)
 {
 	if (l->fd < 0)
 		return false;
@@ -186,7 +186,7 @@ pm_as_lines_next(pm_as_lines *l, const char **line, size_t *len)
 }
 
 void
-pm_as_lines_close(pm_as_lines *l)
+as_lines_close(pm_as_lines *l)
 {
 	if (l->fd >= 0)
 		close(l->fd);

@@ -26,9 +26,9 @@ typedef pm_err write_fn(const pm_report *r, pm_out *o);
 static int
 timed_fsync(int fd)
 {
-	uint64_t t = pm_sys_now_ns();
+	uint64_t t = as_sys_now_ns();
 	int rc = fsync(fd);
-	pm_g.phases.fsync += pm_sys_lap_ns(&t);
+	as_g.phases.fsync += as_sys_lap_ns(&t);
 	return rc;
 }
 
@@ -36,16 +36,16 @@ timed_fsync(int fd)
 static uint64_t
 without_fsyncs(uint64_t start, uint64_t fsyncs)
 {
-	return pm_sys_now_ns() - start - (pm_g.phases.fsync - fsyncs);
+	return as_sys_now_ns() - start - (as_g.phases.fsync - fsyncs);
 }
 
 static void
 make_name(char *out, size_t cap, const char *lead, const char *id, const char *ext, const char *tail)
 {
-	pm_as_strlcpy(out, lead, cap);
-	pm_as_strlcat(out, id, cap);
-	pm_as_strlcat(out, ext, cap);
-	pm_as_strlcat(out, tail, cap);
+	as_strlcpy(out, lead, cap);
+	as_strlcat(out, id, cap);
+	as_strlcat(out, ext, cap);
+	as_strlcat(out, tail, cap);
 }
 
 /* Files are created relative to the descriptor of pending/ held since
@@ -58,15 +58,15 @@ write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *fina
 	make_name(tmp, sizeof tmp, ".", id, ext, ".tmp");
 	make_name(name, sizeof name, "", id, ext, "");
 	/* pm_install refused a directory too long for this: nothing is cut. */
-	pm_as_strlcpy(final_path, pm_g.pending_dir, cap);
-	pm_as_strlcat(final_path, "/", cap);
-	pm_as_strlcat(final_path, name, cap);
+	as_strlcpy(final_path, as_g.pending_dir, cap);
+	as_strlcat(final_path, "/", cap);
+	as_strlcat(final_path, name, cap);
 	unlinkat(dir, tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
 	int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return false;
 	pm_out o;
-	pm_out_init_fd(&o, fd, pm_g.io_buf, pm_g.io_cap);
+	pm_out_init_fd(&o, fd, as_g.io_buf, as_g.io_cap);
 	bool ok = fn(r, &o) == PM_OK && timed_fsync(fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (ok && renameat(dir, tmp, dir, name) == 0)
@@ -76,31 +76,31 @@ write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *fina
 }
 
 bool
-pm_as_write_minidump(const pm_report *r)
+as_write_minidump(const pm_report *r)
 {
-	if (!pm_g.minidump)
+	if (!as_g.minidump)
 		return false;
 	int saved = errno;
-	uint64_t start = pm_sys_now_ns(), fsyncs = pm_g.phases.fsync;
-	int dir = pm_as_pending_fd();
-	bool ok = write_one(dir, r, pm_as_minidump, ".dmp", pm_g.minidump_path, sizeof pm_g.minidump_path);
+	uint64_t start = as_sys_now_ns(), fsyncs = as_g.phases.fsync;
+	int dir = as_pending_fd();
+	bool ok = write_one(dir, r, as_minidump, ".dmp", as_g.minidump_path, sizeof as_g.minidump_path);
 	timed_fsync(dir);
-	pm_g.phases.minidump = without_fsyncs(start, fsyncs);
+	as_g.phases.minidump = without_fsyncs(start, fsyncs);
 	errno = saved;
 	return ok;
 }
 
 bool
-pm_as_write_report(pm_report *r)
+as_write_report(pm_report *r)
 {
 	int saved = errno;
-	uint64_t start = pm_sys_now_ns(), fsyncs = pm_g.phases.fsync;
-	int dir = pm_as_pending_fd();
-	bool text = write_one(dir, r, pm_write_text, ".crash", pm_g.crash_path, sizeof pm_g.crash_path);
+	uint64_t start = as_sys_now_ns(), fsyncs = as_g.phases.fsync;
+	int dir = as_pending_fd();
+	bool text = write_one(dir, r, pm_write_text, ".crash", as_g.crash_path, sizeof as_g.crash_path);
 	r->complete = true;
-	bool json = write_one(dir, r, pm_write_json, ".json", pm_g.json_path, sizeof pm_g.json_path);
+	bool json = write_one(dir, r, pm_write_json, ".json", as_g.json_path, sizeof as_g.json_path);
 	timed_fsync(dir);
-	pm_g.phases.write = without_fsyncs(start, fsyncs);
+	as_g.phases.write = without_fsyncs(start, fsyncs);
 	errno = saved;
 	return text && json;
 }

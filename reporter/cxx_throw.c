@@ -74,8 +74,8 @@ resolve(void)
 	AS_FN(f, dlsym(RTLD_NEXT, "__cxa_throw"));
 	std_exception_ti = dlsym(RTLD_DEFAULT, "_ZTISt9exception");
 	pthread_atfork(NULL, NULL, forget_tid);
-	atomic_store(&pm_cxx_hook_lo, (uintptr_t)__start_pm_cxx_hook);
-	atomic_store(&pm_cxx_hook_hi, (uintptr_t)__stop_pm_cxx_hook);
+	atomic_store(&as_cxx_hook_lo, (uintptr_t)__start_pm_cxx_hook);
+	atomic_store(&as_cxx_hook_hi, (uintptr_t)__stop_pm_cxx_hook);
 	atomic_store_explicit(&real_throw, f, memory_order_release);
 	return f;
 }
@@ -86,12 +86,12 @@ slot_for(int32_t tid)
 {
 	uint32_t h = (uint32_t)tid * 2654435761u % PM_CXX_SLOTS;
 	for (uint32_t i = 0; i < PM_CXX_PROBE; i++) {
-		pm_cxx_throw *s = &pm_cxx_throws[(h + i) % PM_CXX_SLOTS];
+		pm_cxx_throw *s = &as_cxx_throws[(h + i) % PM_CXX_SLOTS];
 		int32_t owner = atomic_load_explicit(&s->tid, memory_order_relaxed);
 		if (owner == tid || (owner == 0 && atomic_compare_exchange_strong(&s->tid, &owner, tid)))
 			return s;
 	}
-	pm_cxx_throw *s = &pm_cxx_throws[h];
+	pm_cxx_throw *s = &as_cxx_throws[h];
 	atomic_store(&s->tid, tid);
 	return s;
 }

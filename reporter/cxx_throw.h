@@ -30,9 +30,9 @@ typedef struct pm_cxx_throw {
 } pm_cxx_throw;
 
 /* Defined by the crash path (as_cxx_exception.c), which imports nothing. */
-extern pm_cxx_throw pm_cxx_throws[PM_CXX_SLOTS];
+extern pm_cxx_throw as_cxx_throws[PM_CXX_SLOTS];
 /* The hook's code, [lo, hi): a crashed thread whose stack runs through it
  * died of that exception (it never left __cxa_throw). */
-extern _Atomic uintptr_t pm_cxx_hook_lo, pm_cxx_hook_hi;
+extern _Atomic uintptr_t as_cxx_hook_lo, as_cxx_hook_hi;
 
 #endif

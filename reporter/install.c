@@ -91,8 +91,8 @@ static size_t
 arena_bytes(void)
 {
 	size_t per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
-	return STRINGS_BYTES + (size_t)pm_g.max_threads * per_thread +
-	       (size_t)pm_g.max_threads * pm_g.max_frames * sizeof(pm_frame);
+	return STRINGS_BYTES + (size_t)as_g.max_threads * per_thread +
+	       (size_t)as_g.max_threads * as_g.max_frames * sizeof(pm_frame);
 }
 
 /* Every piece the handler uses, in one place: run once to measure the
@@ -100,39 +100,39 @@ arena_bytes(void)
 static bool
 lay_out(carver *c)
 {
-	pm_g.arena_mem = carve(c, pm_g.arena_size, 64);
-	pm_g.slots = carve(c, (size_t)pm_g.max_threads * 2 * sizeof(pm_slot), 64);
-	pm_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
-	pm_g.model_images = carve(c, IMAGE_CAP * sizeof(pm_image), 16);
-	pm_g.as_maps = carve(c, MAP_CAP * sizeof(pm_as_map), 16);
-	pm_g.io_buf = carve(c, IO_CAP, 64);
-	pm_g.scratch = carve(c, SCRATCH_CAP, 64);
-	pm_g.frame_tmp = carve(c, pm_g.max_frames * sizeof(pm_frame), 16);
-	pm_g.tids = carve(c, pm_g.max_threads * sizeof(pid_t), 16);
-	pm_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
-	pm_g.cfi_cache = carve(c, pm_cfi_cache_size(), 64);
-	pm_g.md_ranges = carve(c, pm_g.md_range_cap * sizeof(pm_md_range), 16);
-	return pm_g.md_ranges != NULL;
+	as_g.arena_mem = carve(c, as_g.arena_size, 64);
+	as_g.slots = carve(c, (size_t)as_g.max_threads * 2 * sizeof(pm_slot), 64);
+	as_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
+	as_g.model_images = carve(c, IMAGE_CAP * sizeof(pm_image), 16);
+	as_g.as_maps = carve(c, MAP_CAP * sizeof(pm_as_map), 16);
+	as_g.io_buf = carve(c, IO_CAP, 64);
+	as_g.scratch = carve(c, SCRATCH_CAP, 64);
+	as_g.frame_tmp = carve(c, as_g.max_frames * sizeof(pm_frame), 16);
+	as_g.tids = carve(c, as_g.max_threads * sizeof(pid_t), 16);
+	as_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
+	as_g.cfi_cache = carve(c, as_cfi_cache_size(), 64);
+	as_g.md_ranges = carve(c, as_g.md_range_cap * sizeof(pm_md_range), 16);
+	return as_g.md_ranges != NULL;
 }
 
 static bool
 map_region(void)
 {
-	pm_g.arena_size = arena_bytes();
-	pm_g.md_range_cap = (size_t)pm_g.max_threads + PM_MD_EXTRA_RANGES;
+	as_g.arena_size = arena_bytes();
+	as_g.md_range_cap = (size_t)as_g.max_threads + PM_MD_EXTRA_RANGES;
 	carver measure = { .cap = SIZE_MAX };
 	lay_out(&measure);
-	pm_g.region_size = measure.used;
-	void *mem = mmap(NULL, pm_g.region_size, PROT_READ | PROT_WRITE,
+	as_g.region_size = measure.used;
+	void *mem = mmap(NULL, as_g.region_size, PROT_READ | PROT_WRITE,
 	                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (mem == MAP_FAILED)
 		return false;
-	pm_g.region = mem;
-	pm_g.image_cap = IMAGE_CAP;
-	pm_g.map_cap = MAP_CAP;
-	pm_g.io_cap = IO_CAP;
-	pm_g.scratch_cap = SCRATCH_CAP;
-	carver c = { .base = mem, .cap = pm_g.region_size };
+	as_g.region = mem;
+	as_g.image_cap = IMAGE_CAP;
+	as_g.map_cap = MAP_CAP;
+	as_g.io_cap = IO_CAP;
+	as_g.scratch_cap = SCRATCH_CAP;
+	carver c = { .base = mem, .cap = as_g.region_size };
 	return lay_out(&c);
 }
 
@@ -147,26 +147,26 @@ configure(const pm_config *cfg)
 	for (size_t i = 0; i < n; i++) {
 		if (sigs[i] <= 0 || sigs[i] >= SIGRTMIN || sigs[i] == SIGKILL || sigs[i] == SIGSTOP)
 			return false;
-		pm_g.signals[i] = sigs[i];
+		as_g.signals[i] = sigs[i];
 	}
-	pm_g.signal_count = n;
-	pm_g.max_threads = cfg && cfg->max_threads ? cfg->max_threads : DEFAULT_MAX_THREADS;
-	pm_g.max_frames = cfg && cfg->max_frames ? cfg->max_frames : DEFAULT_MAX_FRAMES;
-	pm_g.freeze_timeout_ms = cfg && cfg->freeze_timeout_ms ? cfg->freeze_timeout_ms : DEFAULT_FREEZE_MS;
-	pm_g.on_crash = cfg ? cfg->on_crash : NULL;
-	pm_g.on_crash_ctx = cfg ? cfg->on_crash_ctx : NULL;
+	as_g.signal_count = n;
+	as_g.max_threads = cfg && cfg->max_threads ? cfg->max_threads : DEFAULT_MAX_THREADS;
+	as_g.max_frames = cfg && cfg->max_frames ? cfg->max_frames : DEFAULT_MAX_FRAMES;
+	as_g.freeze_timeout_ms = cfg && cfg->freeze_timeout_ms ? cfg->freeze_timeout_ms : DEFAULT_FREEZE_MS;
+	as_g.on_crash = cfg ? cfg->on_crash : NULL;
+	as_g.on_crash_ctx = cfg ? cfg->on_crash_ctx : NULL;
 	const char *md = getenv("POSTMORTEM_MINIDUMP");
-	pm_g.minidump = !(cfg && cfg->no_minidump) && !(md && strcmp(md, "0") == 0);
+	as_g.minidump = !(cfg && cfg->no_minidump) && !(md && strcmp(md, "0") == 0);
 	const char *env = getenv("POSTMORTEM_MINIDUMP_ENVIRON");
-	pm_g.minidump_environ = (cfg && cfg->minidump_environ) || (env && strcmp(env, "1") == 0);
-	if (pm_g.max_threads > (1u << 20) || pm_g.max_frames > (1u << 16))
+	as_g.minidump_environ = (cfg && cfg->minidump_environ) || (env && strcmp(env, "1") == 0);
+	if (as_g.max_threads > (1u << 20) || as_g.max_frames > (1u << 16))
 		return false;
-	if (!pm_config_reports_dir(cfg, pm_g.reports_dir, sizeof pm_g.reports_dir))
+	if (!pmi_config_reports_dir(cfg, as_g.reports_dir, sizeof as_g.reports_dir))
 		return false;
-	int k = snprintf(pm_g.pending_dir, sizeof pm_g.pending_dir, "%s/pending", pm_g.reports_dir);
+	int k = snprintf(as_g.pending_dir, sizeof as_g.pending_dir, "%s/pending", as_g.reports_dir);
 	/* The handler's full paths (<pending>/<incident id>.<ext>) must fit
 	 * whole: refuse here rather than cut them at crash time. */
-	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= sizeof pm_g.pending_dir) {
+	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= sizeof as_g.pending_dir) {
 		errno = ENAMETOOLONG;
 		return false;
 	}
@@ -178,26 +178,26 @@ install_handlers(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = pm_as_on_control;
+	sa.sa_sigaction = as_on_control;
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	if (sigaction(pm_g.freeze_signal, &sa, &pm_g.previous_freeze) != 0)
+	if (sigaction(as_g.freeze_signal, &sa, &as_g.previous_freeze) != 0)
 		return false;
 
 	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = pm_as_on_fatal;
+	sa.sa_sigaction = as_on_fatal;
 	/* SA_NODEFER: a fault inside the handler comes back to us (see as_handler.c)
 	 * instead of the kernel killing the process with the wrong signal. */
 	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
 	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, pm_g.freeze_signal);
+	sigaddset(&sa.sa_mask, as_g.freeze_signal);
 	/* Past RLIMIT_FSIZE a write sends SIGXFSZ, whose default action would
 	 * kill the process with the wrong signal; blocked, the write fails with
 	 * EFBIG instead.  The fatal signals all sort before it, so the process
 	 * still dies of its own. */
 	sigaddset(&sa.sa_mask, SIGXFSZ);
-	for (size_t i = 0; i < pm_g.signal_count; i++)
-		if (sigaction(pm_g.signals[i], &sa, &pm_g.previous[i]) != 0)
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		if (sigaction(as_g.signals[i], &sa, &as_g.previous[i]) != 0)
 			return false;
 	return true;
 }
@@ -205,21 +205,21 @@ install_handlers(void)
 static void
 restore_handlers(void)
 {
-	for (size_t i = 0; i < pm_g.signal_count; i++)
-		sigaction(pm_g.signals[i], &pm_g.previous[i], NULL);
-	if (pm_g.freeze_signal > 0)
-		sigaction(pm_g.freeze_signal, &pm_g.previous_freeze, NULL);
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		sigaction(as_g.signals[i], &as_g.previous[i], NULL);
+	if (as_g.freeze_signal > 0)
+		sigaction(as_g.freeze_signal, &as_g.previous_freeze, NULL);
 }
 
 static void
 release_storage(void)
 {
-	pm_as_fds_close();
-	if (pm_g.symbols)
-		pm_as_symbols_destroy(pm_g.symbols);
-	if (pm_g.region)
-		munmap(pm_g.region, pm_g.region_size);
-	pm_as_mem_teardown();
+	as_fds_close();
+	if (as_g.symbols)
+		pmi_as_symbols_destroy(as_g.symbols);
+	if (as_g.region)
+		munmap(as_g.region, as_g.region_size);
+	pmi_as_mem_teardown();
 }
 
 static int
@@ -227,7 +227,7 @@ fail(int err)
 {
 	restore_handlers();
 	release_storage();
-	memset(&pm_g, 0, sizeof pm_g);
+	memset(&as_g, 0, sizeof as_g);
 	errno = err;
 	return -1;
 }
@@ -235,48 +235,48 @@ fail(int err)
 int
 pm_install(const pm_config *cfg)
 {
-	if (pm_g.installed)
+	if (as_g.installed)
 		pm_uninstall();
-	memset(&pm_g, 0, sizeof pm_g);
-	pm_g.pending_fd = -1;
+	memset(&as_g, 0, sizeof as_g);
+	as_g.pending_fd = -1;
 	for (int i = 0; i < PM_SPARE_FDS; i++)
-		pm_g.spare_fds[i] = -1;
+		as_g.spare_fds[i] = -1;
 	if (!configure(cfg))
 		return fail(errno);
-	if (pm_reports_dir_prepare(pm_g.reports_dir) != 0 || !pm_as_fds_open())
+	if (pmi_reports_dir_prepare(as_g.reports_dir) != 0 || !as_fds_open())
 		return fail(errno);
-	pm_arch_tls_remember();
-	pm_facts_gather(&pm_g.facts, cfg);
+	as_arch_tls_remember();
+	pmi_facts_gather(&as_g.facts, cfg);
 	if (!map_region())
 		return fail(ENOMEM);
-	pm_as_mem_setup();
-	pm_g.symbols = pm_as_symbols_create(SYMBOL_BYTES);
-	pm_g.freeze_signal = pick_control_signal();
-	if (pm_g.freeze_signal < 0)
+	pmi_as_mem_setup();
+	as_g.symbols = pmi_as_symbols_create(SYMBOL_BYTES);
+	as_g.freeze_signal = pick_control_signal();
+	if (as_g.freeze_signal < 0)
 		return fail(EBUSY);
-	if (!pm_altstack_init() || !install_handlers())
+	if (!pmi_altstack_init() || !install_handlers())
 		return fail(errno ? errno : EINVAL);
-	pm_g.installed = true;
-	pm_altstack_ensure();
-	pm_altstack_broadcast(pm_g.freeze_signal, SETUP_WAIT_MS);
+	as_g.installed = true;
+	pmi_altstack_ensure();
+	pmi_altstack_broadcast(as_g.freeze_signal, SETUP_WAIT_MS);
 	return 0;
 }
 
 void
 pm_uninstall(void)
 {
-	if (!pm_g.installed)
+	if (!as_g.installed)
 		return;
 	pm_watchdog_stop();
-	pm_live_teardown();
+	pmi_live_teardown();
 	restore_handlers();
-	pm_altstack_release();
+	pmi_altstack_release();
 	release_storage();
-	memset(&pm_g, 0, sizeof pm_g);
+	memset(&as_g, 0, sizeof as_g);
 }
 
 const char *
 pm_reports_dir(void)
 {
-	return pm_g.reports_dir;
+	return as_g.reports_dir;
 }

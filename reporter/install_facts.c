@@ -18,7 +18,7 @@
 static void
 first_line(const char *path, char *out, size_t cap)
 {
-	if (pm_as_read_small_file(path, out, cap) < 0)
+	if (as_read_small_file(path, out, cap) < 0)
 		out[0] = '\0';
 	char *nl = strchr(out, '\n');
 	if (nl)
@@ -46,7 +46,7 @@ pretty_name(char *out, size_t cap)
 			v[n - 1] = '\0';
 			v++;
 		}
-		pm_as_strlcpy(out, v, cap);
+		as_strlcpy(out, v, cap);
 		break;
 	}
 	fclose(f);
@@ -82,7 +82,7 @@ launch_time(int16_t tz_min)
 {
 	pm_time t = { 0 };
 	char stat[1024];
-	if (pm_as_read_small_file("/proc/self/stat", stat, sizeof stat) <= 0)
+	if (as_read_small_file("/proc/self/stat", stat, sizeof stat) <= 0)
 		return t;
 	const char *p = strrchr(stat, ')');
 	if (!p)
@@ -128,20 +128,20 @@ pick(const char *configured, const char *env, const char *fallback)
 }
 
 void
-pm_facts_gather(pm_facts *f, const pm_config *cfg)
+pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 {
 	memset(f, 0, sizeof *f);
 	ssize_t n = readlink("/proc/self/exe", f->exe_path, sizeof f->exe_path - 1);
 	f->exe_path[n > 0 ? n : 0] = '\0';
-	pm_as_strlcpy(f->exe_name, n > 0 ? pm_as_basename(f->exe_path) : "???", sizeof f->exe_name);
-	pm_as_strlcpy(f->app_id, pick(cfg ? cfg->app_id : NULL, "POSTMORTEM_APP_ID", f->exe_name), sizeof f->app_id);
-	pm_as_strlcpy(f->app_version, pick(cfg ? cfg->app_version : NULL, "POSTMORTEM_APP_VERSION", "???"),
+	as_strlcpy(f->exe_name, n > 0 ? as_basename(f->exe_path) : "???", sizeof f->exe_name);
+	as_strlcpy(f->app_id, pick(cfg ? cfg->app_id : NULL, "POSTMORTEM_APP_ID", f->exe_name), sizeof f->app_id);
+	as_strlcpy(f->app_version, pick(cfg ? cfg->app_version : NULL, "POSTMORTEM_APP_VERSION", "???"),
 	              sizeof f->app_version);
 
 	struct utsname u;
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof u);
-	pm_as_strlcpy(f->os_name, u.sysname[0] ? u.sysname : "Linux", sizeof f->os_name);
+	as_strlcpy(f->os_name, u.sysname[0] ? u.sysname : "Linux", sizeof f->os_name);
 	char pretty[256];
 	pretty_name(pretty, sizeof pretty);
 	snprintf(f->os_version, sizeof f->os_version, "%s%s(%s %s)", pretty, pretty[0] ? " " : "",
@@ -157,7 +157,7 @@ pm_facts_gather(pm_facts *f, const pm_config *cfg)
 
 	first_line("/sys/class/dmi/id/product_name", f->hardware_model, sizeof f->hardware_model);
 	if (!f->hardware_model[0])
-		pm_as_strlcpy(f->hardware_model, u.machine, sizeof f->hardware_model);
+		as_strlcpy(f->hardware_model, u.machine, sizeof f->hardware_model);
 
 	f->tz_min = tz_offset_minutes();
 	f->launch_time = launch_time(f->tz_min);

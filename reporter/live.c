@@ -7,9 +7,9 @@
  *   pm_backtrace_thread()   one thread: a sample request on the control
  *                           signal, the thread hands over its registers
  *                           and waits while its stack is walked
- *   pm_live_report()        every thread: claim the report like a crash,
+ *   pmi_live_report()        every thread: claim the report like a crash,
  *                           freeze, capture, describe, write, release
- *   pm_snapshot_write()     pm_live_report for a snapshot
+ *   pm_snapshot_write()     pmi_live_report for a snapshot
  */
 #include "live.h"
 
@@ -55,9 +55,9 @@ bt_prepare(void)
 		bt.images.maps = calloc(LIVE_MAPS, sizeof *bt.images.maps);
 		bt.lines = malloc(LIVE_LINES);
 		bt.cache = malloc(sizeof *bt.cache);
-		bt.symbols = pm_as_symbols_create(LIVE_SYMBOL_BYTES);
+		bt.symbols = pmi_as_symbols_create(LIVE_SYMBOL_BYTES);
 		if (!bt.images.images || !bt.images.maps || !bt.lines || !bt.cache) {
-			pm_live_teardown();
+			pmi_live_teardown();
 			return false;
 		}
 		pm_report_init(&bt.report);
@@ -72,7 +72,7 @@ bt_prepare(void)
 }
 
 void
-pm_live_teardown(void)
+pmi_live_teardown(void)
 {
 	pthread_mutex_lock(&live_lock);
 	if (bt.ready)
@@ -83,35 +83,35 @@ pm_live_teardown(void)
 	free(bt.lines);
 	free(bt.cache);
 	if (bt.symbols)
-		pm_as_symbols_destroy(bt.symbols);
+		pmi_as_symbols_destroy(bt.symbols);
 	memset(&bt, 0, sizeof bt);
 	pthread_mutex_unlock(&live_lock);
 }
 
 /* Ask thread tid for its registers; true when it handed them over (it then
- * waits in its handler until pm_g.sample.state leaves SAMPLE_TAKEN). */
+ * waits in its handler until as_g.sample.state leaves SAMPLE_TAKEN). */
 static bool
 sample_thread(int tid, mcontext_t *mc)
 {
-	pm_sample *s = &pm_g.sample;
+	pm_sample *s = &as_g.sample;
 	__atomic_store_n(&s->tid, tid, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->state, SAMPLE_ASKED, __ATOMIC_RELEASE);
 	siginfo_t info;
 	memset(&info, 0, sizeof info);
-	info.si_signo = pm_g.freeze_signal;
+	info.si_signo = as_g.freeze_signal;
 	info.si_code = SI_QUEUE;
 	info.si_pid = getpid();
 	info.si_uid = getuid();
 	info.si_value.sival_int = PM_SAMPLE_MAGIC;
-	long rc = pm_sys_tgsigqueueinfo(getpid(), tid, pm_g.freeze_signal, &info);
+	long rc = as_sys_tgsigqueueinfo(getpid(), tid, as_g.freeze_signal, &info);
 	if (rc < 0) {
 		__atomic_store_n(&s->state, SAMPLE_IDLE, __ATOMIC_RELEASE);
 		errno = (int)-rc;
 		return false;
 	}
-	uint64_t deadline = pm_sys_now_ns() + (uint64_t)SAMPLE_WAIT_MS * 1000000u;
+	uint64_t deadline = as_sys_now_ns() + (uint64_t)SAMPLE_WAIT_MS * 1000000u;
 	while (__atomic_load_n(&s->state, __ATOMIC_ACQUIRE) == SAMPLE_ASKED) {
-		uint64_t now = pm_sys_now_ns();
+		uint64_t now = as_sys_now_ns();
 		if (now >= deadline) {
 			int asked = SAMPLE_ASKED;
 			if (__atomic_compare_exchange_n(&s->state, &asked, SAMPLE_IDLE, false, __ATOMIC_ACQ_REL,
@@ -121,7 +121,7 @@ sample_thread(int tid, mcontext_t *mc)
 			}
 			break; /* it answered just now */
 		}
-		pm_sys_futex_wait(&s->state, SAMPLE_ASKED, deadline - now);
+		as_sys_futex_wait(&s->state, SAMPLE_ASKED, deadline - now);
 	}
 	*mc = s->mc;
 	return true;
@@ -130,24 +130,24 @@ sample_thread(int tid, mcontext_t *mc)
 static void
 sample_done(void)
 {
-	__atomic_store_n(&pm_g.sample.state, SAMPLE_DONE, __ATOMIC_RELEASE);
-	pm_sys_futex_wake(&pm_g.sample.state);
+	__atomic_store_n(&as_g.sample.state, SAMPLE_DONE, __ATOMIC_RELEASE);
+	as_sys_futex_wake(&as_g.sample.state);
 }
 
 /* Walk from mc with this moment's image table; names from the symbol tables. */
 static size_t
 walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 {
-	pm_as_mem_cache_reset(bt.cache);
-	pm_mem mem = pm_as_mem_cached(bt.cache);
-	pm_as_images_scan(&bt.images, &bt.report, &mem, pm_g.facts.exe_path, bt.lines, LIVE_LINES);
+	as_mem_cache_reset(bt.cache);
+	pm_mem mem = as_mem_cached(bt.cache);
+	as_images_scan(&bt.images, &bt.report, &mem, as_g.facts.exe_path, bt.lines, LIVE_LINES);
 	pm_unwind_env env = { .mem = mem, .images = &bt.images };
 	pm_cpu cpu;
 	const char *stop;
-	pm_arch_cpu_from_mcontext(mc, &cpu);
-	uint32_t n = pm_as_unwind(&env, &cpu, frames, (uint32_t)(max < UINT32_MAX ? max : UINT32_MAX), &stop);
+	as_arch_cpu_from_mcontext(mc, &cpu);
+	uint32_t n = as_unwind(&env, &cpu, frames, (uint32_t)(max < UINT32_MAX ? max : UINT32_MAX), &stop);
 	for (uint32_t i = 0; i < n; i++) {
-		const pm_as_image *im = pm_as_image_for(&bt.images, pm_frame_lookup_address(&frames[i], i));
+		const pm_as_image *im = as_image_for(&bt.images, pm_frame_lookup_address(&frames[i], i));
 		frames[i].image = im ? (int32_t)im->model_index : -1;
 	}
 	/* Name the frames through a one-thread report that borrows them. */
@@ -155,7 +155,7 @@ walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 	bt.report.threads = &t;
 	bt.report.thread_count = 1;
 	if (bt.symbols)
-		pm_as_symbolize(bt.symbols, &bt.report, &bt.images, &mem);
+		as_symbolize(bt.symbols, &bt.report, &bt.images, &mem);
 	bt.report.threads = NULL;
 	bt.report.thread_count = 0;
 	return n;
@@ -164,7 +164,7 @@ walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 int
 pm_backtrace_thread(int tid, pm_frame *frames, size_t max)
 {
-	if (!pm_g.installed || !frames || max == 0) {
+	if (!as_g.installed || !frames || max == 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -172,7 +172,7 @@ pm_backtrace_thread(int tid, pm_frame *frames, size_t max)
 	int result = -1;
 	ucontext_t uc;
 	mcontext_t mc;
-	bool own = tid == pm_sys_gettid();
+	bool own = tid == as_sys_gettid();
 	if (!bt_prepare()) {
 		errno = ENOMEM;
 	} else if (own) {
@@ -187,7 +187,7 @@ pm_backtrace_thread(int tid, pm_frame *frames, size_t max)
 }
 
 int32_t
-pm_live_thread_index(const pm_report *r, int tid)
+pmi_live_thread_index(const pm_report *r, int tid)
 {
 	for (uint32_t i = 0; i < r->thread_count; i++)
 		if (r->threads[i].id == (uint64_t)tid)
@@ -200,7 +200,7 @@ static bool
 claim(pid_t self)
 {
 	int none = 0;
-	if (atomic_compare_exchange_strong(&pm_g.owner, &none, self))
+	if (atomic_compare_exchange_strong(&as_g.owner, &none, self))
 		return true;
 	errno = EBUSY;
 	return false;
@@ -210,29 +210,29 @@ claim(pid_t self)
 static void
 unclaim(void)
 {
-	pm_as_reset_slots();
-	atomic_store(&pm_g.owner, 0);
-	pm_as_release();
+	as_reset_slots();
+	atomic_store(&as_g.owner, 0);
+	as_release();
 }
 
 static void
 copy_paths(pm_live_files *files)
 {
-	pm_as_strlcpy(files->crash_path, pm_g.crash_path, sizeof files->crash_path);
-	pm_as_strlcpy(files->json_path, pm_g.json_path, sizeof files->json_path);
-	pm_as_strlcpy(files->minidump_path, pm_g.minidump_path, sizeof files->minidump_path);
-	files->generation = pm_g.capture_generation;
+	as_strlcpy(files->crash_path, as_g.crash_path, sizeof files->crash_path);
+	as_strlcpy(files->json_path, as_g.json_path, sizeof files->json_path);
+	as_strlcpy(files->minidump_path, as_g.minidump_path, sizeof files->minidump_path);
+	files->generation = as_g.capture_generation;
 }
 
 int
-pm_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *files)
+pmi_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *files)
 {
-	if (!pm_g.installed) {
+	if (!as_g.installed) {
 		errno = EINVAL;
 		return -1;
 	}
 	pthread_mutex_lock(&live_lock);
-	pid_t self = pm_sys_gettid();
+	pid_t self = as_sys_gettid();
 	if (!claim(self)) {
 		pthread_mutex_unlock(&live_lock);
 		return -1;
@@ -241,14 +241,14 @@ pm_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *fi
 	struct timespec now;
 	getcontext(&uc);
 	clock_gettime(CLOCK_REALTIME, &now);
-	pm_as_capture(self, &uc.uc_mcontext, false, &now);
+	as_capture(self, &uc.uc_mcontext, false, &now);
 	/* A hang or a snapshot is read with what the app said before it, as a crash is. */
-	pm_as_fill_context(&pm_g.report, pm_g.facts.tz_min, pm_g.scratch, pm_g.scratch_cap);
-	pm_g.report.kind = (uint8_t)kind;
-	fill(&pm_g.report, ctx);
-	pm_as_capture_symbols();
-	bool ok = pm_as_write_report(&pm_g.report);
-	pm_as_write_minidump(&pm_g.report);
+	as_fill_context(&as_g.report, as_g.facts.tz_min, as_g.scratch, as_g.scratch_cap);
+	as_g.report.kind = (uint8_t)kind;
+	fill(&as_g.report, ctx);
+	as_capture_symbols();
+	bool ok = as_write_report(&as_g.report);
+	as_write_minidump(&as_g.report);
 	copy_paths(files);
 	unclaim();
 	pthread_mutex_unlock(&live_lock);
@@ -258,23 +258,23 @@ pm_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *fi
 }
 
 int
-pm_live_rewrite(const pm_live_files *files, pm_live_fill_fn *fill, void *ctx)
+pmi_live_rewrite(const pm_live_files *files, pm_live_fill_fn *fill, void *ctx)
 {
 	pthread_mutex_lock(&live_lock);
 	int result = -1;
-	if (!pm_g.installed) {
+	if (!as_g.installed) {
 		errno = EINVAL;
-	} else if (claim(pm_sys_gettid())) {
-		if (pm_g.capture_generation != files->generation) {
+	} else if (claim(as_sys_gettid())) {
+		if (as_g.capture_generation != files->generation) {
 			errno = ESTALE;
 		} else {
-			fill(&pm_g.report, ctx);
-			pm_g.report.complete = false;
-			result = pm_as_write_report(&pm_g.report) ? 0 : -1;
+			fill(&as_g.report, ctx);
+			as_g.report.complete = false;
+			result = as_write_report(&as_g.report) ? 0 : -1;
 			if (result != 0)
 				errno = EIO;
 		}
-		atomic_store(&pm_g.owner, 0);
+		atomic_store(&as_g.owner, 0);
 	}
 	pthread_mutex_unlock(&live_lock);
 	return result;
@@ -299,5 +299,5 @@ int
 pm_snapshot_write(const char *reason)
 {
 	pm_live_files files;
-	return pm_live_report(PM_KIND_SNAPSHOT, fill_snapshot, (void *)reason, &files);
+	return pmi_live_report(PM_KIND_SNAPSHOT, fill_snapshot, (void *)reason, &files);
 }

@@ -15,7 +15,7 @@ typedef struct pm_live_files {
 	char crash_path[4096];
 	char json_path[4096];
 	char minidump_path[4096]; /* "" when minidumps are off */
-	unsigned generation;     /* pm_g.capture_generation of the capture */
+	unsigned generation;     /* as_g.capture_generation of the capture */
 } pm_live_files;
 
 /*
@@ -24,13 +24,13 @@ typedef struct pm_live_files {
  * 0, or -1 with errno (EINVAL: not installed; EBUSY: a crash or another
  * capture is in progress; EIO: the files could not be written).
  */
-int pm_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *files);
+int pmi_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *files);
 /* Change the last live report with `fill` and write its files again, in
  * place.  -1 with ESTALE when another capture has happened since. */
-int pm_live_rewrite(const pm_live_files *files, pm_live_fill_fn *fill, void *ctx);
+int pmi_live_rewrite(const pm_live_files *files, pm_live_fill_fn *fill, void *ctx);
 /* Index of thread tid in r, or -1. */
-int32_t pm_live_thread_index(const pm_report *r, int tid);
+int32_t pmi_live_thread_index(const pm_report *r, int tid);
 /* Free what live backtraces keep between calls (at pm_uninstall). */
-void pm_live_teardown(void);
+void pmi_live_teardown(void);
 
 #endif

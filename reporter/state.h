@@ -128,6 +128,6 @@ typedef struct pm_state {
 	char minidump_path[PATH_MAX];
 } pm_state;
 
-extern pm_state pm_g;
+extern pm_state as_g;
 
 #endif

@@ -11,7 +11,7 @@
 #include "as_symbols_internal.h"
 
 pm_as_symbols *
-pm_as_symbols_create(size_t bytes)
+pmi_as_symbols_create(size_t bytes)
 {
 	size_t head = (sizeof(pm_as_symbols) + 63) & ~(size_t)63;
 	if (bytes > SIZE_MAX - head)
@@ -28,7 +28,7 @@ pm_as_symbols_create(size_t bytes)
 }
 
 void
-pm_as_symbols_destroy(pm_as_symbols *s)
+pmi_as_symbols_destroy(pm_as_symbols *s)
 {
 	if (s)
 		munmap(s, s->map_size);

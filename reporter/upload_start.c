@@ -105,7 +105,7 @@ pm_upload_start(const pm_upload_options *opt)
 		return -1;
 	}
 	if (!*dir) {
-		if (!pm_config_reports_dir(NULL, resolved, sizeof resolved))
+		if (!pmi_config_reports_dir(NULL, resolved, sizeof resolved))
 			return -1;
 		dir = resolved;
 	}

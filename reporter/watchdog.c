@@ -72,7 +72,7 @@ fill_hang(pm_report *r, void *ctx)
 {
 	const hang *h = ctx;
 	pm_exception *e = &r->exception;
-	int32_t t = pm_live_thread_index(r, wd.tid);
+	int32_t t = pmi_live_thread_index(r, wd.tid);
 	char lasted[32], limit[32], text[256];
 	for (uint32_t i = 0; i < r->thread_count; i++)
 		r->threads[i].crashed = (int32_t)i == t;
@@ -111,8 +111,8 @@ fill_hang(pm_report *r, void *ctx)
 static void
 report_hang(hang *h)
 {
-	int rc = h->reported ? pm_live_rewrite(&h->files, fill_hang, h)
-	                     : pm_live_report(PM_KIND_HANG, fill_hang, h, &h->files);
+	int rc = h->reported ? pmi_live_rewrite(&h->files, fill_hang, h)
+	                     : pmi_live_report(PM_KIND_HANG, fill_hang, h, &h->files);
 	if (rc == 0)
 		h->reported = true;
 }
@@ -203,10 +203,10 @@ watch(void *arg)
 	uint64_t poll_ms = wd.cfg.threshold_ms / POLLS_PER_THRESHOLD;
 	if (poll_ms < MIN_POLL_MS)
 		poll_ms = MIN_POLL_MS;
-	uint64_t last_beat = pm_sys_now_ns(), last_notify = 0;
+	uint64_t last_beat = as_sys_now_ns(), last_notify = 0;
 	hang h = { 0 };
 	while (wait_tick(poll_ms * 1000000u)) {
-		uint64_t now = pm_sys_now_ns();
+		uint64_t now = as_sys_now_ns();
 		if (atomic_exchange_explicit(&wd.beat, 0, memory_order_relaxed)) {
 			if (h.reported) {
 				h.state = HANG_RECOVERED;
@@ -219,7 +219,7 @@ watch(void *arg)
 				notify_systemd();
 				last_notify = now;
 			}
-		} else if (pm_sys_tgkill(getpid(), wd.tid, 0) == -ESRCH) {
+		} else if (as_sys_tgkill(getpid(), wd.tid, 0) == -ESRCH) {
 			break; /* the watched thread is gone */
 		} else {
 			on_late(&h, now, last_beat);
@@ -231,7 +231,7 @@ watch(void *arg)
 int
 pm_watchdog_start(const pm_watchdog_config *cfg)
 {
-	if (!pm_g.installed) {
+	if (!as_g.installed) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -241,7 +241,7 @@ pm_watchdog_start(const pm_watchdog_config *cfg)
 		wd.cfg = *cfg;
 	if (wd.cfg.threshold_ms == 0)
 		wd.cfg.threshold_ms = DEFAULT_THRESHOLD_MS;
-	wd.tid = pm_sys_gettid();
+	wd.tid = as_sys_gettid();
 	wd.stop = false;
 	/* systemd asks for a ping at least every WATCHDOG_USEC; half is its advice. */
 	const char *usec = getenv("WATCHDOG_USEC");

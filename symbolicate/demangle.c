@@ -17,7 +17,7 @@
 #include "symb.h"
 
 char *
-pm_sy_demangle(const char *s)
+pmi_sy_demangle(const char *s)
 {
 	/* Mangled names start with _Z (C++, legacy Rust), _R (Rust v0) or _D (D). */
 	if (s[0] != '_' || (s[1] != 'Z' && s[1] != 'R' && s[1] != 'D'))
@@ -29,7 +29,7 @@ pm_sy_demangle(const char *s)
 char *
 pm_demangle(const char *name)
 {
-	return name ? pm_sy_demangle(name) : NULL;
+	return name ? pmi_sy_demangle(name) : NULL;
 }
 
 /* Characters of a mangled name: Itanium and Rust v0 use [A-Za-z0-9_];
@@ -58,7 +58,7 @@ pm_demangle_text(const char *text)
 			continue;
 		}
 		char *word = strndup(p, n);
-		char *plain = word ? pm_sy_demangle(word) : NULL;
+		char *plain = word ? pmi_sy_demangle(word) : NULL;
 		free(word);
 		if (plain && !f)
 			f = open_memstream(&out, &out_len);
@@ -84,7 +84,7 @@ static bool
 demangle_frames(pm_report *r, pm_frame *v, uint32_t n)
 {
 	for (uint32_t i = 0; v && i < n; i++) {
-		char *plain = v[i].symbol ? pm_sy_demangle(v[i].symbol) : NULL;
+		char *plain = v[i].symbol ? pmi_sy_demangle(v[i].symbol) : NULL;
 		if (!plain)
 			continue;
 		const char *c = pm_arena_strdup(&r->arena, plain);

@@ -198,7 +198,7 @@ collect(Elf *elf, part **out, size_t *count)
 			continue;
 		bool zdebug = strncmp(name, ".zdebug", 7) == 0;
 		if (zdebug || (wanted(name) && sh.sh_type != SHT_NOBITS &&
-		               (!pm_grow((void **)&parts, &cap, n + 1, sizeof *parts) ||
+		               (!pmi_grow((void **)&parts, &cap, n + 1, sizeof *parts) ||
 		                !describe(scn, &sh, name, &parts[n++])))) {
 			free(parts);
 			return false;
@@ -236,7 +236,7 @@ any_compressed(const part *parts, size_t n)
 }
 
 char *
-pm_sy_dwarf_image(Elf *elf, size_t *size)
+pmi_sy_dwarf_image(Elf *elf, size_t *size)
 {
 	GElf_Ehdr eh;
 	part *parts;
@@ -265,7 +265,7 @@ host_header(GElf_Ehdr *eh, uint16_t e_machine)
 }
 
 char *
-pm_sy_dwarf_image_of(const pm_sy_section *secs, size_t n, uint16_t e_machine, size_t *size)
+pmi_sy_dwarf_image_of(const pm_sy_section *secs, size_t n, uint16_t e_machine, size_t *size)
 {
 	part *parts = calloc(n ? n : 1, sizeof *parts);
 	if (!parts)

@@ -52,7 +52,7 @@ read_facts(Elf *elf, pm_sy_facts *f)
 }
 
 int
-pm_sy_open_file(const char *path)
+pmi_sy_open_file(const char *path)
 {
 	/* Paths come from reports, which may come from anywhere: a FIFO would block, a device would not end. */
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
@@ -66,10 +66,10 @@ pm_sy_open_file(const char *path)
 }
 
 int
-pm_sy_facts_read(const char *path, pm_sy_facts *f)
+pmi_sy_facts_read(const char *path, pm_sy_facts *f)
 {
 	memset(f, 0, sizeof *f);
-	int fd = pm_sy_open_file(path);
+	int fd = pmi_sy_open_file(path);
 	if (fd < 0)
 		return errno == EINVAL ? ENOEXEC : errno;
 	int err = 0;
@@ -84,7 +84,7 @@ pm_sy_facts_read(const char *path, pm_sy_facts *f)
 }
 
 void
-pm_sy_hex(const uint8_t *id, size_t len, char *buf)
+pmi_sy_hex(const uint8_t *id, size_t len, char *buf)
 {
 	static const char digits[] = "0123456789abcdef";
 	for (size_t i = 0; i < len; i++) {
@@ -95,7 +95,7 @@ pm_sy_hex(const uint8_t *id, size_t len, char *buf)
 }
 
 bool
-pm_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len)
+pmi_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len)
 {
 	return (have_len == want_len || (want_len == 16 && have_len > want_len)) &&
 	       memcmp(have, want, want_len) == 0;

@@ -37,11 +37,11 @@ static int
 read_elf(const char *path, const pm_image *img, pm_sy_facts *f)
 {
 	(void)img;
-	return pm_sy_facts_read(path, f);
+	return pmi_sy_facts_read(path, f);
 }
 
 static const kind elf_kind_ = { read_elf, "build id", "not an ELF file", "stripped: no .debug_info in" };
-static const kind macho_kind = { pm_sy_macho_facts, "UUID", "not a Mach-O file", "no DWARF in" };
+static const kind macho_kind = { pmi_sy_macho_facts, "UUID", "not a Mach-O file", "no DWARF in" };
 
 /* Past this many entries a debug dir is not scanned further. */
 enum { MAX_SCAN = 4096 };
@@ -102,7 +102,7 @@ read_error(const search *s, int err, char *buf, size_t cap)
 static bool
 is_the_image(const search *s, const pm_sy_facts *f)
 {
-	return pm_sy_same_id(s->img->build_id, s->img->build_id_len, f->build_id, f->build_id_len);
+	return pmi_sy_same_id(s->img->build_id, s->img->build_id_len, f->build_id, f->build_id_len);
 }
 
 /* Check one candidate; true when it settles the search.  Takes `path`.  A quiet
@@ -124,7 +124,7 @@ try_file(search *s, char *path, pm_sy_facts *facts, bool quiet)
 		add(s, &s->details, "%s: %s", path, read_error(s, err, buf, sizeof buf));
 	} else if (!is_the_image(s, facts)) {
 		char hex[2 * PM_BUILD_ID_MAX + 1];
-		pm_sy_hex(facts->build_id, facts->build_id_len, hex);
+		pmi_sy_hex(facts->build_id, facts->build_id_len, hex);
 		add(s, &s->refused, "%s mismatch: %s has %s", s->k->id, path,
 		    facts->build_id_len ? hex : s->k == &elf_kind_ ? "no build id" : "no UUID");
 	} else if (facts->has_dwarf) {
@@ -180,7 +180,7 @@ try_image_file(search *s)
 	}
 	strcpy(s->debuglink, facts.debuglink);
 	/* The whole build id, for the build-id trees, when the report had only its start. */
-	pm_sy_hex(facts.build_id, facts.build_id_len, s->id_hex);
+	pmi_sy_hex(facts.build_id, facts.build_id_len, s->id_hex);
 }
 
 static void
@@ -281,7 +281,7 @@ finish(search *s, pm_sy_files *out)
 }
 
 bool
-pm_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out)
+pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out)
 {
 	memset(out, 0, sizeof *out);
 	if (img->build_id_len == 0) {
@@ -289,7 +289,7 @@ pm_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *
 		return out->note != NULL;
 	}
 	search s = { .k = macho ? &macho_kind : &elf_kind_, .img = img };
-	pm_sy_hex(img->build_id, img->build_id_len, s.id_hex);
+	pmi_sy_hex(img->build_id, img->build_id_len, s.id_hex);
 	try_image_file(&s);
 	if (!macho) {
 		try_debuglink(&s);
@@ -304,12 +304,12 @@ pm_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *
 	free(s.refused);
 	free(s.details);
 	if (s.nomem)
-		pm_sy_files_free(out);
+		pmi_sy_files_free(out);
 	return !s.nomem;
 }
 
 void
-pm_sy_files_free(pm_sy_files *f)
+pmi_sy_files_free(pm_sy_files *f)
 {
 	free(f->elf_path);
 	free(f->dwarf_path);

@@ -240,7 +240,7 @@ read_fat(const unsigned char *p, size_t len, const char *arch, const uint8_t *uu
 }
 
 int
-pm_sy_macho_read(const void *data, size_t len, const char *arch, const uint8_t *uuid, pm_sy_macho *out)
+pmi_sy_macho_read(const void *data, size_t len, const char *arch, const uint8_t *uuid, pm_sy_macho *out)
 {
 	const unsigned char *p = data;
 	memset(out, 0, sizeof *out);
@@ -253,7 +253,7 @@ pm_sy_macho_read(const void *data, size_t len, const char *arch, const uint8_t *
 }
 
 bool
-pm_sy_macho_has_dwarf(const pm_sy_macho *m)
+pmi_sy_macho_has_dwarf(const pm_sy_macho *m)
 {
 	for (size_t i = 0; i < m->dwarf_count; i++)
 		if (strcmp(m->dwarf[i].name, ".debug_info") == 0)
@@ -262,7 +262,7 @@ pm_sy_macho_has_dwarf(const pm_sy_macho *m)
 }
 
 bool
-pm_sy_macho_symtab(const pm_sy_macho *m, pm_sy_symtab *t)
+pmi_sy_macho_symtab(const pm_sy_macho *m, pm_sy_symtab *t)
 {
 	memset(t, 0, sizeof *t);
 	if (!m->has_symtab || m->nsyms == 0)
@@ -285,6 +285,6 @@ pm_sy_macho_symtab(const pm_sy_macho *m, pm_sy_symtab *t)
 		if (name[0])
 			t->syms[t->count++] = (pm_sy_sym){ .addr = le64(s + 8), .name = name, .index = i };
 	}
-	pm_sy_symtab_sort(t);
+	pmi_sy_symtab_sort(t);
 	return true;
 }

@@ -21,21 +21,21 @@
 
 /* Errors as find_debug.c words them: ENOEXEC "not a Mach-O file", ESRCH "no slice for …". */
 int
-pm_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f)
+pmi_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f)
 {
 	memset(f, 0, sizeof *f);
 	pm_sy_map map;
-	int err = pm_sy_map_file(path, &map);
+	int err = pmi_sy_map_file(path, &map);
 	if (err)
 		return err;
 	pm_sy_macho mo;
-	err = pm_sy_macho_read(map.data, map.len, img->arch, img->build_id, &mo);
+	err = pmi_sy_macho_read(map.data, map.len, img->arch, img->build_id, &mo);
 	if (!err && mo.has_uuid) {
 		memcpy(f->build_id, mo.uuid, 16);
 		f->build_id_len = 16;
 	}
-	f->has_dwarf = !err && pm_sy_macho_has_dwarf(&mo);
-	pm_sy_unmap(&map);
+	f->has_dwarf = !err && pmi_sy_macho_has_dwarf(&mo);
+	pmi_sy_unmap(&map);
 	return err;
 }
 
@@ -48,9 +48,9 @@ elf_machine(uint32_t cputype)
 static bool
 open_slice(pm_sy_map *map, const char *path, const pm_image *img, pm_sy_macho *mo, char *why, size_t why_len)
 {
-	int err = pm_sy_map_file(path, map);
+	int err = pmi_sy_map_file(path, map);
 	if (!err)
-		err = pm_sy_macho_read(map->data, map->len, img->arch, img->build_id, mo);
+		err = pmi_sy_macho_read(map->data, map->len, img->arch, img->build_id, mo);
 	if (err)
 		snprintf(why, why_len, "cannot read %s: %s", path,
 		         err == ENOEXEC ? "not a Mach-O file" : err == EINVAL ? "damaged Mach-O file" : strerror(err));
@@ -65,25 +65,25 @@ open_dwarf(pm_sy_module *m, const pm_sy_macho *mo, const char *path, char *why, 
 		secs[i] = (pm_sy_section){ .name = mo->dwarf[i].name, .data = mo->data + mo->dwarf[i].offset,
 		                           .size = mo->dwarf[i].size };
 	size_t size;
-	m->dwarf_image = pm_sy_dwarf_image_of(secs, mo->dwarf_count, elf_machine(mo->cputype), &size);
+	m->dwarf_image = pmi_sy_dwarf_image_of(secs, mo->dwarf_count, elf_machine(mo->cputype), &size);
 	m->dwarf_mem = m->dwarf_image ? elf_memory(m->dwarf_image, size) : NULL;
-	pm_sy_module_dwarf(m, m->dwarf_mem, path, why, why_len);
+	pmi_sy_module_dwarf(m, m->dwarf_mem, path, why, why_len);
 }
 
 bool
-pm_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
+pmi_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                         char *why, size_t why_len)
 {
-	pm_sy_module_init(m, arena, why);
+	pmi_sy_module_init(m, arena, why);
 	pm_sy_macho sym, dw;
 	if (!open_slice(&m->maps[0], files->elf_path, img, &sym, why, why_len)) {
-		pm_sy_module_close(m);
+		pmi_sy_module_close(m);
 		return false;
 	}
 	m->bias = img->start - sym.text_vmaddr;
-	if (!pm_sy_macho_symtab(&sym, &m->symtab)) {
+	if (!pmi_sy_macho_symtab(&sym, &m->symtab)) {
 		snprintf(why, why_len, "out of memory reading the symbols of %s", files->elf_path);
-		pm_sy_module_close(m);
+		pmi_sy_module_close(m);
 		return false;
 	}
 	if (!files->dwarf_path)

@@ -13,10 +13,10 @@
 #define MAX_MACHO_BYTES ((uint64_t)4 << 30)
 
 int
-pm_sy_map_file(const char *path, pm_sy_map *m)
+pmi_sy_map_file(const char *path, pm_sy_map *m)
 {
 	*m = (pm_sy_map){ 0 };
-	int fd = pm_sy_open_file(path);
+	int fd = pmi_sy_open_file(path);
 	if (fd < 0)
 		return errno == EINVAL ? ENOEXEC : errno;
 	struct stat st;
@@ -37,7 +37,7 @@ pm_sy_map_file(const char *path, pm_sy_map *m)
 }
 
 void
-pm_sy_unmap(pm_sy_map *m)
+pmi_sy_unmap(pm_sy_map *m)
 {
 	if (m->data)
 		munmap(m->data, m->len);

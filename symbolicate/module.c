@@ -36,7 +36,7 @@ lowest_load(Elf *elf, uint64_t *lo)
 static Elf *
 open_elf(const char *path, int *fd)
 {
-	*fd = pm_sy_open_file(path);
+	*fd = pmi_sy_open_file(path);
 	if (*fd < 0)
 		return NULL;
 	Elf *elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -60,14 +60,14 @@ open_dwarf(pm_sy_module *m, const pm_sy_files *files, char *why, size_t why_len)
 		}
 	}
 	size_t size;
-	m->dwarf_image = pm_sy_dwarf_image(elf, &size);
+	m->dwarf_image = pmi_sy_dwarf_image(elf, &size);
 	if (m->dwarf_image)
 		m->dwarf_mem = elf_memory(m->dwarf_image, size);
-	pm_sy_module_dwarf(m, m->dwarf_mem ? m->dwarf_mem : elf, files->dwarf_path, why, why_len);
+	pmi_sy_module_dwarf(m, m->dwarf_mem ? m->dwarf_mem : elf, files->dwarf_path, why, why_len);
 }
 
 void
-pm_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why)
+pmi_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why)
 {
 	memset(m, 0, sizeof *m);
 	m->elf_fd = m->dwarf_fd = -1;
@@ -76,7 +76,7 @@ pm_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why)
 }
 
 void
-pm_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len)
+pmi_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len)
 {
 	m->dwarf = elf ? dwarf_begin_elf(elf, DWARF_C_READ, NULL) : NULL;
 	if (!m->dwarf) {
@@ -87,22 +87,22 @@ pm_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_
 }
 
 bool
-pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
+pmi_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                   char *why, size_t why_len)
 {
-	pm_sy_module_init(m, arena, why);
+	pmi_sy_module_init(m, arena, why);
 	m->elf = open_elf(files->elf_path, &m->elf_fd);
 	uint64_t lo;
 	if (!m->elf || !lowest_load(m->elf, &lo)) {
 		snprintf(why, why_len, "cannot read %s: %s", files->elf_path,
 		         m->elf_fd < 0 ? strerror(errno) : m->elf ? "no PT_LOAD segment" : elf_errmsg(-1));
-		pm_sy_module_close(m);
+		pmi_sy_module_close(m);
 		return false;
 	}
 	m->bias = img->start - (lo & ~(uint64_t)0xfff);
-	if (!pm_sy_symtab_load(&m->symtab, m->elf)) {
+	if (!pmi_sy_symtab_load(&m->symtab, m->elf)) {
 		snprintf(why, why_len, "out of memory reading the symbols of %s", files->elf_path);
-		pm_sy_module_close(m);
+		pmi_sy_module_close(m);
 		return false;
 	}
 	if (files->dwarf_path)
@@ -111,13 +111,13 @@ pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files
 }
 
 void
-pm_sy_module_close(pm_sy_module *m)
+pmi_sy_module_close(pm_sy_module *m)
 {
-	pm_sy_units_free(&m->units);
+	pmi_sy_units_free(&m->units);
 	if (m->dwarf)
 		dwarf_end(m->dwarf);
-	pm_sy_symtab_free(&m->symtab);
-	pm_sy_strings_free(&m->strings);
+	pmi_sy_symtab_free(&m->symtab);
+	pmi_sy_strings_free(&m->strings);
 	elf_end(m->dwarf_mem);
 	free(m->dwarf_image);
 	elf_end(m->dwarf_elf);
@@ -126,8 +126,8 @@ pm_sy_module_close(pm_sy_module *m)
 		close(m->dwarf_fd);
 	if (m->elf_fd >= 0)
 		close(m->elf_fd);
-	pm_sy_unmap(&m->maps[0]);
-	pm_sy_unmap(&m->maps[1]);
+	pmi_sy_unmap(&m->maps[0]);
+	pmi_sy_unmap(&m->maps[1]);
 	m->dwarf = NULL;
 	m->dwarf_image = NULL;
 	m->elf = m->dwarf_elf = m->dwarf_mem = NULL;

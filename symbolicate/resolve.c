@@ -35,7 +35,7 @@ scope_name(pm_sy_module *m, pm_sy_scope *sc)
 		n = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_MIPS_linkage_name, &a));
 	if (!n)
 		n = dwarf_formstring(dwarf_attr_integrate(&die, DW_AT_name, &a));
-	sc->name = n ? pm_sy_string(&m->strings, n, true) : NULL;
+	sc->name = n ? pmi_sy_string(&m->strings, n, true) : NULL;
 	return sc->name;
 }
 
@@ -46,7 +46,7 @@ call_file(pm_sy_module *m, pm_sy_unit *u, uint32_t file)
 	    file - 1 >= u->file_count)
 		return NULL;
 	const char *n = dwarf_filesrc(u->files, file - 1, NULL, NULL);
-	return n ? pm_sy_path(&m->strings, n, u->comp_dir) : NULL;
+	return n ? pmi_sy_path(&m->strings, n, u->comp_dir) : NULL;
 }
 
 static void
@@ -66,7 +66,7 @@ line_location(pm_sy_module *m, pm_sy_unit *u, uint64_t pc, pm_sy_loc *f)
 	if (!line)
 		return;
 	const char *file = dwarf_linesrc(line, NULL, NULL);
-	f->file = file ? pm_sy_path(&m->strings, file, u->comp_dir) : NULL;
+	f->file = file ? pmi_sy_path(&m->strings, file, u->comp_dir) : NULL;
 	f->line = dwarf_lineno(line, &n) == 0 && n > 0 ? (uint32_t)n : 0;
 	f->column = dwarf_linecol(line, &n) == 0 && n > 0 ? (uint32_t)n : 0;
 }
@@ -75,7 +75,7 @@ line_location(pm_sy_module *m, pm_sy_unit *u, uint64_t pc, pm_sy_loc *f)
 static pm_sy_loc *
 chain(pm_sy_module *m, pm_sy_unit *u, int32_t scope, uint64_t address, uint64_t pc, pm_sy_locs *out)
 {
-	pm_sy_loc *f = pm_sy_locs_push(out);
+	pm_sy_loc *f = pmi_sy_locs_push(out);
 	if (!f)
 		return NULL;
 	line_location(m, u, pc, f);
@@ -86,7 +86,7 @@ chain(pm_sy_module *m, pm_sy_unit *u, int32_t scope, uint64_t address, uint64_t 
 		if (!sc->inlined)
 			break;
 		f->inlined = true;
-		pm_sy_loc *caller = pm_sy_locs_push(out);
+		pm_sy_loc *caller = pmi_sy_locs_push(out);
 		if (!caller)
 			return NULL;
 		caller->file = call_file(m, u, sc->call_file);
@@ -99,22 +99,22 @@ chain(pm_sy_module *m, pm_sy_unit *u, int32_t scope, uint64_t address, uint64_t 
 }
 
 pm_sy_result
-pm_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out)
+pmi_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out)
 {
 	uint64_t pc = lookup - m->bias;
 	bool nomem = false;
-	pm_sy_unit *u = m->dwarf ? pm_sy_units_at(&m->units, pc, &nomem) : NULL;
+	pm_sy_unit *u = m->dwarf ? pmi_sy_units_at(&m->units, pc, &nomem) : NULL;
 	if (nomem)
 		return PM_SY_NOMEM;
-	const pm_sy_sym *sym = pm_sy_symtab_find(&m->symtab, pc);
-	int32_t scope = u ? pm_sy_scopes_at(&u->scopes, pc) : -1;
+	const pm_sy_sym *sym = pmi_sy_symtab_find(&m->symtab, pc);
+	int32_t scope = u ? pmi_sy_scopes_at(&u->scopes, pc) : -1;
 	if (!sym && !u)
 		return PM_SY_NONE;
 	pm_sy_loc *outer = chain(m, u, scope, address, pc, out);
 	if (!outer)
 		return PM_SY_NOMEM;
 	if (sym) {
-		outer->symbol = pm_sy_string(&m->strings, sym->name, true);
+		outer->symbol = pmi_sy_string(&m->strings, sym->name, true);
 		set_offset(outer, address, sym->addr + m->bias);
 	}
 	return PM_SY_FOUND;

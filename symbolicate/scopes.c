@@ -47,7 +47,7 @@ add_ranges(builder *b, Dwarf_Die *die, uint32_t scope, uint32_t depth)
 	while ((off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (!pm_grow((void **)&s->ranges, &b->range_cap, s->range_count + 1, sizeof *s->ranges)) {
+		if (!pmi_grow((void **)&s->ranges, &b->range_cap, s->range_count + 1, sizeof *s->ranges)) {
 			b->nomem = true;
 			return false;
 		}
@@ -64,7 +64,7 @@ add_scope(builder *b, Dwarf_Die *die, int32_t parent, bool inlined, uint32_t dep
 	uint32_t first = (uint32_t)s->range_count;
 	if (s->count >= INT32_MAX || !add_ranges(b, die, (uint32_t)s->count, depth) || s->range_count == first)
 		return -1;
-	if (!pm_grow((void **)&s->scopes, &b->scope_cap, s->count + 1, sizeof *s->scopes)) {
+	if (!pmi_grow((void **)&s->scopes, &b->scope_cap, s->count + 1, sizeof *s->scopes)) {
 		b->nomem = true;
 		s->range_count = first;
 		return -1;
@@ -133,7 +133,7 @@ by_lo_depth(const void *a, const void *b)
 }
 
 bool
-pm_sy_scopes_build(pm_sy_scopes *s, Dwarf_Die *cudie)
+pmi_sy_scopes_build(pm_sy_scopes *s, Dwarf_Die *cudie)
 {
 	memset(s, 0, sizeof *s);
 	builder b = { .s = s };
@@ -143,7 +143,7 @@ pm_sy_scopes_build(pm_sy_scopes *s, Dwarf_Die *cudie)
 		b.nomem = !s->sorted;
 	}
 	if (b.nomem) {
-		pm_sy_scopes_free(s);
+		pmi_sy_scopes_free(s);
 		return false;
 	}
 	if (s->range_count) {
@@ -166,7 +166,7 @@ contains(const pm_sy_scopes *s, int32_t scope, uint64_t pc)
 }
 
 int32_t
-pm_sy_scopes_at(const pm_sy_scopes *s, uint64_t pc)
+pmi_sy_scopes_at(const pm_sy_scopes *s, uint64_t pc)
 {
 	size_t lo = 0, hi = s->range_count;
 	while (lo < hi) {
@@ -185,7 +185,7 @@ pm_sy_scopes_at(const pm_sy_scopes *s, uint64_t pc)
 }
 
 void
-pm_sy_scopes_free(pm_sy_scopes *s)
+pmi_sy_scopes_free(pm_sy_scopes *s)
 {
 	free(s->scopes);
 	free(s->ranges);

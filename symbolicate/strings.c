@@ -72,23 +72,23 @@ remember(pm_sy_strings *t, size_t i, const char *key, const char *copy)
 }
 
 const char *
-pm_sy_string(pm_sy_strings *t, const char *s, bool demangle)
+pmi_sy_string(pm_sy_strings *t, const char *s, bool demangle)
 {
 	bool ok;
 	size_t i = find(t, s, &ok);
 	if (!ok || t->keys[i])
 		return ok ? t->values[i] : NULL;
-	char *plain = demangle ? pm_sy_demangle(s) : NULL;
+	char *plain = demangle ? pmi_sy_demangle(s) : NULL;
 	const char *c = pm_arena_strdup(t->arena, plain ? plain : s);
 	free(plain);
 	return remember(t, i, s, c);
 }
 
 const char *
-pm_sy_path(pm_sy_strings *t, const char *file, const char *dir)
+pmi_sy_path(pm_sy_strings *t, const char *file, const char *dir)
 {
 	if (file[0] == '/' || !dir)
-		return pm_sy_string(t, file, false);
+		return pmi_sy_string(t, file, false);
 	bool ok;
 	size_t i = find(t, file, &ok);
 	if (!ok || t->keys[i])
@@ -101,7 +101,7 @@ pm_sy_path(pm_sy_strings *t, const char *file, const char *dir)
 }
 
 void
-pm_sy_strings_free(pm_sy_strings *t)
+pmi_sy_strings_free(pm_sy_strings *t)
 {
 	free(t->keys);
 	free(t->values);

@@ -33,18 +33,18 @@ typedef struct pm_sy_facts {
 } pm_sy_facts;
 
 /* 0, or an errno value (ENOEXEC: not an ELF file). */
-int pm_sy_facts_read(const char *path, pm_sy_facts *f);
+int pmi_sy_facts_read(const char *path, pm_sy_facts *f);
 /* The same for a Mach-O file (macho_file.c): the UUID of the slice for the image's arch
  * as the build id; ESRCH: no slice for it, EINVAL: damaged. */
-int pm_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f);
+int pmi_sy_macho_facts(const char *path, const pm_image *img, pm_sy_facts *f);
 /* A read-only descriptor of a regular file, or -1 with errno set (EINVAL: not a regular file). */
-int pm_sy_open_file(const char *path);
+int pmi_sy_open_file(const char *path);
 /* Lower-case hex of a build id into buf (2 * len + 1 bytes). */
-void pm_sy_hex(const uint8_t *id, size_t len, char *buf);
+void pmi_sy_hex(const uint8_t *id, size_t len, char *buf);
 /* Is a file of id `have` the one a report names by `want`?  The same id; or, for
  * a .crash read alone, which carries only the debug id (the first 16 build id
  * bytes, docs/identifiers.md), a longer build id that starts with it. */
-bool pm_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len);
+bool pmi_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len);
 
 /* ---- where the files are (find_debug.c) -------------------------------- */
 
@@ -56,8 +56,8 @@ typedef struct pm_sy_files {
 
 /* Look for an image's files by its build id (macho: an Apple image's UUID, dSYMs).
  * Returns false when out of memory. */
-bool pm_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out);
-void pm_sy_files_free(pm_sy_files *f);
+bool pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out);
+void pmi_sy_files_free(pm_sy_files *f);
 
 /* ---- growable arrays (vec.c) ------------------------------------------- */
 
@@ -73,13 +73,13 @@ typedef struct pm_sy_strings {
 } pm_sy_strings;
 
 /* The arena copy of s (demangled first when `demangle`); NULL when out of memory. */
-const char *pm_sy_string(pm_sy_strings *t, const char *s, bool demangle);
+const char *pmi_sy_string(pm_sy_strings *t, const char *s, bool demangle);
 /* The arena copy of source file `file` (from libdw), under `dir` when it is relative and dir is not NULL. */
-const char *pm_sy_path(pm_sy_strings *t, const char *file, const char *dir);
-void pm_sy_strings_free(pm_sy_strings *t);
+const char *pmi_sy_path(pm_sy_strings *t, const char *file, const char *dir);
+void pmi_sy_strings_free(pm_sy_strings *t);
 
 /* malloc'd readable name (C++, Rust, D), or NULL when s is not a mangled name. */
-char *pm_sy_demangle(const char *s);
+char *pmi_sy_demangle(const char *s);
 
 /* ---- the image's own symbol table (symtab.c) --------------------------- */
 
@@ -95,12 +95,12 @@ typedef struct pm_sy_symtab {
 } pm_sy_symtab;
 
 /* .symtab, or .dynsym when the file has no .symtab.  False when out of memory. */
-bool pm_sy_symtab_load(pm_sy_symtab *t, Elf *elf);
+bool pmi_sy_symtab_load(pm_sy_symtab *t, Elf *elf);
 /* Sort the table by address, keeping one symbol per address (see symtab.c). */
-void pm_sy_symtab_sort(pm_sy_symtab *t);
+void pmi_sy_symtab_sort(pm_sy_symtab *t);
 /* The symbol naming link-time address pc, or NULL. */
-const pm_sy_sym *pm_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc);
-void pm_sy_symtab_free(pm_sy_symtab *t);
+const pm_sy_sym *pmi_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc);
+void pmi_sy_symtab_free(pm_sy_symtab *t);
 
 /* ---- functions and inlined calls of one compile unit (scopes.c) -------- */
 
@@ -129,10 +129,10 @@ typedef struct pm_sy_scopes {
 } pm_sy_scopes;
 
 /* Index every function and inlined call of a compile unit.  False when out of memory. */
-bool pm_sy_scopes_build(pm_sy_scopes *s, Dwarf_Die *cudie);
+bool pmi_sy_scopes_build(pm_sy_scopes *s, Dwarf_Die *cudie);
 /* The innermost scope containing pc, or -1. */
-int32_t pm_sy_scopes_at(const pm_sy_scopes *s, uint64_t pc);
-void pm_sy_scopes_free(pm_sy_scopes *s);
+int32_t pmi_sy_scopes_at(const pm_sy_scopes *s, uint64_t pc);
+void pmi_sy_scopes_free(pm_sy_scopes *s);
 
 /* ---- compile units by address (units.c) -------------------------------- */
 
@@ -159,16 +159,16 @@ typedef struct pm_sy_units {
 } pm_sy_units;
 
 /* The unit covering pc, its scopes indexed, or NULL; *nomem tells an allocation failed. */
-pm_sy_unit *pm_sy_units_at(pm_sy_units *u, uint64_t pc, bool *nomem);
-void pm_sy_units_free(pm_sy_units *u);
+pm_sy_unit *pmi_sy_units_at(pm_sy_units *u, uint64_t pc, bool *nomem);
+void pmi_sy_units_free(pm_sy_units *u);
 
 /* ---- DWARF sections inflated for libdw (dwarf_image.c) ----------------- */
 
 /* A malloc'd ELF image of elf's DWARF sections, uncompressed; NULL when
  * libdw should read the file itself. */
-char *pm_sy_dwarf_image(Elf *elf, size_t *size);
+char *pmi_sy_dwarf_image(Elf *elf, size_t *size);
 
-/* A section's bytes for pm_sy_dwarf_image_of. */
+/* A section's bytes for pmi_sy_dwarf_image_of. */
 typedef struct pm_sy_section {
 	const char *name;        /* ".debug_info" */
 	const void *data;
@@ -177,7 +177,7 @@ typedef struct pm_sy_section {
 
 /* A malloc'd ELF image (64-bit, host byte order, machine e_machine) of these sections,
  * for libdw to read DWARF kept outside an ELF file (a dSYM); NULL when out of memory. */
-char *pm_sy_dwarf_image_of(const pm_sy_section *secs, size_t n, uint16_t e_machine, size_t *size);
+char *pmi_sy_dwarf_image_of(const pm_sy_section *secs, size_t n, uint16_t e_machine, size_t *size);
 
 /* ---- Mach-O files (macho.c) -------------------------------------------- */
 
@@ -209,12 +209,12 @@ typedef struct pm_sy_macho {
  * several, the one whose LC_UUID is `uuid` (may be NULL).  0, ENOEXEC (not a
  * 64-bit little-endian Mach-O), EINVAL (damaged) or ESRCH (no slice for arch).
  */
-int pm_sy_macho_read(const void *data, size_t len, const char *arch, const uint8_t *uuid, pm_sy_macho *out);
+int pmi_sy_macho_read(const void *data, size_t len, const char *arch, const uint8_t *uuid, pm_sy_macho *out);
 /* The slice has a __DWARF __debug_info section. */
-bool pm_sy_macho_has_dwarf(const pm_sy_macho *m);
+bool pmi_sy_macho_has_dwarf(const pm_sy_macho *m);
 /* Its defined (N_SECT) symbols, without the leading '_'; names point into m->data.
  * False when out of memory. */
-bool pm_sy_macho_symtab(const pm_sy_macho *m, pm_sy_symtab *t);
+bool pmi_sy_macho_symtab(const pm_sy_macho *m, pm_sy_symtab *t);
 
 /* ---- one image opened for lookups (module.c, macho_file.c) ------------- */
 
@@ -225,13 +225,13 @@ typedef struct pm_sy_map {
 } pm_sy_map;
 
 /* 0 or an errno value (ENOEXEC: not a regular file, empty, or past 4 GiB). */
-int pm_sy_map_file(const char *path, pm_sy_map *m);
-void pm_sy_unmap(pm_sy_map *m);
+int pmi_sy_map_file(const char *path, pm_sy_map *m);
+void pmi_sy_unmap(pm_sy_map *m);
 
 typedef struct pm_sy_module {
 	int elf_fd, dwarf_fd;
 	Elf *elf, *dwarf_elf;    /* dwarf_elf is NULL when elf holds the DWARF */
-	char *dwarf_image;       /* pm_sy_dwarf_image of the DWARF file, or NULL */
+	char *dwarf_image;       /* pmi_sy_dwarf_image of the DWARF file, or NULL */
 	Elf *dwarf_mem;          /* elf_memory over dwarf_image */
 	Dwarf *dwarf;            /* NULL when there is no DWARF */
 	pm_sy_map maps[2];       /* Mach-O: the symbols' file and the DWARF's (unused when the same) */
@@ -246,16 +246,16 @@ typedef struct pm_sy_module {
  * (or out of memory); why then says why.  True with why set: the symbols
  * can be used but the DWARF cannot (e.g. "cannot read DWARF in /x: ...").
  */
-bool pm_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
+bool pmi_sy_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                        char *why, size_t why_len);
 /* The same for an Apple image: files are Mach-O (a dSYM's DWARF file, the binary). */
-bool pm_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
+bool pmi_sy_macho_module_open(pm_sy_module *m, const pm_image *img, const pm_sy_files *files, pm_arena *arena,
                              char *why, size_t why_len);
-void pm_sy_module_close(pm_sy_module *m);
+void pmi_sy_module_close(pm_sy_module *m);
 /* The first steps of opening: an empty module (why emptied too). */
-void pm_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why);
+void pmi_sy_module_init(pm_sy_module *m, pm_arena *arena, char *why);
 /* libdw over elf (NULL: out of memory), the DWARF of `path`; why says what failed. */
-void pm_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len);
+void pmi_sy_module_dwarf(pm_sy_module *m, Elf *elf, const char *path, char *why, size_t why_len);
 
 /* ---- one address (resolve.c) ------------------------------------------- */
 
@@ -278,7 +278,7 @@ typedef struct pm_sy_locs {
 } pm_sy_locs;
 
 /* Append a zeroed one; NULL when out of memory. */
-pm_sy_loc *pm_sy_locs_push(pm_sy_locs *l);
+pm_sy_loc *pmi_sy_locs_push(pm_sy_locs *l);
 
 typedef enum pm_sy_result {
 	PM_SY_NONE,              /* nothing known at this address */
@@ -291,7 +291,7 @@ typedef enum pm_sy_result {
  * innermost first: every inlined call, then the function it was inlined
  * into.
  */
-pm_sy_result pm_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out);
+pm_sy_result pmi_sy_resolve(pm_sy_module *m, uint64_t address, uint64_t lookup, pm_sy_locs *out);
 
 /* ---- the pre-parsed table (table.c, table_build.c) --------------------- */
 
@@ -316,15 +316,15 @@ typedef struct pm_sy_table {
 } pm_sy_table;
 
 /* Map and check a table: 0, ENOENT, or another errno value with why set (EINVAL: damaged). */
-int pm_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len);
-void pm_sy_table_close(pm_sy_table *t);
+int pmi_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len);
+void pmi_sy_table_close(pm_sy_table *t);
 /* Check a table in memory and point t's parts into it (t->map is left alone); false with why set. */
-bool pm_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len);
-/* pm_sy_resolve from a table; bias is the image's load address minus t->base. */
-pm_sy_result pm_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
+bool pmi_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len);
+/* pmi_sy_resolve from a table; bias is the image's load address minus t->base. */
+pm_sy_result pmi_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
                                  pm_sy_strings *strings, pm_sy_locs *out);
 /* Write the table of an open module (bias 0: link-time addresses) to out.  False when out
  * of memory or the write failed (errno). */
-bool pm_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t base, FILE *out);
+bool pmi_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t base, FILE *out);
 
 #endif

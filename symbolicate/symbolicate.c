@@ -128,9 +128,9 @@ resolve_group(run *ru, const source *src, list *l, size_t index, group *g)
 	const pm_frame *f = outermost(l, g);
 	size_t first = ru->results.len;
 	uint64_t lookup = pm_frame_lookup_address(f, (uint32_t)index);
-	pm_sy_result res = src->table ? pm_sy_table_resolve(src->table, src->bias, f->address, lookup, src->strings,
+	pm_sy_result res = src->table ? pmi_sy_table_resolve(src->table, src->bias, f->address, lookup, src->strings,
 	                                                    &ru->results)
-	                              : pm_sy_resolve(src->m, f->address, lookup, &ru->results);
+	                              : pmi_sy_resolve(src->m, f->address, lookup, &ru->results);
 	if (res == PM_SY_NOMEM) {
 		ru->nomem = true;
 		ru->results.len = first;
@@ -174,7 +174,7 @@ static bool
 table_path(const char *dir, const pm_image *img, char *path, size_t cap)
 {
 	char hex[2 * PM_BUILD_ID_MAX + 1];
-	pm_sy_hex(img->build_id, img->build_id_len, hex);
+	pmi_sy_hex(img->build_id, img->build_id_len, hex);
 	if ((size_t)snprintf(path, cap, "%s/%s.pmsym", dir, hex) >= cap)
 		return false;
 	if (img->build_id_len != 16 || access(path, F_OK) == 0)
@@ -207,14 +207,14 @@ from_table(run *ru, uint32_t image, const pm_symbolicate_options *opt, char *ref
 		pm_sy_table t;
 		if (!opt->debug_dirs[i] || !table_path(opt->debug_dirs[i], img, path, sizeof path))
 			continue;
-		int err = pm_sy_table_open(&t, path, why, sizeof why);
+		int err = pmi_sy_table_open(&t, path, why, sizeof why);
 		if (err == ENOENT || err == ENOTDIR)
 			continue;
-		if (!err && !pm_sy_same_id(img->build_id, img->build_id_len, t.id, t.id_len)) {
+		if (!err && !pmi_sy_same_id(img->build_id, img->build_id_len, t.id, t.id_len)) {
 			char got[2 * PM_BUILD_ID_MAX + 1];
-			pm_sy_hex(t.id, t.id_len, got);
+			pmi_sy_hex(t.id, t.id_len, got);
 			snprintf(why, sizeof why, "id mismatch: the table holds %s", got);
-			pm_sy_table_close(&t);
+			pmi_sy_table_close(&t);
 			err = EINVAL;
 		}
 		if (err) {
@@ -228,8 +228,8 @@ from_table(run *ru, uint32_t image, const pm_symbolicate_options *opt, char *ref
 		resolve_image(ru, image, &src);
 		img->debug_file = pm_arena_strdup(&ru->r->arena, path);
 		img->note = refused[0] ? pm_arena_strdup(&ru->r->arena, refused) : NULL;
-		pm_sy_strings_free(&strings);
-		pm_sy_table_close(&t);
+		pmi_sy_strings_free(&strings);
+		pmi_sy_table_close(&t);
 		return true;
 	}
 	return false;
@@ -244,13 +244,13 @@ symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
 		return;
 	bool macho = ru->r->os == PM_OS_DARWIN;
 	pm_sy_files files;
-	if (!pm_sy_find_files(img, macho, opt, &files)) {
+	if (!pmi_sy_find_files(img, macho, opt, &files)) {
 		ru->nomem = true;
 		return;
 	}
 	pm_sy_module m;
 	char why[512] = "";
-	bool usable = files.elf_path && (macho ? pm_sy_macho_module_open : pm_sy_module_open)(
+	bool usable = files.elf_path && (macho ? pmi_sy_macho_module_open : pmi_sy_module_open)(
 		&m, img, &files, &ru->r->arena, why, sizeof why);
 	img->debug_file = usable && m.dwarf ? pm_arena_strdup(&ru->r->arena, files.dwarf_path) : NULL;
 	/* Refused tables first, then the search's own notes. */
@@ -259,9 +259,9 @@ symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
 	if (usable) {
 		source src = { .m = &m };
 		resolve_image(ru, image, &src);
-		pm_sy_module_close(&m);
+		pmi_sy_module_close(&m);
 	}
-	pm_sy_files_free(&files);
+	pmi_sy_files_free(&files);
 }
 
 static bool

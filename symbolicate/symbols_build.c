@@ -42,13 +42,13 @@ write_table(pm_sy_module *m, const pm_image *img, const char *dir, out_msg *msg)
 	uint64_t base = img->start - m->bias;
 	m->bias = 0;
 	char hex[2 * PM_BUILD_ID_MAX + 1], *path = NULL, *tmp = NULL;
-	pm_sy_hex(img->build_id, img->build_id_len, hex);
+	pmi_sy_hex(img->build_id, img->build_id_len, hex);
 	if (asprintf(&path, "%s/%s.pmsym", dir, hex) < 0 || asprintf(&tmp, "%s/.%s.pmsym.tmp", dir, hex) < 0) {
 		free(path);
 		return PM_E_NOMEM;
 	}
 	FILE *f = fopen(tmp, "wb");
-	bool ok = f && pm_sy_table_write(m, img->build_id, img->build_id_len, base, f);
+	bool ok = f && pmi_sy_table_write(m, img->build_id, img->build_id_len, base, f);
 	int err = errno;
 	if (f && fclose(f) != 0 && ok) {
 		ok = false;
@@ -78,9 +78,9 @@ build_one(const char *path, const pm_image *img, bool macho, bool dwarf, const c
 	pm_sy_module m;
 	char why[512];
 	pm_err rc = PM_E_FORMAT;
-	if ((macho ? pm_sy_macho_module_open : pm_sy_module_open)(&m, img, &files, &arena, why, sizeof why)) {
+	if ((macho ? pmi_sy_macho_module_open : pmi_sy_module_open)(&m, img, &files, &arena, why, sizeof why)) {
 		rc = why[0] ? PM_E_FORMAT : write_table(&m, img, dir, msg);
-		pm_sy_module_close(&m);
+		pmi_sy_module_close(&m);
 	}
 	if (why[0])
 		say(msg, "%s%s", msg->len ? "\n" : "", why);
@@ -106,7 +106,7 @@ build_macho(const char *path, const char *dir, out_msg *msg)
 {
 	static const char *const arches[] = { "arm64", "arm64e", "x86_64", "x86_64h" };
 	pm_sy_map map;
-	int err = pm_sy_map_file(path, &map);
+	int err = pmi_sy_map_file(path, &map);
 	if (err) {
 		say(msg, "%s: %s", path, strerror(err));
 		return err == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
@@ -117,7 +117,7 @@ build_macho(const char *path, const char *dir, out_msg *msg)
 	for (size_t i = 0; i < sizeof arches / sizeof arches[0]; i++) {
 		pm_sy_macho mo;
 		bool known = false;
-		if (pm_sy_macho_read(map.data, map.len, arches[i], NULL, &mo) != 0 || !mo.has_uuid)
+		if (pmi_sy_macho_read(map.data, map.len, arches[i], NULL, &mo) != 0 || !mo.has_uuid)
 			continue;
 		for (size_t k = 0; k < nseen; k++)
 			known |= memcmp(seen[k], mo.uuid, 16) == 0;
@@ -126,10 +126,10 @@ build_macho(const char *path, const char *dir, out_msg *msg)
 		memcpy(seen[nseen++], mo.uuid, 16);
 		pm_image img = { .arch = arches[i], .build_id_len = 16 };
 		memcpy(img.build_id, mo.uuid, 16);
-		pm_err one = build_one(path, &img, true, pm_sy_macho_has_dwarf(&mo), dir, msg);
+		pm_err one = build_one(path, &img, true, pmi_sy_macho_has_dwarf(&mo), dir, msg);
 		rc = rc == PM_OK ? PM_OK : one;
 	}
-	pm_sy_unmap(&map);
+	pmi_sy_unmap(&map);
 	if (nseen == 0)
 		say(msg, "%s: not an ELF file, nor a 64-bit Mach-O file with an LC_UUID", path);
 	return rc;
@@ -145,7 +145,7 @@ pm_symbols_build(const char *path, const char *dir, char *msg, size_t msg_len)
 		return PM_E_INVAL;
 	elf_version(EV_CURRENT);
 	pm_sy_facts f;
-	int err = pm_sy_facts_read(path, &f);
+	int err = pmi_sy_facts_read(path, &f);
 	if (err == 0)
 		return build_elf(path, &f, dir, &m);
 	if (err != ENOEXEC) {

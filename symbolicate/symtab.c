@@ -46,7 +46,7 @@ by_addr_size_index(const void *a, const void *b)
 
 /* Keep the last of each run of equal addresses: the largest size, then the last in the table. */
 void
-pm_sy_symtab_sort(pm_sy_symtab *t)
+pmi_sy_symtab_sort(pm_sy_symtab *t)
 {
 	qsort(t->syms, t->count, sizeof *t->syms, by_addr_size_index);
 	size_t out = 0;
@@ -59,7 +59,7 @@ pm_sy_symtab_sort(pm_sy_symtab *t)
 }
 
 bool
-pm_sy_symtab_load(pm_sy_symtab *t, Elf *elf)
+pmi_sy_symtab_load(pm_sy_symtab *t, Elf *elf)
 {
 	memset(t, 0, sizeof *t);
 	GElf_Shdr sh;
@@ -82,12 +82,12 @@ pm_sy_symtab_load(pm_sy_symtab *t, Elf *elf)
 			continue;
 		t->syms[t->count++] = (pm_sy_sym){ .addr = s.st_value, .size = s.st_size, .name = name, .index = i };
 	}
-	pm_sy_symtab_sort(t);
+	pmi_sy_symtab_sort(t);
 	return true;
 }
 
 const pm_sy_sym *
-pm_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc)
+pmi_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->count;
 	while (lo < hi) {
@@ -105,7 +105,7 @@ pm_sy_symtab_find(const pm_sy_symtab *t, uint64_t pc)
 }
 
 void
-pm_sy_symtab_free(pm_sy_symtab *t)
+pmi_sy_symtab_free(pm_sy_symtab *t)
 {
 	free(t->syms);
 	memset(t, 0, sizeof *t);

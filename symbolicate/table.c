@@ -44,7 +44,7 @@ u64_at(const unsigned char *p)
 }
 
 bool
-pm_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len)
+pmi_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_t why_len)
 {
 	const unsigned char *p = data;
 	if (len < PM_SY_TABLE_HEADER || memcmp(p, PM_SY_TABLE_MAGIC, 8) != 0) {
@@ -88,37 +88,37 @@ pm_sy_table_check(pm_sy_table *t, const void *data, size_t len, char *why, size_
 }
 
 int
-pm_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len)
+pmi_sy_table_open(pm_sy_table *t, const char *path, char *why, size_t why_len)
 {
 	memset(t, 0, sizeof *t);
-	int err = pm_sy_map_file(path, &t->map);
+	int err = pmi_sy_map_file(path, &t->map);
 	if (err) {
 		if (err != ENOENT && err != ENOTDIR)
 			snprintf(why, why_len, "%s", strerror(err));
 		return err;
 	}
-	if (!pm_sy_table_check(t, t->map.data, t->map.len, why, why_len)) {
-		pm_sy_table_close(t);
+	if (!pmi_sy_table_check(t, t->map.data, t->map.len, why, why_len)) {
+		pmi_sy_table_close(t);
 		return EINVAL;
 	}
 	return 0;
 }
 
 void
-pm_sy_table_close(pm_sy_table *t)
+pmi_sy_table_close(pm_sy_table *t)
 {
-	pm_sy_unmap(&t->map);
+	pmi_sy_unmap(&t->map);
 	memset(t, 0, sizeof *t);
 }
 
 static const char *
 string_at(const pm_sy_table *t, uint32_t off, pm_sy_strings *strings)
 {
-	return off == UINT32_MAX ? NULL : pm_sy_string(strings, t->strings + off, false);
+	return off == UINT32_MAX ? NULL : pmi_sy_string(strings, t->strings + off, false);
 }
 
 pm_sy_result
-pm_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
+pmi_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint64_t lookup,
                     pm_sy_strings *strings, pm_sy_locs *out)
 {
 	uint64_t pc = lookup - bias;
@@ -138,7 +138,7 @@ pm_sy_table_resolve(const pm_sy_table *t, uint64_t bias, uint64_t address, uint6
 		return PM_SY_NONE;
 	for (uint32_t i = 0; i < n; i++) {
 		const unsigned char *l = t->locs + (size_t)(first + i) * PM_SY_TABLE_LOC;
-		pm_sy_loc *f = pm_sy_locs_push(out);
+		pm_sy_loc *f = pmi_sy_locs_push(out);
 		if (!f)
 			return PM_SY_NOMEM;
 		uint32_t flags = u32_at(l + 24);

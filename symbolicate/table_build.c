@@ -31,7 +31,7 @@ typedef struct builder {
 static void
 boundary(builder *b, uint64_t a)
 {
-	if (!pm_grow((void **)&b->at, &b->at_cap, b->at_count + 1, sizeof *b->at)) {
+	if (!pmi_grow((void **)&b->at, &b->at_cap, b->at_count + 1, sizeof *b->at)) {
 		b->nomem = true;
 		return;
 	}
@@ -62,7 +62,7 @@ unit_boundaries(builder *b, Dwarf_Die *cu)
 		boundary(b, hi);
 	}
 	pm_sy_scopes sc = { 0 };
-	if (!pm_sy_scopes_build(&sc, cu))
+	if (!pmi_sy_scopes_build(&sc, cu))
 		b->nomem = true;
 	for (size_t i = 0; i < sc.range_count; i++) {
 		boundary(b, sc.ranges[i].lo);
@@ -70,7 +70,7 @@ unit_boundaries(builder *b, Dwarf_Die *cu)
 	}
 	for (size_t i = 0; i < sc.count; i++)
 		boundary(b, sc.scopes[i].entry);
-	pm_sy_scopes_free(&sc);
+	pmi_sy_scopes_free(&sc);
 }
 
 static void
@@ -124,8 +124,8 @@ same_loc(const pm_sy_loc *x, const pm_sy_loc *y)
 static void
 add_range(builder *b, uint64_t lo, const pm_sy_loc *locs, size_t n)
 {
-	if (!pm_grow((void **)&b->ranges, &b->range_cap, (b->range_count + 1) * PM_SY_TABLE_RANGE, 1) ||
-	    !pm_grow((void **)&b->locs, &b->loc_cap, b->loc_count + n, sizeof *b->locs)) {
+	if (!pmi_grow((void **)&b->ranges, &b->range_cap, (b->range_count + 1) * PM_SY_TABLE_RANGE, 1) ||
+	    !pmi_grow((void **)&b->locs, &b->loc_cap, b->loc_count + n, sizeof *b->locs)) {
 		b->nomem = true;
 		return;
 	}
@@ -213,7 +213,7 @@ answer_all(builder *b, pm_sy_module *m)
 	bool have_prev = false;
 	for (size_t i = 0; i < b->at_count && !b->nomem; i++) {
 		cur.len = 0;
-		pm_sy_result res = pm_sy_resolve(m, b->at[i], b->at[i], &cur);
+		pm_sy_result res = pmi_sy_resolve(m, b->at[i], b->at[i], &cur);
 		if (res == PM_SY_NOMEM) {
 			b->nomem = true;
 			break;
@@ -251,7 +251,7 @@ write_all(const builder *b, const uint8_t *id, size_t id_len, uint64_t base, FIL
 }
 
 bool
-pm_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t base, FILE *out)
+pmi_sy_table_write(pm_sy_module *m, const uint8_t *id, size_t id_len, uint64_t base, FILE *out)
 {
 	builder b = { 0 };
 	gather(&b, m);

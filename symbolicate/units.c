@@ -50,7 +50,7 @@ new_unit(Dwarf_Die *cudie)
 	unit->die = *cudie;
 	Dwarf_Attribute a;
 	unit->comp_dir = dwarf_formstring(dwarf_attr(cudie, DW_AT_comp_dir, &a));
-	if (!pm_sy_scopes_build(&unit->scopes, cudie)) {
+	if (!pmi_sy_scopes_build(&unit->scopes, cudie)) {
 		free(unit);
 		return NULL;
 	}
@@ -80,7 +80,7 @@ add_spans(pm_sy_units *u, Dwarf_Die *cudie, size_t *cap)
 	while ((off = dwarf_ranges(cudie, off, &base, &lo, &hi)) > 0) {
 		if (lo >= hi)
 			continue;
-		if (!pm_grow((void **)&u->spans, cap, u->span_count + 1, sizeof *u->spans))
+		if (!pmi_grow((void **)&u->spans, cap, u->span_count + 1, sizeof *u->spans))
 			return false;
 		u->spans[u->span_count++] = (pm_sy_unit_span){ .lo = lo, .hi = hi, .die = dwarf_dieoffset(cudie) };
 	}
@@ -126,7 +126,7 @@ span_die(pm_sy_units *u, uint64_t pc, Dwarf_Die *cudie)
 }
 
 pm_sy_unit *
-pm_sy_units_at(pm_sy_units *u, uint64_t pc, bool *nomem)
+pmi_sy_units_at(pm_sy_units *u, uint64_t pc, bool *nomem)
 {
 	Dwarf_Die cudie;
 	if (!dwarf_addrdie(u->dwarf, pc, &cudie)) {
@@ -143,12 +143,12 @@ pm_sy_units_at(pm_sy_units *u, uint64_t pc, bool *nomem)
 }
 
 void
-pm_sy_units_free(pm_sy_units *u)
+pmi_sy_units_free(pm_sy_units *u)
 {
 	for (size_t i = 0; i < u->cap; i++) {
 		if (!u->slots[i])
 			continue;
-		pm_sy_scopes_free(&u->slots[i]->scopes);
+		pmi_sy_scopes_free(&u->slots[i]->scopes);
 		free(u->slots[i]);
 	}
 	free(u->slots);

@@ -8,9 +8,9 @@
 #include "symb.h"
 
 pm_sy_loc *
-pm_sy_locs_push(pm_sy_locs *l)
+pmi_sy_locs_push(pm_sy_locs *l)
 {
-	if (!pm_grow((void **)&l->v, &l->cap, l->len + 1, sizeof *l->v))
+	if (!pmi_grow((void **)&l->v, &l->cap, l->len + 1, sizeof *l->v))
 		return NULL;
 	pm_sy_loc *loc = &l->v[l->len++];
 	memset(loc, 0, sizeof *loc);

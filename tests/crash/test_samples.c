@@ -63,7 +63,7 @@ static void
 check_exception(const pm_report *r, const expect *x)
 {
 	const pm_exception *e = &r->exception;
-	const pm_signal_info *s = pm_signal_by_number(PM_OS_LINUX, x->signal);
+	const pm_signal_info *s = pmi_signal_by_number(PM_OS_LINUX, x->signal);
 	cr_expect_eq(r->os, PM_OS_LINUX);
 	cr_expect_str_eq(e->type, x->type);
 	cr_expect_str_eq(e->signal_name, s->name);

@@ -13,7 +13,7 @@ static void
 expect_closed(const char *torn, const char *want)
 {
 	size_t n = 0;
-	char *got = pm_json_close_prefix(torn, strlen(torn), &n);
+	char *got = pmi_json_close_prefix(torn, strlen(torn), &n);
 	if (!want) {
 		cr_expect_null(got, "'%s' gave '%s'", torn, got);
 	} else {
@@ -56,7 +56,7 @@ Test(json_prefix, every_prefix_parses)
 	pm_report_free(&r);
 	for (size_t cut = 1; cut <= o.len; cut++) {
 		size_t n;
-		char *closed = pm_json_close_prefix(buf, cut, &n);
+		char *closed = pmi_json_close_prefix(buf, cut, &n);
 		cr_assert(closed != NULL, "cut at %zu gave nothing", cut);
 		cJSON *doc = cJSON_ParseWithLength(closed, n);
 		cr_assert(doc != NULL, "cut at %zu does not parse:\n%s", cut, closed);

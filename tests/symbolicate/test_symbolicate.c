@@ -162,7 +162,7 @@ Test(symbolicate, twice_is_the_same_as_once)
 	cr_assert_eq(pm_symbolicate(&again, NULL), PM_OK);
 	cr_assert_eq(pm_symbolicate(&again, NULL), PM_OK);
 	const char *where = NULL;
-	cr_expect(pm_report_equal(&run.json, &again, &where), "differs at %s", where);
+	cr_expect(pmi_report_equal(&run.json, &again, &where), "differs at %s", where);
 	pm_report_free(&again);
 	crash_run_free(&run);
 }
@@ -190,7 +190,7 @@ Test(symbolicate, apple_reports_without_dsyms_keep_their_frames_demangled)
 	cr_expect_str_eq(a.threads[4].frames[5].symbol, "RunWebThread(void*)");
 	cr_assert_eq(pm_demangle_report(&b), PM_OK);
 	const char *where = NULL;
-	cr_expect(pm_report_equal(&a, &b, &where), "differs at %s", where);
+	cr_expect(pmi_report_equal(&a, &b, &where), "differs at %s", where);
 	pm_report_free(&a);
 	pm_report_free(&b);
 }

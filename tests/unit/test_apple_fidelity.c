@@ -305,7 +305,7 @@ Test(apple_fidelity, partial_report_keeps_thread_numbers)
 	pm_report back;
 	read_report(json, &back);
 	const char *where = NULL;
-	cr_expect(pm_report_equal(&r, &back, &where), "differs at %s", where ? where : "?");
+	cr_expect(pmi_report_equal(&r, &back, &where), "differs at %s", where ? where : "?");
 	free(json);
 	pm_report_free(&back);
 	pm_report_free(&r);

@@ -381,7 +381,7 @@ same_cpu(const pm_cpu *a, const pm_cpu *b)
 static pm_cfi_result
 step(pm_cpu *cpu)
 {
-	return pm_as_cfi_step(&mem, HDR, cpu);
+	return as_cfi_step(&mem, HDR, cpu);
 }
 
 static void
@@ -479,7 +479,7 @@ Test(cfi, frame_pointer_prologue_body_epilogue)
 Test(cfi, cached_rows_serve_every_thread_at_the_same_pc)
 {
 	build_classic(true);
-	pm_cfi_cache *cache = calloc(1, pm_cfi_cache_size());
+	pm_cfi_cache *cache = calloc(1, as_cfi_cache_size());
 	cr_assert(cache != NULL);
 	pm_cpu threads[2], want[2];
 	for (int t = 0; t < 2; t++) {
@@ -494,10 +494,10 @@ Test(cfi, cached_rows_serve_every_thread_at_the_same_pc)
 	unsigned reads[3];
 	for (int round = 0; round < 3; round++) {
 		if (round == 2)
-			pm_cfi_cache_clear(cache);
+			as_cfi_cache_clear(cache);
 		pm_cpu cpu = threads[round % 2];
 		unsigned before = space.reads;
-		cr_assert_eq(pm_as_cfi_step_cached(cache, &mem, HDR, &cpu), PM_CFI_OK);
+		cr_assert_eq(as_cfi_step_cached(cache, &mem, HDR, &cpu), PM_CFI_OK);
 		reads[round] = space.reads - before;
 		expect_cpu(&cpu, &want[round % 2], round == 1 ? "second thread" : "first thread");
 	}
@@ -918,7 +918,7 @@ Test(cfi, no_pc_or_no_table_is_no_information)
 	expect_fail(PM_CFI_NOINFO, cpu, "pc 0");
 	cpu = regs_at(F + 0x101, STACK + 0x100, true);
 	pm_cpu before = cpu;
-	cr_expect_eq(pm_as_cfi_step(&mem, 0, &cpu), PM_CFI_NOINFO);
+	cr_expect_eq(as_cfi_step(&mem, 0, &cpu), PM_CFI_NOINFO);
 	cr_expect(same_cpu(&cpu, &before));
 }
 
@@ -1052,7 +1052,7 @@ Test(cfi, hostile_headers)
 	space.bytes[1] = DW_EH_PE_omit;
 	expect_fail(PM_CFI_BAD, cpu, "no eh_frame_ptr");
 	space.bytes[1] = DW_EH_PE_pcrel | DW_EH_PE_sdata4;
-	cr_expect_eq(pm_as_cfi_step(&mem, BASE + SPACE - 2, &cpu), PM_CFI_BAD,
+	cr_expect_eq(as_cfi_step(&mem, BASE + SPACE - 2, &cpu), PM_CFI_BAD,
 	             "header cut by the end of memory");
 	/* The count claims far more entries than memory holds. */
 	poke(HDR + 8, &(uint32_t){ 0x100000 }, 4);
@@ -1235,8 +1235,8 @@ static void
 walk(const ucontext_t *uc, trace *t)
 {
 	pm_cpu cpu;
-	pm_mem self = pm_as_mem_self();
-	pm_arch_cpu_from_mcontext(&uc->uc_mcontext, &cpu);
+	pm_mem self = as_mem_self();
+	as_arch_cpu_from_mcontext(&uc->uc_mcontext, &cpu);
 	cpu.signal_frame = false; /* getcontext's pc is its return address */
 	t->n = 0;
 	t->last = PM_CFI_OK;
@@ -1248,7 +1248,7 @@ walk(const ucontext_t *uc, trace *t)
 			t->last = PM_CFI_NOINFO;
 			return;
 		}
-		if ((t->last = pm_as_cfi_step(&self, q.eh_frame_hdr, &cpu)) != PM_CFI_OK)
+		if ((t->last = as_cfi_step(&self, q.eh_frame_hdr, &cpu)) != PM_CFI_OK)
 			return;
 	}
 }
@@ -1305,7 +1305,7 @@ in_libc(uint64_t pc)
 
 Test(cfi_live, chain_without_frame_pointers)
 {
-	cr_assert(pm_as_mem_setup());
+	cr_assert(pmi_as_mem_setup());
 	sink = chain_a(1) * 0;
 	const trace *t = &chain_trace;
 	cr_assert_geq(t->n, 5, "only %zu frames", t->n);
@@ -1345,7 +1345,7 @@ sorter(void)
 
 Test(cfi_live, through_qsort)
 {
-	cr_assert(pm_as_mem_setup());
+	cr_assert(pmi_as_mem_setup());
 	sink = sorter() * 0;
 	const trace *t = &sort_trace;
 	cr_assert_geq(t->n, 4, "only %zu frames", t->n);

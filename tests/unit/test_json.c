@@ -49,7 +49,7 @@ assert_reads_back(const pm_report *r)
 	pm_err e = pm_read_json(s, len, &back, &err);
 	cr_assert_eq(e, PM_OK, "read failed at line %u: %s", err.line, err.message);
 	const char *where = "";
-	cr_expect(pm_report_equal(r, &back, &where), "round trip differs at %s", where);
+	cr_expect(pmi_report_equal(r, &back, &where), "round trip differs at %s", where);
 	pm_report_free(&back);
 	free(s);
 }

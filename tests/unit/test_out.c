@@ -11,17 +11,17 @@
 Test(out, formats_numbers)
 {
 	char b[32];
-	cr_expect_eq(pm_fmt_u64(b, sizeof b, 0), 1);
+	cr_expect_eq(pmi_fmt_u64(b, sizeof b, 0), 1);
 	cr_expect_str_eq(b, "0");
-	pm_fmt_u64(b, sizeof b, UINT64_MAX);
+	pmi_fmt_u64(b, sizeof b, UINT64_MAX);
 	cr_expect_str_eq(b, "18446744073709551615");
-	pm_fmt_i64(b, sizeof b, INT64_MIN);
+	pmi_fmt_i64(b, sizeof b, INT64_MIN);
 	cr_expect_str_eq(b, "-9223372036854775808");
-	pm_fmt_hex(b, sizeof b, 0xb, 16, false);
+	pmi_fmt_hex(b, sizeof b, 0xb, 16, false);
 	cr_expect_str_eq(b, "000000000000000b");
-	pm_fmt_hex(b, sizeof b, 0xDEADBEEF, 0, true);
+	pmi_fmt_hex(b, sizeof b, 0xDEADBEEF, 0, true);
 	cr_expect_str_eq(b, "DEADBEEF");
-	cr_expect_eq(pm_fmt_u64(b, 3, 12345), 0, "must refuse a buffer that is too small");
+	cr_expect_eq(pmi_fmt_u64(b, 3, 12345), 0, "must refuse a buffer that is too small");
 }
 
 Test(out, buffer_sink_never_overruns)
@@ -30,7 +30,7 @@ Test(out, buffer_sink_never_overruns)
 	memset(b, 'x', sizeof b);
 	pm_out o;
 	pm_out_init_buf(&o, b, 6);
-	pm_out_str(&o, "hello world");
+	pmi_out_str(&o, "hello world");
 	cr_expect(o.overflow);
 	cr_expect_str_eq(b, "hello");
 	cr_expect_eq(b[6], 'x');
@@ -42,11 +42,11 @@ Test(out, padding_never_truncates)
 	char b[64];
 	pm_out o;
 	pm_out_init_buf(&o, b, sizeof b);
-	pm_out_lpad(&o, "abc", 5);
-	pm_out_ch(&o, '|');
-	pm_out_rpad(&o, "abc", 5);
-	pm_out_ch(&o, '|');
-	pm_out_lpad(&o, "abcdefg", 3);
+	pmi_out_lpad(&o, "abc", 5);
+	pmi_out_ch(&o, '|');
+	pmi_out_rpad(&o, "abc", 5);
+	pmi_out_ch(&o, '|');
+	pmi_out_lpad(&o, "abcdefg", 3);
 	cr_expect_str_eq(b, "abc  |  abc|abcdefg");
 }
 
@@ -59,7 +59,7 @@ Test(out, fd_sink_flushes_through_small_buffer)
 	pm_out o;
 	pm_out_init_fd(&o, fd, b, sizeof b);
 	for (int i = 0; i < 100; i++)
-		pm_out_u64(&o, (uint64_t)i);
+		pmi_out_u64(&o, (uint64_t)i);
 	cr_assert(pm_out_flush(&o));
 	close(fd);
 	FILE *f = fopen(path, "r");
@@ -78,16 +78,16 @@ Test(out, times_render_like_apple)
 	/* 2020-03-27 18:06:51.4969 -0700 == 2020-03-28 01:06:51 UTC */
 	pm_time t = { .sec = 1585357611, .usec = 496900, .tz_min = -420, .digits = 4, .set = true };
 	pm_out_init_buf(&o, b, sizeof b);
-	pm_out_time(&o, &t);
+	pmi_out_time(&o, &t);
 	cr_expect_str_eq(b, "2020-03-27 18:06:51.4969 -0700");
 
 	pm_time u = { .sec = 0, .usec = 0, .tz_min = 330, .digits = 0, .set = true };
 	pm_out_init_buf(&o, b, sizeof b);
-	pm_out_time(&o, &u);
+	pmi_out_time(&o, &u);
 	cr_expect_str_eq(b, "1970-01-01 05:30:00 +0530");
 
 	pm_time before = { .sec = -1, .usec = 0, .tz_min = 0, .digits = 3, .set = true };
 	pm_out_init_buf(&o, b, sizeof b);
-	pm_out_time(&o, &before);
+	pmi_out_time(&o, &before);
 	cr_expect_str_eq(b, "1969-12-31 23:59:59.000 +0000");
 }

@@ -207,7 +207,7 @@ expect_dispatch(pm_err (*write)(const pm_report *, pm_out *), pm_format want)
 		/* The twin carries every fact the .ips reader produced. */
 		const char *where = NULL;
 		src.complete = back.complete;
-		cr_expect(pm_report_equal(&src, &back, &where), "differs at %s", where);
+		cr_expect(pmi_report_equal(&src, &back, &where), "differs at %s", where);
 	}
 	pm_report_free(&back);
 	pm_report_free(&src);

@@ -41,16 +41,16 @@ static void
 scan_process(void)
 {
 	static char exe[PATH_MAX], line[4096];
-	cr_assert(pm_as_mem_setup(), "no fault-free memory reader");
-	mem = pm_as_mem_self();
+	cr_assert(pmi_as_mem_setup(), "no fault-free memory reader");
+	mem = as_mem_self();
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	cr_assert(n > 0);
 	exe[n] = '\0';
-	pm_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
+	pmi_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
 	rep.images = pm_arena_alloc(&rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
 	cr_assert_not_null(rep.images);
 	im = (pm_as_images){ .images = as_images, .cap = MAX_IMAGES, .maps = as_maps, .map_cap = MAX_MAPS };
-	pm_as_images_scan(&im, &rep, &mem, exe, line, sizeof line);
+	as_images_scan(&im, &rep, &mem, exe, line, sizeof line);
 	cr_assert(im.count > 0, "no image found in /proc/self/maps");
 	memset(&thread, 0, sizeof thread);
 	thread.frames = frames;
@@ -78,10 +78,10 @@ add_frame(uint64_t address, uint8_t how)
 static void
 symbolize(size_t work_bytes)
 {
-	pm_as_symbols *s = pm_as_symbols_create(work_bytes);
+	pm_as_symbols *s = pmi_as_symbols_create(work_bytes);
 	cr_assert_not_null(s);
-	pm_as_symbolize(s, &rep, &im, &mem);
-	pm_as_symbols_destroy(s);
+	as_symbolize(s, &rep, &im, &mem);
+	pmi_as_symbols_destroy(s);
 }
 
 static void
@@ -305,12 +305,12 @@ Test(symbols, names_a_static_libc_function_from_the_debug_file)
 	expect_named(f1, "start_thread", 3);
 
 	/* .dynsym alone does not know it, and must not name it after a neighbour. */
-	pm_as_symbols *s = pm_as_symbols_create(WORK_BYTES);
+	pm_as_symbols *s = pmi_as_symbols_create(WORK_BYTES);
 	const pm_as_image *libc = image_named("libc.so.6");
-	cr_assert(pm_symtab_from_dynamic(s, model_of(libc), libc, &mem));
-	pm_symtab_finish(&s->table);
-	cr_expect_null(pm_symtab_lookup(&s->table, at + 3));
-	pm_as_symbols_destroy(s);
+	cr_assert(as_symtab_from_dynamic(s, model_of(libc), libc, &mem));
+	as_symtab_finish(&s->table);
+	cr_expect_null(as_symtab_lookup(&s->table, at + 3));
+	pmi_as_symbols_destroy(s);
 	free(ref.v);
 }
 
@@ -464,8 +464,8 @@ Test(symbols, libc_table_is_sorted_and_binary_search_agrees_with_a_scan)
 	ref_syms ref = { 0 };
 	libc_reference(&ref);
 	const pm_as_image *libc = image_named("libc.so.6");
-	pm_as_symbols *s = pm_as_symbols_create(WORK_BYTES);
-	cr_assert(pm_as_symbols_load(s, model_of(libc), libc, &mem));
+	pm_as_symbols *s = pmi_as_symbols_create(WORK_BYTES);
+	cr_assert(as_symbols_load(s, model_of(libc), libc, &mem));
 	const pm_symtab *t = &s->table;
 	cr_assert(t->count > 100);
 	cr_expect(!t->truncated);
@@ -480,18 +480,18 @@ Test(symbols, libc_table_is_sorted_and_binary_search_agrees_with_a_scan)
 			want = &t->syms[i];
 		if (want && a - want->start >= want->size)
 			want = NULL;
-		const pm_sym *got = pm_symtab_lookup(t, a);
+		const pm_sym *got = as_symtab_lookup(t, a);
 		cr_assert_eq(got, want, "lookup of %#llx disagrees with a linear scan", (unsigned long long)a);
 		if (!got)
 			continue;
 		named++;
 		size_t len;
-		const char *name = pm_symtab_name(t, got, &len);
+		const char *name = as_symtab_name(t, got, &len);
 		cr_assert(ref_has(&ref, got->start - t->bias, name, len), "%.*s at %#llx is not a libc function",
 		          (int)len, name, (unsigned long long)got->start);
 	}
 	cr_expect(named > 1000, "only %zu of 10000 addresses in libc fell in a function", named);
-	pm_as_symbols_destroy(s);
+	pmi_as_symbols_destroy(s);
 	free(ref.v);
 }
 
@@ -520,14 +520,14 @@ fn(const char *name, unsigned bind, uint64_t value, uint64_t size)
 static void
 expect_lookup(const pm_symtab *t, uint64_t a, const char *name)
 {
-	const pm_sym *sym = pm_symtab_lookup(t, a);
+	const pm_sym *sym = as_symtab_lookup(t, a);
 	if (!name) {
 		cr_expect_null(sym, "%#llx should have no name", (unsigned long long)a);
 		return;
 	}
 	cr_assert_not_null(sym, "%#llx has no name, expected %s", (unsigned long long)a, name);
 	size_t len;
-	const char *got = pm_symtab_name(t, sym, &len);
+	const char *got = as_symtab_name(t, sym, &len);
 	cr_expect(len == strlen(name) && memcmp(got, name, len) == 0, "%#llx: %.*s, expected %s",
 	          (unsigned long long)a, (int)len, got, name);
 }
@@ -554,11 +554,11 @@ Test(symbols, aliases_resolve_as_documented)
 	static char area[4096];
 	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
 	pm_symtab t;
-	pm_symtab_reset(&t, &ai, NULL);
-	cr_assert(pm_symtab_place(&t, area, sizeof area, sizeof alias_names - 1));
+	as_symtab_reset(&t, &ai, NULL);
+	cr_assert(as_symtab_place(&t, area, sizeof area, sizeof alias_names - 1));
 	memcpy(t.names, alias_names, sizeof alias_names - 1);
-	cr_assert(pm_symtab_add(&t, syms, sizeof syms / sizeof syms[0]));
-	pm_symtab_finish(&t);
+	cr_assert(as_symtab_add(&t, syms, sizeof syms / sizeof syms[0]));
+	as_symtab_finish(&t);
 	cr_expect_eq(t.count, 4);
 	expect_lookup(&t, 0x10100, "getpid");  /* weak public name over global reserved one */
 	expect_lookup(&t, 0x10200, "malloc");  /* fewest underscores, then shortest */
@@ -603,24 +603,24 @@ Test(symbols, table_for_wanted_addresses_names_them_as_the_full_table)
 	pm_sym_want want = { .pcs = want_pcs, .kept = kept, .count = N };
 	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
 	pm_symtab full, part;
-	pm_symtab_reset(&full, &ai, NULL);
-	pm_symtab_reset(&part, &ai, &want);
-	cr_assert(pm_symtab_place(&full, full_area, sizeof full_area, sizeof alias_names - 1));
-	cr_assert(pm_symtab_place(&part, want_area, sizeof want_area, sizeof alias_names - 1));
+	as_symtab_reset(&full, &ai, NULL);
+	as_symtab_reset(&part, &ai, &want);
+	cr_assert(as_symtab_place(&full, full_area, sizeof full_area, sizeof alias_names - 1));
+	cr_assert(as_symtab_place(&part, want_area, sizeof want_area, sizeof alias_names - 1));
 	memcpy(full.names, alias_names, sizeof alias_names - 1);
 	memcpy(part.names, alias_names, sizeof alias_names - 1);
-	cr_assert(pm_symtab_add(&full, syms, sizeof syms / sizeof syms[0]));
-	cr_assert(pm_symtab_add(&part, syms, sizeof syms / sizeof syms[0]));
-	pm_symtab_finish(&full);
-	pm_symtab_finish(&part);
+	cr_assert(as_symtab_add(&full, syms, sizeof syms / sizeof syms[0]));
+	cr_assert(as_symtab_add(&part, syms, sizeof syms / sizeof syms[0]));
+	as_symtab_finish(&full);
+	as_symtab_finish(&part);
 	cr_expect_lt(part.count, full.count, "the wanted addresses need fewer entries");
 	for (size_t i = 0; i < N; i++) {
-		const pm_sym *a = pm_symtab_lookup(&full, pcs[i]), *b = pm_symtab_lookup(&part, pcs[i]);
+		const pm_sym *a = as_symtab_lookup(&full, pcs[i]), *b = as_symtab_lookup(&part, pcs[i]);
 		cr_expect_eq(a == NULL, b == NULL, "%#llx: named in one table only", (unsigned long long)pcs[i]);
 		if (!a || !b)
 			continue;
 		size_t la, lb;
-		const char *na = pm_symtab_name(&full, a, &la), *nb = pm_symtab_name(&part, b, &lb);
+		const char *na = as_symtab_name(&full, a, &la), *nb = as_symtab_name(&part, b, &lb);
 		cr_expect(a->start == b->start && a->size == b->size && la == lb && memcmp(na, nb, la) == 0,
 		          "%#llx: %.*s in the full table, %.*s in the wanted one", (unsigned long long)pcs[i], (int)la,
 		          na, (int)lb, nb);
@@ -719,7 +719,7 @@ Test(symbols, hostile_dynamic_sections_end_quickly)
 	pm_mem fm = { .read = fake_read, .ctx = &f };
 	pm_as_image ai = { .start = 0x10000, .end = 0x11000, .bias = 0x10000, .dynamic = 0x10000 };
 	pm_image img = { .path = "[fake]" };
-	pm_as_symbols *s = pm_as_symbols_create(1 << 20);
+	pm_as_symbols *s = pmi_as_symbols_create(1 << 20);
 	/* DT_HASH claims four billion symbols; the table would run off the image. */
 	memset(&f, 0, sizeof f);
 	Elf64_Dyn huge[] = { { DT_HASH, { 0x200 } }, { DT_SYMTAB, { 0x300 } }, { DT_STRTAB, { 0x100 } },
@@ -727,7 +727,7 @@ Test(symbols, hostile_dynamic_sections_end_quickly)
 	put_dyn(&f, 0, huge, 6);
 	uint32_t nchain[2] = { 1, 0xffffffffu };
 	memcpy(f.bytes + 0x200, nchain, sizeof nchain);
-	cr_expect(!pm_symtab_from_dynamic(s, &img, &ai, &fm));
+	cr_expect(!as_symtab_from_dynamic(s, &img, &ai, &fm));
 	/* DT_GNU_HASH whose last chain never ends, and a dynamic section with no DT_NULL. */
 	memset(&f, 0, sizeof f);
 	Elf64_Dyn gnu[] = { { DT_GNU_HASH, { 0x200 } }, { DT_SYMTAB, { 0x300 } }, { DT_STRTAB, { 0x100 } },
@@ -735,10 +735,10 @@ Test(symbols, hostile_dynamic_sections_end_quickly)
 	put_dyn(&f, 0, gnu, 6);
 	uint32_t gh[6] = { 1, 1, 0, 6, 1, 0 }; /* one bucket starting at symbol 1; chain words all even */
 	memcpy(f.bytes + 0x200, gh, sizeof gh);
-	cr_expect(!pm_symtab_from_dynamic(s, &img, &ai, &fm));
+	cr_expect(!as_symtab_from_dynamic(s, &img, &ai, &fm));
 	memset(f.bytes, 0xff, sizeof f.bytes);
-	cr_expect(!pm_symtab_from_dynamic(s, &img, &ai, &fm));
-	pm_as_symbols_destroy(s);
+	cr_expect(!as_symtab_from_dynamic(s, &img, &ai, &fm));
+	pmi_as_symbols_destroy(s);
 }
 
 Test(symbols, hostile_files_are_refused)
@@ -756,10 +756,10 @@ Test(symbols, hostile_files_are_refused)
 	cr_assert_eq(pm_test_run(cmd, &log), 0, "%s", log);
 	free(log);
 	img.path = path;
-	pm_as_symbols *s = pm_as_symbols_create(1 << 20);
-	cr_expect(!pm_symtab_from_image_file(s, &img, self, &mem));
+	pm_as_symbols *s = pmi_as_symbols_create(1 << 20);
+	cr_expect(!as_symtab_from_image_file(s, &img, self, &mem));
 	img.path = "/nonexistent/file";
-	cr_expect(!pm_symtab_from_image_file(s, &img, self, &mem));
-	pm_as_symbols_destroy(s);
+	cr_expect(!as_symtab_from_image_file(s, &img, self, &mem));
+	pmi_as_symbols_destroy(s);
 	remove_dir(dir);
 }

@@ -5,7 +5,7 @@
  *
  * A thread stopped deep in a qsort comparator (bench/stop_in_qsort.h: the
  * stack crosses libc in raise and in qsort) is walked in its signal handler
- * by pm_as_unwind, through the page-cached reader and the image table as at
+ * by as_unwind, through the page-cached reader and the image table as at
  * a crash, and by libunwind from unw_init_local2(UNW_INIT_SIGNAL_FRAME).
  * Both must list the same pcs in the same order down to the thread's start,
  * clone3.  The walks start at the interrupted context, so the signal
@@ -36,13 +36,13 @@ static void
 name_frames(const stop_site *site)
 {
 	for (uint32_t i = 0; i < pm_count; i++) {
-		const pm_as_image *im = pm_as_image_for(site->env.images, pm_frame_lookup_address(&pm_frames[i], i));
+		const pm_as_image *im = as_image_for(site->env.images, pm_frame_lookup_address(&pm_frames[i], i));
 		pm_frames[i].image = im ? (int32_t)im->model_index : -1;
 	}
 	pm_thread t = { .frames = pm_frames, .frame_count = pm_count };
 	site->report->threads = &t;
 	site->report->thread_count = 1;
-	pm_as_symbolize(symbols, site->report, site->env.images, &site->env.mem);
+	as_symbolize(symbols, site->report, site->env.images, &site->env.mem);
 	site->report->threads = NULL;
 	site->report->thread_count = 0;
 }
@@ -51,8 +51,8 @@ static void
 walk_both(const stop_site *site, void *arg)
 {
 	(void)arg;
-	pm_as_mem_cache_reset(site->cache);
-	pm_count = pm_as_unwind(&site->env, &site->cpu, pm_frames, MAX_FRAMES, &pm_stop);
+	as_mem_cache_reset(site->cache);
+	pm_count = as_unwind(&site->env, &site->cpu, pm_frames, MAX_FRAMES, &pm_stop);
 	lu_count = lu_walk(site->uc, lu_pcs, MAX_FRAMES, &lu_end);
 	name_frames(site);
 }
@@ -69,10 +69,10 @@ dump_stacks(void)
 
 Test(unwind_libunwind, same_frames_down_to_the_thread_start)
 {
-	symbols = pm_as_symbols_create(SYMBOL_BYTES);
+	symbols = pmi_as_symbols_create(SYMBOL_BYTES);
 	cr_assert_not_null(symbols);
 	cr_assert_eq(stop_in_qsort(DEPTH, walk_both, NULL), 0, "could not stop a thread in qsort");
-	pm_as_symbols_destroy(symbols);
+	pmi_as_symbols_destroy(symbols);
 
 	cr_expect_null(pm_stop, "postmortem's walk stopped early: %s", pm_stop ? pm_stop : "");
 	cr_expect_eq(lu_end, 0, "libunwind's walk stopped early: %s", lu_end_text(lu_end));
