@@ -9,7 +9,8 @@ lu_walk(ucontext_t *uc, uint64_t *pcs, uint32_t max, int *end)
 	unw_cursor_t cursor;
 	unw_word_t ip;
 	uint32_t n = 0;
-	if ((*end = unw_init_local2(&cursor, uc, UNW_INIT_SIGNAL_FRAME)) != 0)
+	/* arm64's unw_context_t is a ucontext_t with a shorter __reserved: the same prefix. */
+	if ((*end = unw_init_local2(&cursor, (unw_context_t *)uc, UNW_INIT_SIGNAL_FRAME)) != 0)
 		return 0;
 	for (;;) {
 		if (n == max) {

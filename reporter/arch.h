@@ -18,9 +18,16 @@
 #if defined(__x86_64__)
 /* DWARF register numbers (System V AMD64 psABI): rax rdx rcx rbx rsi rdi rbp rsp r8–r15, RA = 16. */
 enum { PM_DWARF_REGS = 17, PM_DWARF_SP = 7, PM_DWARF_FP = 6, PM_DWARF_RA = 16 };
+/* A call pushes the return address: a caller's sp is at least 8 above its callee's.
+ * glibc's __restore_rt has CFI that reads the saved context, so CFI goes first. */
+enum { PM_ARCH_MIN_FRAME = 8, PM_ARCH_SIGRETURN_FIRST = 0, PM_ARCH_SIGRETURN_LEN = 9 };
 #elif defined(__aarch64__)
 /* x0–x30 = 0–30, sp = 31, pc carried as 32. */
 enum { PM_DWARF_REGS = 33, PM_DWARF_SP = 31, PM_DWARF_FP = 29, PM_DWARF_RA = 32 };
+/* A call leaves the return address in x30: a leaf's caller may share its sp.
+ * The vDSO's __kernel_rt_sigreturn CFI recovers only x29 and x30 (not the
+ * interrupted pc), so the saved context is read before any CFI. */
+enum { PM_ARCH_MIN_FRAME = 0, PM_ARCH_SIGRETURN_FIRST = 1, PM_ARCH_SIGRETURN_LEN = 8 };
 #else
 #error "postmortem: unsupported architecture (add reporter/arch_<cpu>.c)"
 #endif
@@ -42,10 +49,11 @@ void as_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out);
 uint64_t as_arch_sigframe_mcontext(uint64_t sp);
 /* True when the bytes at pc are the kernel's signal-return trampoline. */
 bool as_arch_is_sigreturn(const uint8_t *code, size_t n);
-/* Bytes to read at pc for as_arch_is_sigreturn. */
-enum { PM_ARCH_SIGRETURN_LEN = 9 };
 /* The signal trampoline's name, for the frame the kernel's signal return leaves. */
 extern const char as_arch_sigreturn_name[];
+/* A return address as code address: pointer-authentication bits stripped
+ * (arm64), unchanged elsewhere. */
+uint64_t as_arch_strip_ra(uint64_t ra);
 /* The interrupted pc and stack pointer of a context. */
 uint64_t as_arch_pc(const mcontext_t *mc);
 uint64_t as_arch_sp(const mcontext_t *mc);
@@ -65,7 +73,7 @@ void as_arch_tls_put_back(uint64_t saved);
 /* A minidump SystemInfo's processor_level and processor_revision (2 bytes each, little
  * endian) and its 24-byte CPU_INFORMATION, from the CPU itself. */
 void as_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info);
-/* Report strings: "X86-64 (Native)", "x86_64". */
+/* Report strings: "X86-64 (Native)", "x86_64"; "ARM-64 (Native)", "arm64". */
 extern const char as_arch_code_type[];
 extern const char as_arch_name[];
 extern const pm_arch as_arch_id;

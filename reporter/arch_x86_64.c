@@ -79,6 +79,12 @@ as_arch_sigframe_mcontext(uint64_t sp)
 }
 
 uint64_t
+as_arch_strip_ra(uint64_t ra)
+{
+	return ra;
+}
+
+uint64_t
 as_arch_pc(const mcontext_t *mc)
 {
 	return (uint64_t)mc->gregs[REG_RIP];

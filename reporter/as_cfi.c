@@ -73,7 +73,7 @@ as_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm
 	}
 	bool ra_known = caller.valid >> cie->ra & 1;
 	if (ra_known)
-		caller.pc = caller.r[cie->ra];
+		caller.pc = as_arch_strip_ra(caller.r[cie->ra]);
 	else if (row->reg[cie->ra].how != PM_CFI_UNDEF)
 		return PM_CFI_BAD;
 	/* else: an undefined return address marks the outermost frame, reported

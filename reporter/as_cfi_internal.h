@@ -60,6 +60,7 @@ enum {
 	DW_CFA_val_offset = 0x14,
 	DW_CFA_val_offset_sf = 0x15,
 	DW_CFA_val_expression = 0x16,
+	DW_CFA_AARCH64_negate_ra_state = 0x2d,
 	DW_CFA_GNU_args_size = 0x2e,
 	DW_CFA_GNU_negative_offset_extended = 0x2f,
 };

@@ -77,6 +77,9 @@ static const insn extended[0x30] = {
 	[DW_CFA_val_offset] = { REG_ULEB, VAL_UF, ACT_RULE, PM_CFI_VAL_OFFSET, false },
 	[DW_CFA_val_offset_sf] = { REG_ULEB, VAL_SF, ACT_RULE, PM_CFI_VAL_OFFSET, false },
 	[DW_CFA_val_expression] = { REG_ULEB, VAL_BLOCK, ACT_RULE, PM_CFI_VAL_EXPR, false },
+	/* Return addresses signed from here on: the step strips them (as_arch_strip_ra)
+	 * whether signed or not, so the toggle itself changes no rule. */
+	[DW_CFA_AARCH64_negate_ra_state] = { REG_NONE, VAL_NONE, ACT_NOP, 0, false },
 	/* The outgoing argument area size matters to the C++ runtime, not to a walk. */
 	[DW_CFA_GNU_args_size] = { REG_NONE, VAL_U, ACT_NOP, 0, false },
 	[DW_CFA_GNU_negative_offset_extended] = { REG_ULEB, VAL_UF, ACT_RULE, PM_CFI_OFFSET, true },

@@ -73,7 +73,7 @@ step_fp(const pm_unwind_env *env, pm_cpu *cpu)
 		return STEP_NOINFO;
 	cpu->r[PM_DWARF_FP] = saved[0];
 	cpu->r[PM_DWARF_SP] = fp + sizeof saved;
-	cpu->pc = saved[1];
+	cpu->pc = as_arch_strip_ra(saved[1]);
 	cpu->valid = (1ull << PM_DWARF_FP) | (1ull << PM_DWARF_SP);
 	cpu->signal_frame = false;
 	return STEP_OK;
@@ -97,8 +97,9 @@ plausible(const pm_unwind_env *env, const pm_cpu *callee, const pm_cpu *caller, 
 	if (!is_code(env, caller->pc))
 		return false;
 	/* Stacks grow down: a caller's sp is higher, except across a signal
-	 * frame, which may switch between the alternate and the thread stack. */
-	return crossed_signal || caller->r[PM_DWARF_SP] > callee->r[PM_DWARF_SP];
+	 * frame, which may switch between the alternate and the thread stack.
+	 * (Equal where a call pushes nothing: an arm64 leaf's caller.) */
+	return crossed_signal || caller->r[PM_DWARF_SP] >= callee->r[PM_DWARF_SP] + PM_ARCH_MIN_FRAME;
 }
 
 /* One caller of *cpu; *how says which strategy found it. */
@@ -107,11 +108,19 @@ step(const pm_unwind_env *env, pm_cpu *cpu, uint32_t index, uint8_t *how, const 
 {
 	pm_cpu next = *cpu;
 	bool pc_is_code = is_code(env, cpu->pc);
-	int r = pc_is_code ? step_cfi(env, &next) : STEP_NOINFO;
-	/* Through a signal trampoline's CFI the caller's registers come from the
-	 * saved context, and its pc is exact: the frame is a context frame. */
-	*how = next.signal_frame ? PM_HOW_CONTEXT : PM_HOW_CFI;
+	int r = STEP_NOINFO;
+	if (PM_ARCH_SIGRETURN_FIRST && pc_is_code) {
+		r = step_sigreturn(env, &next);
+		*how = PM_HOW_CONTEXT;
+	}
 	if (r == STEP_NOINFO && pc_is_code) {
+		next = *cpu;
+		r = step_cfi(env, &next);
+		/* Through a signal trampoline's CFI the caller's registers come from the
+		 * saved context, and its pc is exact: the frame is a context frame. */
+		*how = next.signal_frame ? PM_HOW_CONTEXT : PM_HOW_CFI;
+	}
+	if (r == STEP_NOINFO && pc_is_code && !PM_ARCH_SIGRETURN_FIRST) {
 		next = *cpu;
 		r = step_sigreturn(env, &next);
 		*how = PM_HOW_CONTEXT;

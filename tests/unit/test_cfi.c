@@ -1113,7 +1113,8 @@ static const struct {
 	const char *name;
 	bytes insns;
 } bad_insns[] = {
-	{ "unknown opcode 0x2d", BY(0x2d) },
+	/* 0x2d is DW_CFA_AARCH64_negate_ra_state (GNU_window_save on SPARC): known, a no-op. */
+	{ "unknown opcode 0x2c", BY(0x2c) },
 	{ "unknown opcode 0x1d", BY(0x1d, 0, 0, 0, 0, 0, 0, 0, 0) },
 	{ "unknown opcode 0x3f", BY(0x3f) },
 	{ "def_cfa_offset after an expression",

@@ -30,7 +30,11 @@ crash_with_locals(int depth)
 	volatile long product = (long)depth * 1000003;
 	char *marker = strdup("minidump-heap-marker");
 	/* Only the memory around the crashed thread's pointers keeps the heap. */
+#if defined(__x86_64__)
 	__asm__ volatile("mov %0, %%r12" : : "r"(marker) : "r12");
+#elif defined(__aarch64__)
+	__asm__ volatile("mov x19, %0" : : "r"(marker) : "x19");
+#endif
 	*null_pointer = answer + (int)product;
 	return answer;
 }
