@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
-#include "formats/decode_esr.h"
+#include "decode_esr.h"
 
 const char as_arch_code_type[] = "ARM-64 (Native)";
 const char as_arch_sigreturn_name[] = "__kernel_rt_sigreturn";
