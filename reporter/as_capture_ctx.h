@@ -62,7 +62,8 @@ typedef struct as_capture_ctx {
 } as_capture_ctx;
 
 /* The context of a capture by thread `tid` from registers `mc` (of fault
- * `sig` with `info`, or 0 and NULL), over the storage prepared in `g`. */
+ * `sig` with `info`, or 0 and NULL), over the storage prepared in `g`;
+ * `now` NULL when the report is written again, not captured. */
 as_capture_ctx as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const siginfo_t *info,
                                  const struct timespec *now);
 

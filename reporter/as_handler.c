@@ -115,9 +115,7 @@ on_nested_fault(pid_t tid)
 	/* A fault after the report is on disk (the user callback) must not
 	 * replace it with a smaller one. */
 	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written) {
-		/* The header keeps the time the faulted capture gave it. */
-		const struct timespec unused = { 0 };
-		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, as_g.crash_signal, &as_g.crash_info, &unused);
+		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, as_g.crash_signal, &as_g.crash_info, NULL);
 		write_minimal_report(&c);
 	}
 	die_with(as_g.crash_signal, &as_g.crash_info);

@@ -12,7 +12,7 @@ as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const s
                   const struct timespec *now)
 {
 	return (as_capture_ctx){
-		.tid = tid, .signal = sig, .info = info, .mc = mc, .now = *now,
+		.tid = tid, .signal = sig, .info = info, .mc = mc, .now = now ? *now : (struct timespec){ 0 },
 		.facts = &g->facts, .pending_dir = g->pending_dir,
 		.max_threads = g->max_threads, .max_frames = g->max_frames,
 		.freeze_signal = g->freeze_signal, .freeze_timeout_ms = g->freeze_timeout_ms,

@@ -269,9 +269,7 @@ pmi_live_rewrite(const pm_live_files *files, pm_live_fill_fn *fill, void *ctx)
 		if (as_g.capture_generation != files->generation) {
 			errno = ESTALE;
 		} else {
-			/* The same report again: no registers, no new time. */
-			const struct timespec unused = { 0 };
-			as_capture_ctx c = as_capture_ctx_of(&as_g, as_sys_gettid(), NULL, 0, NULL, &unused);
+			as_capture_ctx c = as_capture_ctx_of(&as_g, as_sys_gettid(), NULL, 0, NULL, NULL);
 			fill(c.report, ctx);
 			c.report->complete = false;
 			result = as_write_report(&c) ? 0 : -1;
