@@ -36,8 +36,28 @@ block_size(const unsigned char *h, size_t time_bytes)
 	       isstd + isut;
 }
 
+/* Whether a POSIX TZ string ("UTC0", "<+03>-3", "EST5EDT,M3.2.0,M11.1.0")
+ * names a daylight-saving time: a second name after the offset, or rules. */
+static bool
+footer_has_dst(const unsigned char *p, size_t n)
+{
+	bool offset = false, quoted = false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = p[i];
+		if (c == '<' && offset)
+			return true;
+		if (c == '<' || c == '>')
+			quoted = c == '<';
+		else if (!quoted && c >= '0' && c <= '9')
+			offset = true;
+		else if (!quoted && (c == ',' || (offset && ((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))))
+			return true;
+	}
+	return false;
+}
+
 /* A fixed-offset zone: no transitions, one local time type, and (v2+) a
- * footer rule without daylight saving ("UTC0", "<+03>-3", no ','). */
+ * footer rule without daylight saving. */
 static bool
 fixed_offset(const unsigned char *z, size_t n, int32_t *utoff)
 {
@@ -51,7 +71,7 @@ fixed_offset(const unsigned char *z, size_t n, int32_t *utoff)
 		h = z + at;
 		at += TZIF_HEADER + block_size(h, 8);
 		/* as_read_small_file dropped the footer's closing newline. */
-		if (at >= n || z[at] != '\n' || memchr(z + at + 1, ',', n - at - 1))
+		if (at >= n || z[at] != '\n' || footer_has_dst(z + at + 1, n - at - 1))
 			return false;
 	}
 	if (at > n || be32(h + 32) != 0 || be32(h + 36) != 1)
