@@ -122,6 +122,16 @@ kernel_version(const char *release, uint32_t out[3])
 	}
 }
 
+static int16_t
+tz_offset_minutes(void)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	if (!localtime_r(&now, &tm))
+		return 0;
+	return (int16_t)(tm.tm_gmtoff / 60);
+}
+
 static const char *
 pick(const char *configured, const char *env, const char *fallback)
 {
@@ -167,6 +177,6 @@ pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 	if (!f->hardware_model[0])
 		as_strlcpy(f->hardware_model, u.machine, sizeof f->hardware_model);
 
-	f->tz_min = pmi_tz_offset_minutes();
+	f->tz_min = tz_offset_minutes();
 	f->launch_time = launch_time(stat, f->tz_min);
 }
