@@ -117,8 +117,8 @@ Test(capture, process_facts_are_the_systems, .timeout = 60)
 	crash_run_free(&run);
 }
 
-/* install_tz.c reads fixed-offset zone files itself and leaves the rest to
- * localtime_r: both must give what localtime_r gives (tzdata's files). */
+/* The launch time's offset is the zone's own, whether fixed, with old
+ * transitions, with daylight saving, or named (tzdata's files). */
 Test(capture, launch_time_offset_is_localtimes, .timeout = 60)
 {
 	expect_offset_under(NULL);
