@@ -185,6 +185,19 @@ mask_has(const char *buf, const char *end, const char *key, size_t key_len, int 
 	return q && as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
 }
 
+/* Under qemu-user the masks are in the emulator's host numbering, not the
+ * program's, and the freeze signal is one of the host's real-time signals:
+ * only a thread blocking all of them (qemu's own helper thread does) is
+ * known not to answer. */
+static bool
+blocks_every_realtime_signal(const char *buf, const char *end)
+{
+	const uint64_t realtime = ~0ull << 33; /* signals 34 to 64 */
+	const char *q = status_field(buf, end, "SigBlk:", 7);
+	uint64_t mask;
+	return q && as_parse_hex(&q, end, &mask) && (mask & realtime) == realtime;
+}
+
 /*
  * Does thread tid block signal sig?  Judged by what the thread did, not by
  * its mask alone: every signal is masked too in a thread already inside the
@@ -199,8 +212,11 @@ blocks_signal(pid_t tid, int sig)
 	long n = as_read_proc("/proc/self/task/", tid, "status", as_g.scratch, as_g.scratch_cap);
 	const char *end = as_g.scratch + (n > 0 ? n : 0);
 	const char *state = status_field(as_g.scratch, end, "State:", 6);
-	return state && state < end && *state != 'R' && mask_has(as_g.scratch, end, "SigPnd:", 7, sig) &&
-	       mask_has(as_g.scratch, end, "SigBlk:", 7, sig);
+	if (!state || state >= end || *state == 'R')
+		return false;
+	if (as_g.facts.emulated)
+		return blocks_every_realtime_signal(as_g.scratch, end);
+	return mask_has(as_g.scratch, end, "SigPnd:", 7, sig) && mask_has(as_g.scratch, end, "SigBlk:", 7, sig);
 }
 
 /* Stop waiting for threads that block the freeze signal: they cannot answer.
