@@ -61,7 +61,10 @@ pmi_mkdirs(const char *path)
 		return -1;
 	}
 	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; ; p++) {
+	struct stat st;
+	/* Most starts find the directory made: one stat instead of a mkdir per component. */
+	bool made = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	for (char *p = buf + 1; !made; p++) {
 		if (*p != '/' && *p != '\0')
 			continue;
 		char c = *p;
@@ -72,8 +75,7 @@ pmi_mkdirs(const char *path)
 		if (c == '\0')
 			break;
 	}
-	struct stat st;
-	if (stat(path, &st) != 0)
+	if (!made && stat(path, &st) != 0)
 		return -1;
 	if (!S_ISDIR(st.st_mode)) {
 		errno = ENOTDIR;

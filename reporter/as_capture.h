@@ -8,16 +8,16 @@
 #include <time.h>
 #include <ucontext.h>
 
-#include "state.h"
+#include "as_capture_ctx.h"
 
 /*
- * Stop every other thread, then fill as_g.report: header, images, and each
- * thread with its registers and frames.  `self_mc` holds the calling
- * thread's registers (the fault context, or its own for a snapshot);
- * `self_crashed` marks it as the crashed thread.  The caller owns as_g.owner.
+ * Stop every other thread, then fill c->report: header, images, and each
+ * thread with its registers and frames.  c->mc holds the calling thread's
+ * registers (the fault context, or its own for a snapshot); a non-zero
+ * c->signal marks it as the crashed thread.  The caller owns as_g.owner.
  */
-void as_capture(pid_t self, const mcontext_t *self_mc, bool self_crashed, const struct timespec *now);
+void as_capture(const as_capture_ctx *c);
 /* Name the frames with the in-handler symbol tables. */
-void as_capture_symbols(void);
+void as_capture_symbols(const as_capture_ctx *c);
 
 #endif

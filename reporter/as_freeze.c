@@ -114,16 +114,18 @@ add_task(pid_t *tids, size_t cap, size_t *n, size_t *victim, pid_t self, pid_t t
 }
 
 static size_t
-list_tasks(pid_t self, pid_t *tids, size_t cap, bool *truncated)
+list_tasks(const as_capture_ctx *c, bool *truncated)
 {
+	pid_t self = c->tid, *tids = c->tids;
+	size_t cap = c->max_threads;
 	int fd = open("/proc/self/task", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
 	size_t n = 0, victim = cap;
 	long got;
-	while ((got = as_sys_getdents64(fd, as_g.scratch, as_g.scratch_cap)) > 0) {
+	while ((got = as_sys_getdents64(fd, c->scratch, c->scratch_cap)) > 0) {
 		for (long off = 0; off < got;) {
-			struct dirent64 *d = (struct dirent64 *)(as_g.scratch + off);
+			struct dirent64 *d = (struct dirent64 *)(c->scratch + off);
 			pid_t tid;
 			if (d->d_reclen == 0)
 				break;
@@ -138,14 +140,14 @@ list_tasks(pid_t self, pid_t *tids, size_t cap, bool *truncated)
 
 /* True when the thread was sent the freeze signal (and will answer unless it blocks it). */
 static bool
-ask(pid_t pid, pid_t self, pid_t tid)
+ask(pid_t pid, pid_t self, pid_t tid, int freeze_signal)
 {
 	pm_slot *s = as_slot_claim(tid);
 	int empty = SLOT_EMPTY;
 	/* A thread that crashed too may have filled its slot already: leave it. */
 	if (!s || tid == self || !atomic_compare_exchange_strong(&s->state, &empty, SLOT_ASKED))
 		return false;
-	if (as_sys_tgkill(pid, tid, as_g.freeze_signal) == 0)
+	if (as_sys_tgkill(pid, tid, freeze_signal) == 0)
 		return true;
 	atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
 	return false;
@@ -207,28 +209,31 @@ blocks_every_realtime_signal(const char *buf, const char *end)
  * when it went to sleep with the signal pending and masked.
  */
 static bool
-blocks_signal(pid_t tid, int sig)
+blocks_signal(const as_capture_ctx *c, pid_t tid)
 {
-	long n = as_read_proc("/proc/self/task/", tid, "status", as_g.scratch, as_g.scratch_cap);
-	const char *end = as_g.scratch + (n > 0 ? n : 0);
-	const char *state = status_field(as_g.scratch, end, "State:", 6);
+	char *buf = c->scratch;
+	int sig = c->freeze_signal;
+	long n = as_read_proc("/proc/self/task/", tid, "status", buf, c->scratch_cap);
+	const char *end = buf + (n > 0 ? n : 0);
+	const char *state = status_field(buf, end, "State:", 6);
 	if (!state || state >= end || *state == 'R')
 		return false;
-	if (as_g.facts.emulated)
-		return blocks_every_realtime_signal(as_g.scratch, end);
-	return mask_has(as_g.scratch, end, "SigPnd:", 7, sig) && mask_has(as_g.scratch, end, "SigBlk:", 7, sig);
+	if (c->facts->emulated)
+		return blocks_every_realtime_signal(buf, end);
+	return mask_has(buf, end, "SigPnd:", 7, sig) && mask_has(buf, end, "SigBlk:", 7, sig);
 }
 
 /* Stop waiting for threads that block the freeze signal: they cannot answer.
  * Returns how many were given up on. */
 static int
-give_up_on_blocked(const pid_t *tids, size_t n)
+give_up_on_blocked(const as_capture_ctx *c, size_t n)
 {
+	const pid_t *tids = c->tids;
 	int given_up = 0;
 	for (size_t i = 0; i < n; i++) {
 		pm_slot *s = as_slot_find(tids[i]);
 		int asked = SLOT_ASKED;
-		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(tids[i], as_g.freeze_signal) &&
+		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(c, tids[i]) &&
 		    atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED))
 			given_up++;
 	}
@@ -244,24 +249,24 @@ give_up_on_blocked(const pid_t *tids, size_t n)
  * blocking it).
  */
 static void
-wait_for_answers(const pid_t *tids, size_t n, int asked)
+wait_for_answers(const as_capture_ctx *c, size_t n, int asked)
 {
 	static const uint64_t grace_ns = 2000000, recheck_ns = 10000000;
 	uint64_t now = as_sys_now_ns();
-	uint64_t deadline = now + (uint64_t)as_g.freeze_timeout_ms * 1000000u, next_check = now + grace_ns;
+	uint64_t deadline = now + (uint64_t)c->freeze_timeout_ms * 1000000u, next_check = now + grace_ns;
 	int blocked = 0, seen = 0;
 	while (now < deadline) {
 		int got = __atomic_load_n(&as_g.answers, __ATOMIC_ACQUIRE);
 		/* The count misses a thread that crashed too (it fills its slot
 		 * itself): at a stall the slots decide. */
-		if ((got + blocked >= asked || now >= next_check) && all_answered(tids, n))
+		if ((got + blocked >= asked || now >= next_check) && all_answered(c->tids, n))
 			return;
 		if (got != seen) {
 			seen = got;
 			next_check = now + grace_ns;
 		}
 		if (now >= next_check) {
-			blocked += give_up_on_blocked(tids, n);
+			blocked += give_up_on_blocked(c, n);
 			next_check = as_sys_now_ns() + recheck_ns;
 		} else {
 			__atomic_store_n(&as_g.answers_wanted, asked - blocked, __ATOMIC_RELEASE);
@@ -273,18 +278,18 @@ wait_for_answers(const pid_t *tids, size_t n, int asked)
 }
 
 size_t
-as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated)
+as_freeze(const as_capture_ctx *c, bool *truncated)
 {
 	*truncated = false;
-	size_t n = list_tasks(self, tids, cap, truncated);
+	size_t n = list_tasks(c, truncated);
 	pid_t pid = getpid();
 	int asked = 0;
 	/* No answer wakes us before all are asked. */
 	__atomic_store_n(&as_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&as_g.answers, 0, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < n; i++)
-		asked += ask(pid, self, tids[i]);
-	wait_for_answers(tids, n, asked);
+		asked += ask(pid, c->tid, c->tids[i], c->freeze_signal);
+	wait_for_answers(c, n, asked);
 	return n;
 }
 

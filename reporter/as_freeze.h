@@ -11,7 +11,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "state.h"
+#include "as_capture_ctx.h"
 
 /* The slot of tid, claimed if it has none (open addressing, lock-free); NULL when full. */
 pm_slot *as_slot_claim(pid_t tid);
@@ -19,11 +19,12 @@ pm_slot *as_slot_claim(pid_t tid);
 pm_slot *as_slot_find(pid_t tid);
 
 /*
- * List every thread of the process into tids (at most cap, *truncated set when
- * more exist) and stop each one but `self`, waiting at most the configured
- * freeze timeout.  Returns the number of tids listed.
+ * List every thread of the process into c->tids (at most c->max_threads,
+ * *truncated set when more exist) and stop each one but c->tid, waiting at
+ * most c->freeze_timeout_ms.  Returns the number of tids listed.  The slots
+ * and the answer count stay in as_g: the freeze handler must find them.
  */
-size_t as_freeze(pid_t self, pid_t *tids, size_t cap, bool *truncated);
+size_t as_freeze(const as_capture_ctx *c, bool *truncated);
 /* Let parked threads go on: after a snapshot, or before chaining to a
  * handler that may recover.  Each release is a new generation. */
 void as_release(void);

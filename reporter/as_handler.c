@@ -4,6 +4,8 @@
  *
  *   as_on_fatal()          kernel entry
  *     claim()                 CAS on as_g.owner: exactly one thread reports
+ *     as_capture_ctx_of()     the capture context, passed down from here:
+ *                             nothing below reads as_g
  *     report()                freeze others, images, header, exception,
  *                             threads, symbols, write both files
  *     notify()                the user's AS-safe callback
@@ -96,26 +98,28 @@ die_with(int sig, const siginfo_t *info)
 }
 
 static void
-write_minimal_report(void)
+write_minimal_report(const as_capture_ctx *c)
 {
-	pm_report *r = &as_g.report;
+	pm_report *r = c->report;
 	r->thread_count = 0;
 	r->image_count = 0;
 	r->leb_count = 0;
 	/* The fault may have come before the exception was filled in (a
 	 * seccomp filter trapping a call the capture makes): fill it again. */
-	as_fill_exception(r, &as_g.facts, as_g.crash_signal, &as_g.crash_info);
+	as_fill_exception(r, c->facts, c->signal, c->info);
 	r->exception.triggered_thread = -1;
-	as_write_report(r);
+	as_write_report(c);
 }
 
 static void
-on_nested_fault(void)
+on_nested_fault(pid_t tid)
 {
 	/* A fault after the report is on disk (the user callback) must not
 	 * replace it with a smaller one. */
-	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written)
-		write_minimal_report();
+	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written) {
+		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, as_g.crash_signal, &as_g.crash_info, NULL);
+		write_minimal_report(&c);
+	}
 	die_with(as_g.crash_signal, &as_g.crash_info);
 }
 
@@ -143,34 +147,35 @@ wait_for_reporter(int sig, const siginfo_t *info, void *uctx, pid_t tid)
 }
 
 static bool
-report(pid_t tid, const struct timespec *now)
+report(const as_capture_ctx *c)
 {
 	/* Room for the files the capture opens, even when the app used every descriptor. */
 	as_spares_free();
-	as_capture(tid, &as_g.crash_mc, true, now);
-	as_fill_exception(&as_g.report, &as_g.facts, as_g.crash_signal, &as_g.crash_info);
-	as_fill_asi(&as_g.report, &as_g.facts, tid, as_g.scratch, as_g.scratch_cap);
-	as_fill_last_exception(&as_g.report, &as_g.images, tid);
-	as_fill_context(&as_g.report, as_g.facts.tz_min, as_g.scratch, as_g.scratch_cap);
-	as_capture_symbols();
-	as_g.written = as_write_report(&as_g.report);
-	as_write_minidump(&as_g.report);
+	as_capture(c);
+	as_fill_exception(c->report, c->facts, c->signal, c->info);
+	as_fill_asi(c->report, c->facts, c->tid, c->scratch, c->scratch_cap);
+	as_fill_last_exception(c->report, c->images, c->tid);
+	as_fill_context(c->report, c->facts->tz_min, c->scratch, c->scratch_cap);
+	as_capture_symbols(c);
+	/* In as_g: a fault in what follows (the user callback) must find it. */
+	as_g.written = as_write_report(c);
+	as_write_minidump(c);
 	return as_g.written;
 }
 
 static void
-notify(bool written)
+notify(const as_capture_ctx *c, bool written)
 {
 	if (!as_g.on_crash)
 		return;
 	pm_crash_info info = {
-		.signal = as_g.crash_signal,
-		.si_code = as_g.crash_info.si_code,
-		.address = (uint64_t)(uintptr_t)as_g.crash_info.si_addr,
-		.crash_path = as_g.crash_path,
-		.json_path = as_g.json_path,
+		.signal = c->signal,
+		.si_code = c->info->si_code,
+		.address = (uint64_t)(uintptr_t)c->info->si_addr,
+		.crash_path = c->crash_path,
+		.json_path = c->json_path,
 		.written = written,
-		.phases = as_g.phases,
+		.phases = *c->phases,
 	};
 	as_g.on_crash(&info, as_g.on_crash_ctx);
 }
@@ -281,7 +286,7 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	}
 	while (!atomic_compare_exchange_strong(&as_g.owner, &owner, tid)) {
 		if (owner == tid && as_g.crash_signal != 0)
-			on_nested_fault();
+			on_nested_fault(tid);
 		if (!wait_for_reporter(sig, info, uctx, tid)) {
 			errno = saved_errno;
 			return;
@@ -293,8 +298,9 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	as_g.crash_signal = sig;
 	as_g.crash_info = *info;
 	as_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
-	bool written = report(tid, &now);
-	notify(written);
+	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, sig, &as_g.crash_info, &now);
+	bool written = report(&c);
+	notify(&c, written);
 	chain_or_reraise(sig, info, uctx);
 	errno = saved_errno;
 }

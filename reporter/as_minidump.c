@@ -79,12 +79,13 @@ patch_front(pm_md_writer *w)
 }
 
 pm_err
-as_minidump(const pm_report *r, pm_out *o)
+as_minidump(const as_capture_ctx *c, pm_out *o)
 {
 	pm_md_writer w = {
-		.o = o, .r = r, .ctx = pmi_md_context_for_arch(as_arch_id),
-		.ranges = as_g.md_ranges, .range_cap = as_g.md_range_cap,
-		.chunk = as_g.scratch, .chunk_cap = as_g.scratch_cap,
+		.o = o, .r = c->report, .ctx = pmi_md_context_for_arch(as_arch_id),
+		.ranges = c->md_ranges, .range_cap = c->md_range_cap,
+		.chunk = c->scratch, .chunk_cap = c->scratch_cap,
+		.images = c->images, .facts = c->facts, .environ = c->minidump_environ,
 	};
 	if (o->fd < 0)
 		return PM_E_INVAL;

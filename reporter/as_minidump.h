@@ -14,7 +14,7 @@
 #define PM_REPORTER_AS_MINIDUMP_H
 
 #include "minidump.h"
-#include "state.h"
+#include "as_capture_ctx.h"
 
 enum {
 	PM_MD_MAX_STREAMS = 16,
@@ -48,10 +48,13 @@ typedef struct pm_md_writer {
 	uint64_t stream_start;
 	char *chunk;                      /* memory and file reads */
 	size_t chunk_cap;
+	const pm_as_images *images;       /* the maps: which memory is there to copy */
+	const pm_facts *facts;
+	bool environ;                     /* keep the environment (else blanked) */
 } pm_md_writer;
 
 /* The whole minidump of r into o, whose fd must be a regular file (seekable). */
-pm_err as_minidump(const pm_report *r, pm_out *o);
+pm_err as_minidump(const as_capture_ctx *c, pm_out *o);
 
 /* as_minidump.c: stream bookkeeping. */
 void as_md_stream_begin(pm_md_writer *w, uint32_t type);

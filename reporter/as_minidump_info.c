@@ -11,7 +11,7 @@
 void
 as_md_system_info(pm_md_writer *w)
 {
-	const pm_facts *f = &as_g.facts;
+	const pm_facts *f = w->facts;
 	uint8_t b[PM_MD_SYSTEM_INFO_SIZE] = { 0 };
 	as_md_stream_begin(w, PM_MD_SYSTEM_INFO);
 	pm_md_put16(b, w->ctx ? w->ctx->cpu : 0xffff);

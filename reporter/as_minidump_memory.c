@@ -15,9 +15,9 @@
 
 /* [lo, hi) clipped to the readable mapping holding lo; false if none. */
 static bool
-clip_to_map(uint64_t lo, uint64_t hi, uint64_t *start, uint64_t *end)
+clip_to_map(const pm_md_writer *w, uint64_t lo, uint64_t hi, uint64_t *start, uint64_t *end)
 {
-	const pm_as_map *m = as_map_for(&as_g.images, lo);
+	const pm_as_map *m = as_map_for(w->images, lo);
 	if (!m || !(m->prot & PROT_READ) || hi <= lo)
 		return false;
 	*start = lo;
@@ -26,10 +26,10 @@ clip_to_map(uint64_t lo, uint64_t hi, uint64_t *start, uint64_t *end)
 }
 
 static bool
-stack_range(uint64_t sp, uint64_t *start, uint64_t *end)
+stack_range(const pm_md_writer *w, uint64_t sp, uint64_t *start, uint64_t *end)
 {
 	uint64_t lo = sp & ~(uint64_t)(PM_MEM_PAGE - 1);
-	return clip_to_map(lo, lo + PM_MD_STACK_CAP, start, end);
+	return clip_to_map(w, lo, lo + PM_MD_STACK_CAP, start, end);
 }
 
 static void
@@ -47,7 +47,7 @@ add_around(pm_md_writer *w, uint64_t addr)
 		return;
 	uint64_t lo = addr - PM_MD_AROUND_BEFORE;
 	/* The part before addr may lie in another mapping, or none: start at addr then. */
-	if (clip_to_map(lo, lo + PM_MD_AROUND_SIZE, &s, &e) || clip_to_map(addr, lo + PM_MD_AROUND_SIZE, &s, &e))
+	if (clip_to_map(w, lo, lo + PM_MD_AROUND_SIZE, &s, &e) || clip_to_map(w, addr, lo + PM_MD_AROUND_SIZE, &s, &e))
 		add(w, s, e);
 }
 
@@ -93,7 +93,7 @@ as_md_memory_plan(pm_md_writer *w)
 	for (uint32_t i = 0; i < w->r->thread_count; i++) {
 		const pm_thread *t = &w->r->threads[i];
 		uint64_t s, e;
-		if (as_md_thread_context(w, t) && stack_range(as_md_context_sp(w), &s, &e))
+		if (as_md_thread_context(w, t) && stack_range(w, as_md_context_sp(w), &s, &e))
 			add(w, s, e);
 	}
 	if (crashed >= 0)
@@ -110,10 +110,10 @@ as_md_memory_plan(pm_md_writer *w)
  * stack, inside the 32 KiB a shallow crash keeps: blank them unless the
  * environment was asked for. */
 static void
-blank_environ(char *buf, uint64_t at, size_t n)
+blank_environ(const pm_md_writer *w, char *buf, uint64_t at, size_t n)
 {
-	const pm_facts *f = &as_g.facts;
-	if (as_g.minidump_environ || f->environ_end <= f->environ_start)
+	const pm_facts *f = w->facts;
+	if (w->environ || f->environ_end <= f->environ_start)
 		return;
 	uint64_t lo = at > f->environ_start ? at : f->environ_start;
 	uint64_t hi = at + n < f->environ_end ? at + n : f->environ_end;
@@ -135,7 +135,7 @@ as_md_memory_bytes(pm_md_writer *w)
 			if (!as_mem_read(w->chunk, at, n))
 				for (size_t k = 0; k < n; k++)
 					w->chunk[k] = 0;
-			blank_environ(w->chunk, at, n);
+			blank_environ(w, w->chunk, at, n);
 			pmi_out_put(w->o, w->chunk, n);
 			at += n;
 		}
@@ -163,7 +163,7 @@ as_md_stack_descriptor(const pm_md_writer *w, uint64_t sp, uint8_t out[PM_MD_MEM
 	uint64_t s, e;
 	pm_md_put64(out, sp);
 	as_md_put_location(out + 8, 0, 0);
-	if (!stack_range(sp, &s, &e))
+	if (!stack_range(w, sp, &s, &e))
 		return;
 	for (size_t i = 0; i < w->range_count; i++) {
 		const pm_md_range *g = &w->ranges[i];

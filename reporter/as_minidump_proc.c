@@ -47,7 +47,7 @@ as_md_proc_streams(pm_md_writer *w)
 {
 	copy_file(w, PM_MD_LINUX_PROC_STATUS, "/proc/self/status");
 	copy_file(w, PM_MD_LINUX_CMD_LINE, "/proc/self/cmdline");
-	if (as_g.minidump_environ)
+	if (w->environ)
 		copy_file(w, PM_MD_LINUX_ENVIRON, "/proc/self/environ");
 	copy_file(w, PM_MD_LINUX_AUXV, "/proc/self/auxv");
 	copy_file(w, PM_MD_LINUX_MAPS, "/proc/self/maps");

@@ -11,18 +11,16 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "state.h"
+#include "as_capture_ctx.h"
 
 /* Header: facts, pid/parent read now, the crash time, a fresh incident id. */
 void as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now);
 /* Exception block for signal `sig` described by `info`. */
 void as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info);
-/* One report thread per tid; `self` is the calling thread, whose registers are
- * self_mc (the others come from their slots).  When self_crashed, self is the
- * crashed thread and triggered_thread points at it.  `frame_tmp` holds
- * max_frames frames. */
-void as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
-                        bool self_crashed, pm_frame *frame_tmp);
+/* One report thread for each of the first n of c->tids; c->tid is the calling
+ * thread, whose registers are c->mc (the others come from their slots).  When
+ * c->signal is set, it is the crashed thread and triggered_thread points at it. */
+void as_fill_threads(const as_capture_ctx *c, size_t n);
 
 /* The name in <dir><id>/comm ("/proc/" for a process, "/proc/self/task/" for
  * one of our threads), copied into the arena; NULL if gone. */

@@ -1,7 +1,30 @@
 /*
- * as_state.c — the one global the crash path reads (see state.h).
+ * as_state.c — the one global the crash path reads (see state.h), and the
+ * capture context built over it (see as_capture_ctx.h).
  * Zero-initialised: nothing is installed until pm_install fills it.
  */
-#include "state.h"
+#include "as_capture_ctx.h"
 
 pm_state as_g;
+
+as_capture_ctx
+as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const siginfo_t *info,
+                  const struct timespec *now)
+{
+	return (as_capture_ctx){
+		.tid = tid, .signal = sig, .info = info, .mc = mc, .now = now ? *now : (struct timespec){ 0 },
+		.facts = &g->facts, .pending_dir = g->pending_dir,
+		.max_threads = g->max_threads, .max_frames = g->max_frames,
+		.freeze_signal = g->freeze_signal, .freeze_timeout_ms = g->freeze_timeout_ms,
+		.minidump = g->minidump, .minidump_environ = g->minidump_environ,
+		.report = &g->report, .arena = g->arena_mem, .arena_size = g->arena_size,
+		.tids = g->tids, .frame_tmp = g->frame_tmp, .model_images = g->model_images,
+		.images = &g->images, .as_images = g->as_images, .as_maps = g->as_maps,
+		.image_cap = g->image_cap, .map_cap = g->map_cap,
+		.mem_cache = g->mem_cache, .cfi_cache = g->cfi_cache, .mem = &g->mem, .symbols = g->symbols,
+		.scratch = g->scratch, .scratch_cap = g->scratch_cap, .io_buf = g->io_buf, .io_cap = g->io_cap,
+		.md_ranges = g->md_ranges, .md_range_cap = g->md_range_cap,
+		.phases = &g->phases, .generation = &g->capture_generation,
+		.crash_path = g->crash_path, .json_path = g->json_path, .minidump_path = g->minidump_path,
+	};
+}

@@ -34,24 +34,26 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 }
 
 static void
-walk(pm_report *r, pm_thread *t, const mcontext_t *mc, pm_frame *tmp)
+walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc)
 {
-	pm_unwind_env env = { .mem = as_g.mem, .images = &as_g.images, .cfi_cache = as_g.cfi_cache };
+	pm_report *r = c->report;
+	pm_frame *tmp = c->frame_tmp;
+	pm_unwind_env env = { .mem = *c->mem, .images = c->images, .cfi_cache = c->cfi_cache };
 	pm_cpu cpu;
 	const char *stop;
 	as_arch_cpu_from_mcontext(mc, &cpu);
-	uint32_t n = as_unwind(&env, &cpu, tmp, as_g.max_frames, &stop);
+	uint32_t n = as_unwind(&env, &cpu, tmp, c->max_frames, &stop);
 	t->frames = pm_arena_alloc(&r->arena, n * sizeof *tmp, _Alignof(pm_frame));
 	if (!t->frames)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
-		const pm_as_image *im = as_image_for(&as_g.images, pm_frame_lookup_address(&tmp[i], i));
+		const pm_as_image *im = as_image_for(c->images, pm_frame_lookup_address(&tmp[i], i));
 		tmp[i].image = im ? (int32_t)im->model_index : -1;
 	}
 	memcpy(t->frames, tmp, n * sizeof *tmp);
 	t->frame_count = n;
 	t->note = stop;
-	t->frames_truncated = n == as_g.max_frames && stop != NULL;
+	t->frames_truncated = n == c->max_frames && stop != NULL;
 }
 
 static void
@@ -91,9 +93,11 @@ context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, 
 }
 
 void
-as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mcontext_t *self_mc,
-                   bool self_crashed, pm_frame *frame_tmp)
+as_fill_threads(const as_capture_ctx *c, size_t n)
 {
+	pm_report *r = c->report;
+	const pid_t *tids = c->tids;
+	pid_t self = c->tid;
 	r->threads = pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
 	if (!r->threads)
 		return;
@@ -102,11 +106,11 @@ as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mco
 		int also;
 		bool blocked;
 		char name[16];
-		const mcontext_t *mc = context_of(tids[i], self, self_mc, &also, &blocked, name);
+		const mcontext_t *mc = context_of(tids[i], self, c->mc, &also, &blocked, name);
 		t->id = (uint64_t)tids[i];
 		t->number = (uint32_t)i;
 		t->name = name[0] ? pm_arena_strdup(&r->arena, name) : as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
-		t->crashed = self_crashed && tids[i] == self;
+		t->crashed = c->signal != 0 && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;
 		if (!mc) {
@@ -115,7 +119,7 @@ as_fill_threads(pm_report *r, const pid_t *tids, size_t n, pid_t self, const mco
 		}
 		t->captured = true;
 		fill_registers(r, t, mc);
-		walk(r, t, mc, frame_tmp);
+		walk(c, t, mc);
 		if (also && !t->note)
 			t->note = "crashed too while the report was being written";
 	}

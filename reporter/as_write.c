@@ -20,23 +20,35 @@
 #include "as_util.h"
 #include "out.h"
 
-typedef pm_err write_fn(const pm_report *r, pm_out *o);
+typedef pm_err write_fn(const as_capture_ctx *c, pm_out *o);
+
+static pm_err
+write_text(const as_capture_ctx *c, pm_out *o)
+{
+	return pm_write_text(c->report, o);
+}
+
+static pm_err
+write_json(const as_capture_ctx *c, pm_out *o)
+{
+	return pm_write_json(c->report, o);
+}
 
 /* Every fsync is timed apart from the writing around it (pm_crash_phases). */
 static int
-timed_fsync(int fd)
+timed_fsync(const as_capture_ctx *c, int fd)
 {
 	uint64_t t = as_sys_now_ns();
 	int rc = fsync(fd);
-	as_g.phases.fsync += as_sys_lap_ns(&t);
+	c->phases->fsync += as_sys_lap_ns(&t);
 	return rc;
 }
 
 /* Nanoseconds since start, less the fsyncs since the fsync total was `fsyncs`. */
 static uint64_t
-without_fsyncs(uint64_t start, uint64_t fsyncs)
+without_fsyncs(const as_capture_ctx *c, uint64_t start, uint64_t fsyncs)
 {
-	return as_sys_now_ns() - start - (as_g.phases.fsync - fsyncs);
+	return as_sys_now_ns() - start - (c->phases->fsync - fsyncs);
 }
 
 static void
@@ -51,14 +63,15 @@ make_name(char *out, size_t cap, const char *lead, const char *id, const char *e
 /* Files are created relative to the descriptor of pending/ held since
  * install: no path is resolved again, and it needs no free descriptor. */
 static bool
-write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *final_path, size_t cap)
+write_one(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path)
 {
 	char tmp[NAME_MAX + 1], name[NAME_MAX + 1];
-	const char *id = r->header.incident_id ? r->header.incident_id : "unknown";
+	const size_t cap = PATH_MAX;
+	const char *id = c->report->header.incident_id ? c->report->header.incident_id : "unknown";
 	make_name(tmp, sizeof tmp, ".", id, ext, ".tmp");
 	make_name(name, sizeof name, "", id, ext, "");
 	/* pm_install refused a directory too long for this: nothing is cut. */
-	as_strlcpy(final_path, as_g.pending_dir, cap);
+	as_strlcpy(final_path, c->pending_dir, cap);
 	as_strlcat(final_path, "/", cap);
 	as_strlcat(final_path, name, cap);
 	unlinkat(dir, tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
@@ -66,8 +79,8 @@ write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *fina
 	if (fd < 0)
 		return false;
 	pm_out o;
-	pm_out_init_fd(&o, fd, as_g.io_buf, as_g.io_cap);
-	bool ok = fn(r, &o) == PM_OK && timed_fsync(fd) == 0;
+	pm_out_init_fd(&o, fd, c->io_buf, c->io_cap);
+	bool ok = fn(c, &o) == PM_OK && timed_fsync(c, fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (ok && renameat(dir, tmp, dir, name) == 0)
 		return true;
@@ -76,31 +89,31 @@ write_one(int dir, const pm_report *r, write_fn *fn, const char *ext, char *fina
 }
 
 bool
-as_write_minidump(const pm_report *r)
+as_write_minidump(const as_capture_ctx *c)
 {
-	if (!as_g.minidump)
+	if (!c->minidump)
 		return false;
 	int saved = errno;
-	uint64_t start = as_sys_now_ns(), fsyncs = as_g.phases.fsync;
+	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
 	int dir = as_pending_fd();
-	bool ok = write_one(dir, r, as_minidump, ".dmp", as_g.minidump_path, sizeof as_g.minidump_path);
-	timed_fsync(dir);
-	as_g.phases.minidump = without_fsyncs(start, fsyncs);
+	bool ok = write_one(c, dir, as_minidump, ".dmp", c->minidump_path);
+	timed_fsync(c, dir);
+	c->phases->minidump = without_fsyncs(c, start, fsyncs);
 	errno = saved;
 	return ok;
 }
 
 bool
-as_write_report(pm_report *r)
+as_write_report(const as_capture_ctx *c)
 {
 	int saved = errno;
-	uint64_t start = as_sys_now_ns(), fsyncs = as_g.phases.fsync;
+	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
 	int dir = as_pending_fd();
-	bool text = write_one(dir, r, pm_write_text, ".crash", as_g.crash_path, sizeof as_g.crash_path);
-	r->complete = true;
-	bool json = write_one(dir, r, pm_write_json, ".json", as_g.json_path, sizeof as_g.json_path);
-	timed_fsync(dir);
-	as_g.phases.write = without_fsyncs(start, fsyncs);
+	bool text = write_one(c, dir, write_text, ".crash", c->crash_path);
+	c->report->complete = true;
+	bool json = write_one(c, dir, write_json, ".json", c->json_path);
+	timed_fsync(c, dir);
+	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
 	return text && json;
 }

@@ -4,20 +4,20 @@
 #ifndef PM_REPORTER_AS_WRITE_H
 #define PM_REPORTER_AS_WRITE_H
 
-#include "state.h"
+#include "as_capture_ctx.h"
 
 /*
  * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
  * through a hidden temporary name, fsync and rename, files 0600.  The JSON
  * twin goes last and ends with "complete": true, so the next launch can tell
- * a torn report.  Fills as_g.crash_path / json_path.  True if both landed.
+ * a torn report.  Fills c->crash_path / json_path.  True if both landed.
  */
-bool as_write_report(pm_report *r);
+bool as_write_report(const as_capture_ctx *c);
 /*
  * Then <pending>/<incident>.dmp, the same way, when minidumps are on.  Kept
  * apart so a fault while writing it (the minidump reads the most memory)
  * comes after the report is known to be on disk.  True if it landed.
  */
-bool as_write_minidump(const pm_report *r);
+bool as_write_minidump(const as_capture_ctx *c);
 
 #endif

@@ -9,5 +9,7 @@
 
 /* Read the process facts the handler will copy into every report. */
 void pmi_facts_gather(pm_facts *f, const pm_config *cfg);
+/* Minutes east of UTC now; install_tz.c. */
+int16_t pmi_tz_offset_minutes(void);
 
 #endif

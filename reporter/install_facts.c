@@ -25,18 +25,18 @@ first_line(const char *path, char *out, size_t cap)
 		*nl = '\0';
 }
 
-/* PRETTY_NAME="Debian GNU/Linux 12 (bookworm)" from os-release, unquoted. */
+/* PRETTY_NAME="Debian GNU/Linux 12 (bookworm)" from os-release, unquoted.
+ * Read with read(2), not stdio: a FILE is a malloc and a 4 KiB buffer that a
+ * fresh process pays for at start. */
 static void
 pretty_name(char *out, size_t cap)
 {
+	char buf[4096];
 	out[0] = '\0';
-	FILE *f = fopen("/etc/os-release", "re");
-	if (!f)
-		f = fopen("/usr/lib/os-release", "re");
-	if (!f)
+	if (as_read_small_file("/etc/os-release", buf, sizeof buf) < 0 &&
+	    as_read_small_file("/usr/lib/os-release", buf, sizeof buf) < 0)
 		return;
-	char line[512];
-	while (fgets(line, sizeof line, f)) {
+	for (char *line = buf; line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
 		if (strncmp(line, "PRETTY_NAME=", 12) != 0)
 			continue;
 		char *v = line + 12;
@@ -49,50 +49,46 @@ pretty_name(char *out, size_t cap)
 		as_strlcpy(out, v, cap);
 		break;
 	}
-	fclose(f);
 }
 
-/* Launch time without reading /proc/stat: the process's start in ticks since
- * boot, placed on the wall clock through CLOCK_BOOTTIME. */
-/* Where the kernel put the environment's strings: fields 50 and 51 of
- * /proc/self/stat (after the last ')', which ends the command name). */
-static void
-environ_range(uint64_t *start, uint64_t *end)
+/* The n-th space after the ')' that ends the command name in
+ * /proc/self/stat precedes field n + 2. */
+static const char *
+stat_field(const char *stat, int field)
 {
-	char buf[2048];
-	*start = *end = 0;
-	FILE *f = fopen("/proc/self/stat", "r");
-	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
-	if (f)
-		fclose(f);
-	buf[n] = '\0';
-	char *p = strrchr(buf, ')');
-	unsigned long long v[2];
-	/* The n-th space after ')' precedes field n + 2. */
-	for (int spaces = 0; p && spaces < 48; spaces++)
+	const char *p = strrchr(stat, ')');
+	for (int spaces = 0; p && spaces < field - 2; spaces++)
 		p = strchr(p + 1, ' ');
-	if (p && sscanf(p, " %llu %llu", &v[0], &v[1]) == 2 && v[0] < v[1]) {
-		*start = v[0];
-		*end = v[1];
+	return p ? p + 1 : NULL;
+}
+
+/* Where the kernel put the environment's strings: fields 50 and 51. */
+static void
+environ_range(const char *stat, uint64_t *start, uint64_t *end)
+{
+	const char *p = stat_field(stat, 50);
+	char *after_start, *after_end;
+	*start = *end = 0;
+	if (!p)
+		return;
+	unsigned long long v0 = strtoull(p, &after_start, 10);
+	unsigned long long v1 = strtoull(after_start, &after_end, 10);
+	if (after_start != p && after_end != after_start && v0 < v1) {
+		*start = v0;
+		*end = v1;
 	}
 }
 
+/* Launch time without reading /proc/stat: the process's start in ticks since
+ * boot (field 22), placed on the wall clock through CLOCK_BOOTTIME. */
 static pm_time
-launch_time(int16_t tz_min)
+launch_time(const char *stat, int16_t tz_min)
 {
 	pm_time t = { 0 };
-	char stat[1024];
-	if (as_read_small_file("/proc/self/stat", stat, sizeof stat) <= 0)
-		return t;
-	const char *p = strrchr(stat, ')');
+	const char *p = stat_field(stat, 22);
 	if (!p)
 		return t;
-	/* starttime is field 22; after "pid (comm)" that is the 20th field. */
-	for (int field = 0; field < 20 && p; field++)
-		p = strchr(p + 1, ' ');
-	if (!p)
-		return t;
-	unsigned long long ticks = strtoull(p + 1, NULL, 10);
+	unsigned long long ticks = strtoull(p, NULL, 10);
 	long hz = sysconf(_SC_CLK_TCK);
 	struct timespec real, boot;
 	clock_gettime(CLOCK_REALTIME, &real);
@@ -108,14 +104,22 @@ launch_time(int16_t tz_min)
 	return t;
 }
 
-static int16_t
-tz_offset_minutes(void)
+/* "6.1.0-13-amd64" → 6, 1, 0.  strtoul, not sscanf: the first sscanf in a
+ * process pages in libc's whole scanf engine. */
+static void
+kernel_version(const char *release, uint32_t out[3])
 {
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!localtime_r(&now, &tm))
-		return 0;
-	return (int16_t)(tm.tm_gmtoff / 60);
+	const char *p = release;
+	for (int i = 0; i < 3; i++) {
+		char *end;
+		unsigned long v = strtoul(p, &end, 10);
+		if (end == p)
+			return;
+		out[i] = (uint32_t)v;
+		if (*end != '.')
+			return;
+		p = end + 1;
+	}
 }
 
 static const char *
@@ -161,10 +165,14 @@ pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 	         f->os_name, u.release);
 
 	snprintf(f->kernel, sizeof f->kernel, "%s %s %s %s", f->os_name, u.release, u.version, u.machine);
-	sscanf(u.release, "%u.%u.%u", &f->kernel_version[0], &f->kernel_version[1], &f->kernel_version[2]);
+	kernel_version(u.release, f->kernel_version);
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	f->cpu_count = (uint8_t)(cpus > 255 ? 255 : cpus > 0 ? cpus : 0);
-	environ_range(&f->environ_start, &f->environ_end);
+	/* Read once for both the environment's range and the start time. */
+	char stat[2048];
+	if (as_read_small_file("/proc/self/stat", stat, sizeof stat) < 0)
+		stat[0] = '\0';
+	environ_range(stat, &f->environ_start, &f->environ_end);
 	/* A GLIBC_PRIVATE variable: looked up, not linked, so another libc only loses the message. */
 	f->abort_msg_var = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "__abort_msg");
 
@@ -174,6 +182,6 @@ pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 	if (!f->hardware_model[0])
 		as_strlcpy(f->hardware_model, u.machine, sizeof f->hardware_model);
 
-	f->tz_min = tz_offset_minutes();
-	f->launch_time = launch_time(f->tz_min);
+	f->tz_min = pmi_tz_offset_minutes();
+	f->launch_time = launch_time(stat, f->tz_min);
 }

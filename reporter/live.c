@@ -216,12 +216,12 @@ unclaim(void)
 }
 
 static void
-copy_paths(pm_live_files *files)
+copy_paths(const as_capture_ctx *c, pm_live_files *files)
 {
-	as_strlcpy(files->crash_path, as_g.crash_path, sizeof files->crash_path);
-	as_strlcpy(files->json_path, as_g.json_path, sizeof files->json_path);
-	as_strlcpy(files->minidump_path, as_g.minidump_path, sizeof files->minidump_path);
-	files->generation = as_g.capture_generation;
+	as_strlcpy(files->crash_path, c->crash_path, sizeof files->crash_path);
+	as_strlcpy(files->json_path, c->json_path, sizeof files->json_path);
+	as_strlcpy(files->minidump_path, c->minidump_path, sizeof files->minidump_path);
+	files->generation = *c->generation;
 }
 
 int
@@ -241,15 +241,16 @@ pmi_live_report(pm_kind kind, pm_live_fill_fn *fill, void *ctx, pm_live_files *f
 	struct timespec now;
 	getcontext(&uc);
 	clock_gettime(CLOCK_REALTIME, &now);
-	as_capture(self, &uc.uc_mcontext, false, &now);
+	as_capture_ctx c = as_capture_ctx_of(&as_g, self, &uc.uc_mcontext, 0, NULL, &now);
+	as_capture(&c);
 	/* A hang or a snapshot is read with what the app said before it, as a crash is. */
-	as_fill_context(&as_g.report, as_g.facts.tz_min, as_g.scratch, as_g.scratch_cap);
-	as_g.report.kind = (uint8_t)kind;
-	fill(&as_g.report, ctx);
-	as_capture_symbols();
-	bool ok = as_write_report(&as_g.report);
-	as_write_minidump(&as_g.report);
-	copy_paths(files);
+	as_fill_context(c.report, c.facts->tz_min, c.scratch, c.scratch_cap);
+	c.report->kind = (uint8_t)kind;
+	fill(c.report, ctx);
+	as_capture_symbols(&c);
+	bool ok = as_write_report(&c);
+	as_write_minidump(&c);
+	copy_paths(&c, files);
 	unclaim();
 	pthread_mutex_unlock(&live_lock);
 	if (!ok)
@@ -268,9 +269,10 @@ pmi_live_rewrite(const pm_live_files *files, pm_live_fill_fn *fill, void *ctx)
 		if (as_g.capture_generation != files->generation) {
 			errno = ESTALE;
 		} else {
-			fill(&as_g.report, ctx);
-			as_g.report.complete = false;
-			result = as_write_report(&as_g.report) ? 0 : -1;
+			as_capture_ctx c = as_capture_ctx_of(&as_g, as_sys_gettid(), NULL, 0, NULL, NULL);
+			fill(c.report, ctx);
+			c.report->complete = false;
+			result = as_write_report(&c) ? 0 : -1;
 			if (result != 0)
 				errno = EIO;
 		}

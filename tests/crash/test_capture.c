@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "crash/crash_util.h"
@@ -51,6 +53,79 @@ marker_free(marker *m)
 	free(m->env);
 	free(m->path);
 	free(m->dir);
+}
+
+/* PRETTY_NAME from os-release, unquoted, read the test's own way. */
+static void
+os_pretty_name(char *out, size_t cap)
+{
+	char line[512];
+	out[0] = '\0';
+	FILE *f = fopen("/etc/os-release", "r");
+	if (!f)
+		f = fopen("/usr/lib/os-release", "r");
+	while (f && fgets(line, sizeof line, f))
+		if (sscanf(line, "PRETTY_NAME=\"%[^\"]\"", out) == 1 || sscanf(line, "PRETTY_NAME=%[^\n]", out) == 1)
+			break;
+	if (f)
+		fclose(f);
+	(void)cap;
+}
+
+/* The child's launch-time offset against localtime_r's under the same TZ
+ * (NULL: unset, /etc/localtime). */
+static void
+expect_offset_under(const char *tz)
+{
+	char env_tz[256];
+	snprintf(env_tz, sizeof env_tz, "TZ=%s", tz ? tz : "");
+	const char *env[] = { env_tz, NULL };
+	crash_run run;
+	crash_run_sample(&run, "null_deref", tz ? env : NULL);
+	if (tz)
+		setenv("TZ", tz, 1);
+	tzset();
+	time_t now = time(NULL);
+	struct tm tm;
+	cr_assert(localtime_r(&now, &tm));
+	unsetenv("TZ");
+	tzset();
+	cr_expect(run.json.header.launch_time.set);
+	cr_expect_eq(run.json.header.launch_time.tz_min, tm.tm_gmtoff / 60, "TZ %s: offset %d min, localtime_r's %ld",
+	             tz ? tz : "unset", run.json.header.launch_time.tz_min, (long)(tm.tm_gmtoff / 60));
+	crash_run_free(&run);
+}
+
+Test(capture, process_facts_are_the_systems, .timeout = 60)
+{
+	struct utsname u;
+	cr_assert(uname(&u) == 0);
+	char pretty[512], want[1024];
+	os_pretty_name(pretty, sizeof pretty);
+	snprintf(want, sizeof want, "%s%s(%s %s)", pretty, pretty[0] ? " " : "", u.sysname, u.release);
+	time_t before = time(NULL);
+	crash_run run;
+	crash_run_sample(&run, "null_deref", NULL);
+	time_t after = time(NULL);
+	const pm_header *h = &run.json.header;
+	cr_expect(h->os_version && strcmp(h->os_version, want) == 0, "OS Version \"%s\", want \"%s\"",
+	          h->os_version ? h->os_version : "(none)", want);
+	cr_expect(h->launch_time.set && h->launch_time.sec >= before - 1 && h->launch_time.sec <= after,
+	          "Launch Time %lld is not between the spawn (%lld) and the exit (%lld)",
+	          (long long)h->launch_time.sec, (long long)before, (long long)after);
+	cr_expect(h->hardware_model && h->hardware_model[0], "no hardware model");
+	crash_run_free(&run);
+}
+
+/* install_tz.c reads fixed-offset zone files itself and leaves the rest to
+ * localtime_r: both must give what localtime_r gives (tzdata's files). */
+Test(capture, launch_time_offset_is_localtimes, .timeout = 60)
+{
+	expect_offset_under(NULL);
+	expect_offset_under(":/usr/share/zoneinfo/Etc/GMT-3");   /* fixed, +3 h */
+	expect_offset_under(":/usr/share/zoneinfo/Asia/Kolkata"); /* +5:30, with old transitions */
+	expect_offset_under(":/usr/share/zoneinfo/Europe/Paris"); /* daylight saving */
+	expect_offset_under("America/New_York");                  /* a name: localtime_r */
 }
 
 Test(capture, previous_handler_runs_after_the_report, .timeout = 60)

@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""check_global_readers.py CRASH_PATH_ARCHIVE — the capture context rule
+(docs/architecture.md, "The capture context"): of the crash-path objects,
+only the signal handlers' entries and the file defining it refer to as_g;
+everything below them takes an as_capture_ctx.  Read from nm: an object
+that names as_g anywhere, even through a macro, shows it as undefined."""
+import os
+import subprocess
+import sys
+
+# Each finds its state from a signal handler, or holds what several handlers share.
+ALLOWED = {
+    'as_state.c.o',    # defines it and builds the capture context from it
+    'as_handler.c.o',  # the fatal signal's entry
+    'as_freeze.c.o',   # the freeze handler's slots and futex words
+    'as_sample.c.o',   # the sample handler
+    'as_control.c.o',  # the control-signal router
+    'as_fds.c.o',      # the descriptors held from install, shared with it
+}
+
+out = subprocess.run(['nm', '-A', '--format=posix', sys.argv[1]], capture_output=True, text=True,
+                     check=True).stdout
+readers = set()
+for line in out.splitlines():
+    parts = line.split()
+    if len(parts) >= 2 and parts[1] == 'as_g':
+        readers.add(os.path.basename(parts[0].rstrip(':').split('[')[-1].rstrip(']')))
+if not readers:
+    sys.exit('no object names as_g: is this the crash-path archive?')
+bad = sorted(readers - ALLOWED)
+for name in bad:
+    print('%s reads as_g: take its inputs from the as_capture_ctx passed down' % name)
+print('%d objects read the global' % len(bad) if bad else 'only the entries read as_g: %s' % ', '.join(sorted(readers)))
+sys.exit(1 if bad else 0)
