@@ -28,6 +28,8 @@ enum { PM_DWARF_REGS = 33, PM_DWARF_SP = 31, PM_DWARF_FP = 29, PM_DWARF_RA = 32 
  * The vDSO's __kernel_rt_sigreturn CFI recovers only x29 and x30 (not the
  * interrupted pc), so the saved context is read before any CFI. */
 enum { PM_ARCH_MIN_FRAME = 0, PM_ARCH_SIGRETURN_FIRST = 1, PM_ARCH_SIGRETURN_LEN = 8 };
+/* Where a call leaves the return address (x86_64: at sp). */
+#define PM_ARCH_LINK_REG 30
 #else
 #error "postmortem: unsupported architecture (add reporter/arch_<cpu>.c)"
 #endif

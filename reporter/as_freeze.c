@@ -187,6 +187,19 @@ mask_has(const char *buf, const char *end, const char *key, size_t key_len, int 
 	return q && as_parse_hex(&q, end, &mask) && sig >= 1 && sig <= 64 && (mask >> (sig - 1) & 1);
 }
 
+/* Under qemu-user the masks are in the emulator's host numbering, not the
+ * program's, and the freeze signal is one of the host's real-time signals:
+ * only a thread blocking all of them (qemu's own helper thread does) is
+ * known not to answer. */
+static bool
+blocks_every_realtime_signal(const char *buf, const char *end)
+{
+	const uint64_t realtime = ~0ull << 33; /* signals 34 to 64 */
+	const char *q = status_field(buf, end, "SigBlk:", 7);
+	uint64_t mask;
+	return q && as_parse_hex(&q, end, &mask) && (mask & realtime) == realtime;
+}
+
 /*
  * Does thread tid block signal sig?  Judged by what the thread did, not by
  * its mask alone: every signal is masked too in a thread already inside the
@@ -203,8 +216,11 @@ blocks_signal(const as_capture_ctx *c, pid_t tid)
 	long n = as_read_proc("/proc/self/task/", tid, "status", buf, c->scratch_cap);
 	const char *end = buf + (n > 0 ? n : 0);
 	const char *state = status_field(buf, end, "State:", 6);
-	return state && state < end && *state != 'R' && mask_has(buf, end, "SigPnd:", 7, sig) &&
-	       mask_has(buf, end, "SigBlk:", 7, sig);
+	if (!state || state >= end || *state == 'R')
+		return false;
+	if (c->facts->emulated)
+		return blocks_every_realtime_signal(buf, end);
+	return mask_has(buf, end, "SigPnd:", 7, sig) && mask_has(buf, end, "SigBlk:", 7, sig);
 }
 
 /* Stop waiting for threads that block the freeze signal: they cannot answer.

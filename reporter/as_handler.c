@@ -69,12 +69,14 @@ is_function(const struct sigaction *sa)
 }
 
 /* Send sig to ourselves with its original siginfo; it arrives when the
- * handler returns (it is not blocked: SA_NODEFER). */
+ * handler returns (it is not blocked: SA_NODEFER).  qemu-user takes a
+ * queued signal with a kernel si_code for a fault of its own and aborts:
+ * there, a plain tgkill. */
 static void
 requeue(int sig, const siginfo_t *info)
 {
 	pid_t pid = getpid(), tid = as_sys_gettid();
-	if (as_sys_tgsigqueueinfo(pid, tid, sig, info) != 0)
+	if (as_g.facts.emulated || as_sys_tgsigqueueinfo(pid, tid, sig, info) != 0)
 		as_sys_tgkill(pid, tid, sig);
 }
 

@@ -6,7 +6,7 @@
  *       step_cfi()         as_cfi.c over the image's .eh_frame_hdr
  *       step_sigreturn()   kernel signal trampoline: registers saved on the stack
  *       step_fp()          frame pointer chain, validated against the stack mapping
- *       step_entry()       frame 0 only, pc not in code: return address at [sp]
+ *       step_entry()       frame 0 only, pc not in code: return address at [sp] (arm64: lr)
  *     plausible()          the caller must be code, above the callee on the stack
  */
 #include "as_unwind.h"
@@ -79,14 +79,23 @@ step_fp(const pm_unwind_env *env, pm_cpu *cpu)
 	return STEP_OK;
 }
 
+/* A call to a pc that is not code (a NULL or stray function pointer): the
+ * return address is where the call left it, untouched by any prologue. */
 static int
 step_entry(const pm_unwind_env *env, pm_cpu *cpu)
 {
-	uint64_t sp = cpu->r[PM_DWARF_SP], ra;
+	uint64_t ra;
+#ifdef PM_ARCH_LINK_REG
+	ra = as_arch_strip_ra(cpu->r[PM_ARCH_LINK_REG]);
+	if (!(cpu->valid & (1ull << PM_ARCH_LINK_REG)) || !is_code(env, ra))
+		return STEP_NOINFO;
+#else
+	uint64_t sp = cpu->r[PM_DWARF_SP];
 	if (!pm_mem_u64(&env->mem, sp, &ra) || !is_code(env, ra))
 		return STEP_NOINFO;
-	cpu->pc = ra;
 	cpu->r[PM_DWARF_SP] = sp + sizeof ra;
+#endif
+	cpu->pc = ra;
 	cpu->signal_frame = false;
 	return STEP_OK;
 }

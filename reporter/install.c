@@ -61,11 +61,13 @@ is_default(int sig)
 	return sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler == SIG_DFL;
 }
 
-/* A real-time signal nobody handles, from the top down (glibc keeps the lowest ones). */
+/* A real-time signal nobody handles, from the top down (glibc keeps the
+ * lowest ones).  qemu-user keeps two host real-time signals for itself and
+ * so cannot deliver the program's top two: tgkill sends them as signal 0. */
 static int
-pick_control_signal(void)
+pick_control_signal(bool emulated)
 {
-	for (int sig = SIGRTMAX - 1; sig > SIGRTMIN + 2; sig--)
+	for (int sig = SIGRTMAX - (emulated ? 3 : 1); sig > SIGRTMIN + 2; sig--)
 		if (is_default(sig))
 			return sig;
 	return -1;
@@ -251,7 +253,7 @@ pm_install(const pm_config *cfg)
 		return fail(ENOMEM);
 	pmi_as_mem_setup();
 	as_g.symbols = pmi_as_symbols_create(SYMBOL_BYTES);
-	as_g.freeze_signal = pick_control_signal();
+	as_g.freeze_signal = pick_control_signal(as_g.facts.emulated);
 	if (as_g.freeze_signal < 0)
 		return fail(EBUSY);
 	if (!pmi_altstack_init() || !install_handlers())

@@ -141,6 +141,19 @@ pick(const char *configured, const char *env, const char *fallback)
 	return e && *e ? e : fallback;
 }
 
+/* qemu-user answers /proc/self/exe with the guest program but does not
+ * translate /proc/thread-self/exe, which names the emulator itself. */
+static bool
+under_emulator(const char *exe_path)
+{
+	char own[PATH_MAX];
+	ssize_t n = readlink("/proc/thread-self/exe", own, sizeof own - 1);
+	if (n <= 0 || !exe_path[0])
+		return false;
+	own[n] = '\0';
+	return strcmp(own, exe_path) != 0;
+}
+
 void
 pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 {
@@ -172,6 +185,8 @@ pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 	environ_range(stat, &f->environ_start, &f->environ_end);
 	/* A GLIBC_PRIVATE variable: looked up, not linked, so another libc only loses the message. */
 	f->abort_msg_var = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "__abort_msg");
+
+	f->emulated = under_emulator(f->exe_path);
 
 	first_line("/sys/class/dmi/id/product_name", f->hardware_model, sizeof f->hardware_model);
 	if (!f->hardware_model[0])

@@ -2,6 +2,7 @@
 
 #include <criterion/criterion.h>
 #include <dirent.h>
+#include <limits.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -215,4 +216,21 @@ crash_asi_line(const pm_report *r, const char *needle)
 		if (strstr(r->exception.asi[i], needle))
 			return (int)i;
 	return -1;
+}
+
+/* Under qemu-user /proc/self/exe is translated to the guest program but
+ * /proc/thread-self/exe is not: it names the emulator. */
+uint32_t
+crash_emulator_threads(void)
+{
+	char self[PATH_MAX] = "", thread[PATH_MAX] = "";
+	ssize_t a = readlink("/proc/self/exe", self, sizeof self - 1);
+	ssize_t b = readlink("/proc/thread-self/exe", thread, sizeof thread - 1);
+	return a > 0 && b > 0 && strcmp(self, thread) != 0 ? 1 : 0;
+}
+
+bool
+crash_is_emulator_thread(const pm_thread *t)
+{
+	return !t->captured && !t->crashed && t->note && strstr(t->note, "blocks the signal") != NULL;
 }

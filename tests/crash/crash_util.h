@@ -44,4 +44,10 @@ int crash_asi_line(const pm_report *r, const char *needle);
 /* The image whose path ends with `suffix`, or NULL. */
 const pm_image *crash_find_image(const pm_report *r, const char *suffix);
 
+/* Threads qemu-user adds to every process (0 natively; docs/arm64.md): its
+ * helper thread, which blocks the freeze signal and is listed uncaptured. */
+uint32_t crash_emulator_threads(void);
+/* Whether the report lists t as qemu-user's helper thread would be. */
+bool crash_is_emulator_thread(const pm_thread *t);
+
 #endif
