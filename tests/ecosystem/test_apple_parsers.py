@@ -31,13 +31,18 @@ RUNS = [
     ('crash', ['sample_crashes/crash_many_threads'], -11),
     ('hang', ['sample_crashes/crash_hang', 'keep'], 0),
     ('snapshot', ['tests/crash_snapshot'], 0),
+    # An uncaught C++ exception (its message and Last Exception Backtrace), under the preload library.
+    ('crash', ['tests/crash_cxx_throw'], -6),
 ]
+PRELOADED = {'tests/crash_cxx_throw'}
 
 
 def capture(kind, argv, status, top):
     """Run one program with its own reports directory; the one report it leaves."""
     d = tempfile.mkdtemp(prefix=kind + '-', dir=top)
     env = dict(os.environ, POSTMORTEM_DIR=d)
+    if argv[0] in PRELOADED:
+        env['LD_PRELOAD'] = os.path.join(BUILD, 'reporter', 'libpostmortem-preload.so')
     p = subprocess.run([os.path.join(BUILD, argv[0])] + argv[1:], env=env, timeout=120,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if p.returncode != status:
