@@ -2,7 +2,8 @@
  * as_handler.c — the only entry into the crash path; runs on the alternate
  * signal stack.  A short sequence of named steps:
  *
- *   as_on_fatal()          kernel entry
+ *   as_on_fatal()          kernel entry (a fault in Go code goes to Go's
+ *                          handler alone: is_go_fault)
  *     claim()                 CAS on as_g.owner: exactly one thread reports
  *     as_capture_ctx_of()     the capture context, passed down from here:
  *                             nothing below reads as_g
@@ -197,6 +198,18 @@ is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 	       returned_from.pc == as_arch_pc(&uc->uc_mcontext);
 }
 
+/* A fault in a Go executable's own code (reporter/go_text.c) is Go's to
+ * turn into a panic the program may recover from, not a crash: Go's handler
+ * gets it alone.  Only a fault the kernel reports: a signal sent by a
+ * process lands at any pc. */
+static bool
+is_go_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
+{
+	uint64_t pc = as_arch_pc(&uc->uc_mcontext);
+	return info->si_code > 0 && pc >= as_g.facts.go_text_lo && pc < as_g.facts.go_text_hi &&
+	       is_function(previous_for(sig));
+}
+
 /* The report is done: the other threads go on, and the next fault (or a
  * thread that crashed meanwhile and waits) is reported afresh. */
 static void
@@ -272,7 +285,7 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	int saved_errno = errno;
 	pid_t tid = as_sys_gettid();
 	int owner = 0;
-	if (is_returned_fault(sig, info, uctx)) {
+	if (is_returned_fault(sig, info, uctx) || is_go_fault(sig, info, uctx)) {
 		call_previous(previous_for(sig), sig, info, uctx);
 		errno = saved_errno;
 		return;

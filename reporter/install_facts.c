@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "as_util.h"
+#include "go_text.h"
 
 static void
 first_line(const char *path, char *out, size_t cap)
@@ -185,6 +186,7 @@ pmi_facts_gather(pm_facts *f, const pm_config *cfg)
 	environ_range(stat, &f->environ_start, &f->environ_end);
 	/* A GLIBC_PRIVATE variable: looked up, not linked, so another libc only loses the message. */
 	f->abort_msg_var = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "__abort_msg");
+	pmi_go_text(&f->go_text_lo, &f->go_text_hi);
 
 	f->emulated = under_emulator(f->exe_path);
 

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "postmortem.h"
+#include "preload_sigaction.h"
 
 /* A program that links libpostmortem itself installs it its own way; two
  * reporters would write each crash twice.  Ours is hidden, so any pm_install
@@ -60,6 +61,7 @@ preload_install(void)
 {
 	if (program_has_postmortem())
 		return;
+	pmi_preload_sigaction_setup();
 	if (pm_install(NULL) != 0) {
 		fprintf(stderr, "postmortem-preload: crash reporting is off: %s\n", strerror(errno));
 		return;

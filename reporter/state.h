@@ -59,6 +59,7 @@ typedef struct pm_facts {
 	uint8_t cpu_count;         /* online CPUs, 255 at most */
 	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
 	uint64_t abort_msg_var;    /* &__abort_msg, glibc's last assert/abort message (0: not glibc) */
+	uint64_t go_text_lo, go_text_hi; /* a Go executable's own code (go_text.c; 0, 0: none) */
 	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
 } pm_facts;
 

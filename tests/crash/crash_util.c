@@ -96,13 +96,29 @@ load(const char *path, pm_report *r)
 	cr_assert_eq(e, PM_OK, "%s does not read back: line %u: %s", path, err.line, err.message);
 }
 
-void
-crash_run_program_noreport(crash_run *run, const char *path, const char *const *args, const char *const *env)
+static void
+start(crash_run *run)
 {
 	memset(run, 0, sizeof *run);
 	pm_report_init(&run->text);
 	pm_report_init(&run->json);
 	run->dir = pm_test_tmpdir();
+}
+
+static void
+collect(crash_run *run)
+{
+	find_reports(run);
+	if (run->crash_path)
+		load(run->crash_path, &run->text);
+	if (run->json_path)
+		load(run->json_path, &run->json);
+}
+
+void
+crash_run_program_noreport(crash_run *run, const char *path, const char *const *args, const char *const *env)
+{
+	start(run);
 	size_t n = 0;
 	while (args && args[n])
 		n++;
@@ -116,11 +132,19 @@ crash_run_program_noreport(crash_run *run, const char *path, const char *const *
 	free(envp);
 	free(argv);
 	run->status = wait_bounded(pid);
-	find_reports(run);
-	if (run->crash_path)
-		load(run->crash_path, &run->text);
-	if (run->json_path)
-		load(run->json_path, &run->json);
+	collect(run);
+}
+
+void
+crash_run_cli(crash_run *run, const char *path, const char *args, char **out)
+{
+	start(run);
+	char *cmd;
+	cr_assert(asprintf(&cmd, "'%s' run --dir '%s' -- '%s' %s", pm_test_build("tools/postmortem"), run->dir, path,
+	                   args) > 0);
+	run->status = pm_test_run(cmd, out);
+	free(cmd);
+	collect(run);
 }
 
 void

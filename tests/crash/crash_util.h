@@ -27,6 +27,9 @@ void crash_run_program(crash_run *run, const char *path, const char *const *args
 /* The same, but leaving no report is not a failure (run->reports says how many). */
 void crash_run_program_noreport(crash_run *run, const char *path, const char *const *args,
                                 const char *const *env);
+/* Run `postmortem run --dir DIR -- path args` (args: shell words) in a shell, its output
+ * and the program's in *out (malloc'd); run->status is run's exit status. */
+void crash_run_cli(crash_run *run, const char *path, const char *args, char **out);
 void crash_run_free(crash_run *run);
 
 /* <pending>/<id>.dmp, the minidump beside the run's .crash (malloc'd; it may not exist). */

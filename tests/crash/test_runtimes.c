@@ -198,19 +198,54 @@ Test(runtimes, cxx_caught_exception_is_not_the_cause, .timeout = 120)
 	crash_run_free(&run);
 }
 
+/* The fault as the kernel reported it: SIGSEGV, SEGV_MAPERR at addr, in both twins. */
+static void
+expect_original_fault(const crash_run *run, uint64_t addr)
+{
+	const pm_report *twins[] = { &run->text, &run->json };
+	for (size_t k = 0; k < 2; k++) {
+		const pm_exception *e = &twins[k]->exception;
+		const char *which = k ? "json" : "crash";
+		cr_expect_eq(e->signal, SIGSEGV, "%s: signal %d", which, e->signal);
+		cr_expect(e->has_si_code && e->si_code == SEGV_MAPERR, "%s: si_code %d", which, e->si_code);
+		cr_expect(e->has_address && e->address == addr, "%s: address 0x%llx", which,
+		          (unsigned long long)e->address);
+		cr_expect(!e->term_description || !strstr(e->term_description, "Re-raised"), "%s: %s", which,
+		          e->term_description);
+	}
+}
+
 /* Python's faulthandler, installed after postmortem (the preload library's
- * constructor ran first), catches the fault, prints its traceback and
- * re-raises it: the report says so instead of passing the re-raise off as
- * the fault. */
+ * constructor ran first), goes behind postmortem's handler: the report has
+ * the original fault, then faulthandler prints its traceback and re-raises,
+ * and the process dies of SIGSEGV as without postmortem. */
+Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 120)
+{
+	crash_run run;
+	char *out;
+	crash_run_cli(&run, "/usr/bin/python3", "-X faulthandler -c 'import ctypes; ctypes.string_at(0)'", &out);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 128 + SIGSEGV, "status 0x%x:\n%s", run.status,
+	          out);
+	cr_expect(strstr(out, "Fatal Python error: Segmentation fault") != NULL, "%s", out);
+	cr_expect(strstr(out, "File \"<string>\", line 1 in <module>") != NULL, "no traceback:\n%s", out);
+	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
+	cr_expect_eq(run.reports, 1);
+	expect_original_fault(&run, 0);
+	char *explained = cli("explain --no-symbolicate", run.crash_path);
+	cr_expect(strstr(explained, "it read or wrote memory at 0x0000000000000000") != NULL, "%s", explained);
+	free(explained);
+	free(out);
+	crash_run_free(&run);
+}
+
+/* An app that links libpostmortem and installs a faulthandler-like handler
+ * after pm_install (no preload library, so nothing puts postmortem back in
+ * front): the signal postmortem sees is the re-raise, and the report says so
+ * instead of passing it off as the fault. */
 Test(runtimes, fault_reraised_by_a_later_handler_is_named, .timeout = 120)
 {
-	char *preload;
-	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
-	const char *env[] = { preload, NULL };
-	const char *args[] = { "-X", "faulthandler", "-c", "import ctypes; ctypes.string_at(0)", NULL };
 	crash_run run;
-	crash_run_program(&run, "/usr/bin/python3", args, env);
-	free(preload);
+	crash_run_program(&run, pm_test_build("tests/crash_late_handler"), NULL, NULL);
 	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status 0x%x", run.status);
 	const pm_report *twins[] = { &run.text, &run.json };
 	for (size_t k = 0; k < 2; k++) {
@@ -223,6 +258,68 @@ Test(runtimes, fault_reraised_by_a_later_handler_is_named, .timeout = 120)
 	          explained);
 	cr_expect(!strstr(explained, "it read or wrote memory"), "%s", explained);
 	free(explained);
+	crash_run_free(&run);
+}
+
+/* The Go program (programs/go_cgo.go).  A missing one fails: CI installs golang-go. */
+static const char *
+go_program(void)
+{
+	const char *path = pm_test_build("tests/crash_go_cgo");
+	cr_assert(access(path, X_OK) == 0, "%s was not built: go was missing at setup (Makefile PACKAGES has golang-go)",
+	          path);
+	return path;
+}
+
+/* C code called from Go faults.  postmortem's handler stays in front of Go's
+ * (the preload library's sigaction), reports, then calls Go's, which prints
+ * Go's crash output and exits 2, as without postmortem.  Go's threads answer
+ * the freeze: none is listed without its stack or a reason. */
+Test(runtimes, go_cgo_fault_in_c_is_reported_and_go_ends_the_process, .timeout = 120)
+{
+	crash_run run;
+	char *out;
+	crash_run_cli(&run, go_program(), "c", &out);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 2, "status 0x%x:\n%s", run.status, out);
+	cr_expect(strstr(out, "fatal error: unexpected signal during runtime execution\n") != NULL, "%s", out);
+	cr_expect(strstr(out, "[signal SIGSEGV: segmentation violation code=0x1 addr=0x10 pc=") != NULL, "%s", out);
+	cr_expect(strstr(out, "goroutine 1 [syscall]:\n") != NULL, "%s", out);
+	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
+	cr_expect_eq(run.reports, 1);
+	cr_expect(strstr(out, run.crash_path) != NULL, "run does not name the report:\n%s", out);
+	expect_original_fault(&run, 0x10);
+	const pm_report *twins[] = { &run.text, &run.json };
+	for (size_t k = 0; k < 2; k++) {
+		const pm_report *r = twins[k];
+		int32_t c = pm_report_crashed_thread(r);
+		cr_assert(c >= 0 && r->threads[c].frame_count > 0);
+		cr_expect(strstr(r->threads[c].frames[0].symbol, "Cfunc_c_fault") != NULL, "frame 0 is %s",
+		          r->threads[c].frames[0].symbol);
+		/* main, sysmon, the three threads locked in Go, and the runtime's own. */
+		cr_expect_geq(r->thread_count, 5);
+		for (uint32_t i = 0; i < r->thread_count; i++) {
+			const pm_thread *t = &r->threads[i];
+			cr_expect(t->frame_count > 0 || (t->note && *t->note), "%s: thread %u (id %llu) is empty",
+			          k ? "json" : "crash", i, (unsigned long long)t->id);
+		}
+	}
+	free(out);
+	crash_run_free(&run);
+}
+
+/* Go code dereferences nil and recovers the panic (net/http does it per
+ * request): Go's handler alone sees the fault, no report is written, and
+ * the program goes on to exit 0. */
+Test(runtimes, go_nil_dereference_recovered_in_go_is_not_a_crash, .timeout = 120)
+{
+	crash_run run;
+	char *out;
+	crash_run_cli(&run, go_program(), "go", &out);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0, "status 0x%x:\n%s", run.status, out);
+	cr_expect(strstr(out, "recovered: runtime error: invalid memory address or nil pointer dereference\n") != NULL,
+	          "%s", out);
+	cr_expect_eq(run.reports, 0, "a recovered Go panic was reported:\n%s", out);
+	free(out);
 	crash_run_free(&run);
 }
 

@@ -1,0 +1,16 @@
+/*
+ * as_interpose.h — sigaction for the signals postmortem owns, as the
+ * program sees it under the preload library (AS-SAFE).
+ */
+#ifndef PM_REPORTER_AS_INTERPOSE_H
+#define PM_REPORTER_AS_INTERPOSE_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+/* For a signal postmortem owns: record act as the handler postmortem calls
+ * after its report, tell old what the kernel would have held without
+ * postmortem, and return true.  False: not ours, the kernel's business. */
+bool as_interpose_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * preload_sigaction.c — libpostmortem-preload.so's sigaction: handlers the
+ * program installs later, for the signals postmortem owns, go behind
+ * postmortem's instead of replacing it (as_interpose.c says why and how).
+ *
+ * The library's own calls (pm_install, and the handler putting the previous
+ * handlers back before the process dies) bind here too, being in the same
+ * library: they are told apart by where they return to, and go straight to
+ * the next sigaction (libc's).  Go's runtime (runtime/cgo's
+ * x_cgo_sigaction) and Python call sigaction; glibc's signal() does not
+ * (it calls its own internal copy), so a handler set with signal() still
+ * replaces postmortem's, as before.
+ */
+#include "preload_sigaction.h"
+
+#include <dlfcn.h>
+#include <link.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "as_interpose.h"
+
+typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+
+static sigaction_fn *next_sigaction;
+static uintptr_t own_lo, own_hi; /* this library's code */
+
+static void
+find_next(void)
+{
+	void *sym = dlsym(RTLD_NEXT, "sigaction");
+	memcpy(&next_sigaction, &sym, sizeof sym); /* object to function pointer, as POSIX allows */
+}
+
+static int
+find_own_code(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t self = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && self >= lo && self - lo < ph->p_memsz) {
+			own_lo = lo;
+			own_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void
+pmi_preload_sigaction_setup(void)
+{
+	find_next();
+	dl_iterate_phdr(find_own_code, (void *)(uintptr_t)&pmi_preload_sigaction_setup);
+}
+
+int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	uintptr_t from = (uintptr_t)__builtin_return_address(0);
+	bool ours = from >= own_lo && from < own_hi;
+	if (!ours && as_interpose_sigaction(sig, act, old))
+		return 0;
+	/* Before the setup (another library's constructor), nothing is ours yet. */
+	if (!next_sigaction)
+		find_next();
+	return next_sigaction(sig, act, old);
+}
