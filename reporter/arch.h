@@ -49,6 +49,12 @@ void as_arch_model_regs(const mcontext_t *mc, bool fault, pm_regs *out);
 /* Where a kernel signal frame (__restore_rt) keeps the interrupted context, given the
  * stack pointer at the trampoline; 0 if this architecture does not say. */
 uint64_t as_arch_sigframe_mcontext(uint64_t sp);
+/* Where the same frame keeps the signal's siginfo (written only for a handler
+ * installed with SA_SIGINFO). */
+uint64_t as_arch_sigframe_siginfo(uint64_t sp);
+/* The address a memory fault's saved context reports (x86_64: cr2 of a page
+ * fault); false when this architecture or this context does not say. */
+bool as_arch_fault_address(const mcontext_t *mc, uint64_t *addr);
 /* True when the bytes at pc are the kernel's signal-return trampoline. */
 bool as_arch_is_sigreturn(const uint8_t *code, size_t n);
 /* The signal trampoline's name, for the frame the kernel's signal return leaves. */

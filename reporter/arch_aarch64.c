@@ -104,6 +104,22 @@ as_arch_sigframe_mcontext(uint64_t sp)
 }
 
 uint64_t
+as_arch_sigframe_siginfo(uint64_t sp)
+{
+	return sp;
+}
+
+/* fault_address is kept for any synchronous exception; telling a data abort
+ * from the others needs the ESR's class: not done yet. */
+bool
+as_arch_fault_address(const mcontext_t *mc, uint64_t *addr)
+{
+	(void)mc;
+	(void)addr;
+	return false;
+}
+
+uint64_t
 as_arch_pc(const mcontext_t *mc)
 {
 	return mc->pc;

@@ -78,6 +78,24 @@ as_arch_sigframe_mcontext(uint64_t sp)
 	return sp + offsetof(ucontext_t, uc_mcontext);
 }
 
+/* The siginfo follows the kernel's struct ucontext, whose signal mask is
+ * the kernel's 8 bytes (glibc's ucontext_t reserves more). */
+uint64_t
+as_arch_sigframe_siginfo(uint64_t sp)
+{
+	return sp + offsetof(ucontext_t, uc_sigmask) + sizeof(uint64_t);
+}
+
+bool
+as_arch_fault_address(const mcontext_t *mc, uint64_t *addr)
+{
+	enum { TRAP_PAGE_FAULT = 14 };
+	if (mc->gregs[REG_TRAPNO] != TRAP_PAGE_FAULT)
+		return false;
+	*addr = (uint64_t)mc->gregs[REG_CR2];
+	return true;
+}
+
 uint64_t
 as_arch_strip_ra(uint64_t ra)
 {

@@ -92,11 +92,11 @@ sender_description(pm_arena *a, const char *call, const char *name, const siginf
 /* A fault signal the process sent itself: what a handler that ran before ours (installed
  * after postmortem: Python's faulthandler, a language runtime) does with the original
  * fault once it is done with it.  That fault's address only that handler saw. */
-static bool
-reraised_fault(int sig, const siginfo_t *info)
+bool
+as_is_reraised_fault(int sig, const siginfo_t *info)
 {
 	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) &&
-	       sending_call(info->si_code) != NULL;
+	       sending_call(info->si_code) != NULL && info->si_pid == getpid();
 }
 
 static void
@@ -111,7 +111,7 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const 
 	e->terminating_pid = info->si_pid;
 	if (info->si_pid == self) {
 		e->terminating_process = f->exe_name;
-		if (reraised_fault(sig, info))
+		if (as_is_reraised_fault(sig, info))
 			e->term_description = "Re-raised by the process itself, not a fault it made here: another "
 			                      "signal handler, installed after postmortem's, saw the original "
 			                      "fault first (its address is not known)";

@@ -154,6 +154,7 @@ report(const as_capture_ctx *c)
 	as_spares_free();
 	as_capture(c);
 	as_fill_exception(c->report, c->facts, c->signal, c->info);
+	as_fill_reraised(c);
 	as_fill_asi(c->report, c->facts, c->tid, c->scratch, c->scratch_cap);
 	as_fill_last_exception(c->report, c->images, c->tid);
 	as_fill_context(c->report, c->facts->tz_min, c->scratch, c->scratch_cap);

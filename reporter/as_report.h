@@ -3,6 +3,7 @@
  *
  *   as_fill_header()     process facts (prepared at install) + crash-time ones
  *   as_fill_exception()  Exception / Termination block from the siginfo
+ *   as_fill_reraised()   ... or from the original fault behind a re-raise
  *   as_fill_threads()    every listed thread: name, registers, frames
  */
 #ifndef PM_REPORTER_AS_REPORT_H
@@ -17,6 +18,12 @@
 void as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now);
 /* Exception block for signal `sig` described by `info`. */
 void as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info);
+/* A fault signal the process sent itself: a handler that ran before ours re-raised it. */
+bool as_is_reraised_fault(int sig, const siginfo_t *info);
+/* After as_fill_threads: when the signal is such a re-raise and the crashed thread's
+ * walk passed the original fault's signal frame, the exception block describes that
+ * fault, and says who re-raised it (as_reraise.c). */
+void as_fill_reraised(const as_capture_ctx *c);
 /* One report thread for each of the first n of c->tids; c->tid is the calling
  * thread, whose registers are c->mc (the others come from their slots).  When
  * c->signal is set, it is the crashed thread and triggered_thread points at it. */
