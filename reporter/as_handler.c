@@ -199,6 +199,17 @@ is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 	       returned_from.pc == as_arch_pc(&uc->uc_mcontext);
 }
 
+/* A signal a process sent while the program ignores it: under the preload
+ * library, SIG_IGN set after postmortem is recorded while postmortem's
+ * handler stays in the kernel (as_interpose.c), so the kernel cannot drop
+ * it; dropped here, as it would have been.  A fault is never ignored. */
+static bool
+is_ignored(int sig, const siginfo_t *info)
+{
+	const struct sigaction *prev = previous_for(sig);
+	return info->si_code <= 0 && prev && prev->sa_handler == SIG_IGN;
+}
+
 /* A fault in a Go executable's own code (reporter/go_text.c) is Go's to
  * turn into a panic the program may recover from, not a crash: Go's handler
  * gets it alone.  Only a fault the kernel reports: a signal sent by a
@@ -286,6 +297,8 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	int saved_errno = errno;
 	pid_t tid = as_sys_gettid();
 	int owner = 0;
+	if (is_ignored(sig, info))
+		return;
 	if (is_returned_fault(sig, info, uctx) || is_go_fault(sig, info, uctx)) {
 		call_previous(previous_for(sig), sig, info, uctx);
 		errno = saved_errno;

@@ -239,6 +239,20 @@ Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 1
 	crash_run_free(&run);
 }
 
+/* Under the preload library a program sees its own handlers, not
+ * postmortem's (SIG_DFL before it sets one), and a signal it ignores and
+ * raises stays ignored: no report, the program goes on. */
+Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout = 120)
+{
+	crash_run run;
+	char *out;
+	crash_run_cli(&run, pm_test_build("tests/crash_later_handlers"), "", &out);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0, "status 0x%x:\n%s", run.status, out);
+	cr_expect_eq(run.reports, 0, "an ignored signal was reported:\n%s", out);
+	free(out);
+	crash_run_free(&run);
+}
+
 /* The crashed thread's frame past the signal trampoline: where the fault was. */
 static int
 fault_frame(const pm_report *r)
