@@ -14,86 +14,91 @@
 
 #include <elf.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Read with pread, not mmap: a file mapping costs hundreds of microseconds
+ * at every start (page faults, unmapping), a few reads tens. */
 typedef struct elf_file {
-	const unsigned char *p;
-	size_t size;
-	const Elf64_Ehdr *eh;
-	const Elf64_Shdr *sh;
+	int fd;
+	uint64_t size;
+	Elf64_Ehdr eh;
+	Elf64_Shdr *sh;           /* e_shnum of them */
 } elf_file;
 
-static bool
-in_file(const elf_file *f, uint64_t off, uint64_t n)
+/* Section s's bytes, malloc'd and NUL-terminated; NULL when unreadable. */
+static char *
+read_section(const elf_file *f, const Elf64_Shdr *s)
 {
-	return off <= f->size && n <= f->size - off;
-}
-
-static const Elf64_Shdr *
-section_at(const elf_file *f, unsigned i)
-{
-	return i < f->eh->e_shnum ? &f->sh[i] : NULL;
-}
-
-/* The NUL-terminated string at off of section strtab, NULL when out of it. */
-static const char *
-string_at(const elf_file *f, const Elf64_Shdr *strtab, uint64_t off)
-{
-	if (!strtab || off >= strtab->sh_size || !in_file(f, strtab->sh_offset, strtab->sh_size))
+	if (s->sh_offset > f->size || s->sh_size > f->size - s->sh_offset)
 		return NULL;
-	const char *s = (const char *)f->p + strtab->sh_offset + off;
-	return memchr(s, '\0', strtab->sh_size - off) ? s : NULL;
+	char *buf = malloc(s->sh_size + 1);
+	if (buf && pread(f->fd, buf, s->sh_size, (off_t)s->sh_offset) != (ssize_t)s->sh_size) {
+		free(buf);
+		return NULL;
+	}
+	if (buf)
+		buf[s->sh_size] = '\0';
+	return buf;
 }
 
 static bool
 open_elf(elf_file *f)
 {
-	if (f->size < sizeof(Elf64_Ehdr))
+	Elf64_Ehdr *eh = &f->eh;
+	if (pread(f->fd, eh, sizeof *eh, 0) != (ssize_t)sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 ||
+	    eh->e_ident[EI_CLASS] != ELFCLASS64 || eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 ||
+	    eh->e_shstrndx >= eh->e_shnum)
 		return false;
-	f->eh = (const Elf64_Ehdr *)f->p;
-	const Elf64_Ehdr *eh = f->eh;
-	if (memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-	    eh->e_shentsize != sizeof(Elf64_Shdr) || !in_file(f, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)))
-		return false;
-	f->sh = (const Elf64_Shdr *)(f->p + eh->e_shoff);
-	return true;
+	Elf64_Shdr table = { .sh_offset = eh->e_shoff, .sh_size = (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr) };
+	f->sh = (Elf64_Shdr *)read_section(f, &table);
+	return f->sh != NULL;
 }
 
 static bool
 is_go(const elf_file *f)
 {
-	const Elf64_Shdr *names = section_at(f, f->eh->e_shstrndx);
-	for (unsigned i = 0; i < f->eh->e_shnum; i++) {
-		const char *name = string_at(f, names, f->sh[i].sh_name);
-		if (name && strcmp(name, ".gopclntab") == 0)
-			return true;
-	}
-	return false;
+	const Elf64_Shdr *names = &f->sh[f->eh.e_shstrndx];
+	char *str = read_section(f, names);
+	bool go = false;
+	for (unsigned i = 0; str && i < f->eh.e_shnum && !go; i++)
+		go = f->sh[i].sh_name < names->sh_size && strcmp(str + f->sh[i].sh_name, ".gopclntab") == 0;
+	free(str);
+	return go;
 }
 
-/* runtime.text and runtime.etext as linked (before relocation), or false. */
+/* runtime.text and runtime.etext in one symbol table, as linked. */
+static void
+scan_symtab(const elf_file *f, const Elf64_Shdr *s, uint64_t *lo, uint64_t *hi)
+{
+	if (s->sh_link >= f->eh.e_shnum)
+		return;
+	const Elf64_Shdr *names = &f->sh[s->sh_link];
+	Elf64_Sym *syms = (Elf64_Sym *)read_section(f, s);
+	char *str = syms ? read_section(f, names) : NULL;
+	for (size_t k = 0; str && k < s->sh_size / sizeof *syms && !(*lo && *hi); k++) {
+		if (syms[k].st_name >= names->sh_size)
+			continue;
+		const char *name = str + syms[k].st_name;
+		if (strcmp(name, "runtime.text") == 0)
+			*lo = syms[k].st_value;
+		else if (strcmp(name, "runtime.etext") == 0)
+			*hi = syms[k].st_value;
+	}
+	free(str);
+	free(syms);
+}
+
 static bool
 linked_range(const elf_file *f, uint64_t *lo, uint64_t *hi)
 {
 	*lo = *hi = 0;
-	for (unsigned i = 0; i < f->eh->e_shnum; i++) {
-		const Elf64_Shdr *s = &f->sh[i];
-		if (s->sh_type != SHT_SYMTAB || s->sh_entsize != sizeof(Elf64_Sym) || !in_file(f, s->sh_offset, s->sh_size))
-			continue;
-		const Elf64_Shdr *strtab = section_at(f, s->sh_link);
-		const Elf64_Sym *syms = (const Elf64_Sym *)(f->p + s->sh_offset);
-		for (size_t k = 0; k < s->sh_size / sizeof *syms && !(*lo && *hi); k++) {
-			const char *name = string_at(f, strtab, syms[k].st_name);
-			if (name && strcmp(name, "runtime.text") == 0)
-				*lo = syms[k].st_value;
-			else if (name && strcmp(name, "runtime.etext") == 0)
-				*hi = syms[k].st_value;
-		}
-	}
+	for (unsigned i = 0; i < f->eh.e_shnum; i++)
+		if (f->sh[i].sh_type == SHT_SYMTAB && f->sh[i].sh_entsize == sizeof(Elf64_Sym))
+			scan_symtab(f, &f->sh[i], lo, hi);
 	return *lo && *hi > *lo;
 }
 
@@ -101,25 +106,20 @@ bool
 pmi_go_text(uint64_t *lo, uint64_t *hi)
 {
 	*lo = *hi = 0;
-	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
+	elf_file f = { .fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC) };
 	struct stat st;
-	void *map = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && st.st_size > 0)
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
+	if (f.fd < 0)
 		return false;
-	elf_file f = { .p = map, .size = (size_t)st.st_size };
+	f.size = fstat(f.fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	uint64_t a, b;
 	bool found = open_elf(&f) && is_go(&f) && linked_range(&f, &a, &b);
 	if (found) {
 		/* A position-independent executable is loaded elsewhere than linked. */
-		uint64_t bias = f.eh->e_type == ET_DYN ? getauxval(AT_ENTRY) - f.eh->e_entry : 0;
+		uint64_t bias = f.eh.e_type == ET_DYN ? getauxval(AT_ENTRY) - f.eh.e_entry : 0;
 		*lo = a + bias;
 		*hi = b + bias;
 	}
-	munmap(map, (size_t)st.st_size);
+	free(f.sh);
+	close(f.fd);
 	return found;
 }
