@@ -1,15 +1,16 @@
 /*
- * preload_sigaction.c — libpostmortem-preload.so's sigaction: handlers the
- * program installs later, for the signals postmortem owns, go behind
- * postmortem's instead of replacing it (as_interpose.c says why and how).
+ * preload_sigaction.c — libpostmortem-preload.so's sigaction and signal:
+ * handlers the program installs later, for the signals postmortem owns, go
+ * behind postmortem's instead of replacing it (as_interpose.c says why and
+ * how).  Both may run in a signal handler: past the setup they call only
+ * as_interpose.c and libc's sigaction or signal.
  *
  * The library's own calls (pm_install, and the handler putting the previous
  * handlers back before the process dies) bind here too, being in the same
  * library: they are told apart by where they return to, and go straight to
  * the next sigaction (libc's).  Go's runtime (runtime/cgo's
- * x_cgo_sigaction) and Python call sigaction; glibc's signal() does not
- * (it calls its own internal copy), so a handler set with signal() still
- * replaces postmortem's, as before.
+ * x_cgo_sigaction) and Python call sigaction; glibc's signal() calls its
+ * own internal copy, so it is interposed too.
  */
 #include "preload_sigaction.h"
 
@@ -21,8 +22,10 @@
 #include "as_interpose.h"
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
+typedef sighandler_t signal_fn(int, sighandler_t);
 
 static sigaction_fn *next_sigaction;
+static signal_fn *next_signal;
 static uintptr_t own_lo, own_hi; /* this library's code */
 
 static void
@@ -30,6 +33,8 @@ find_next(void)
 {
 	void *sym = dlsym(RTLD_NEXT, "sigaction");
 	memcpy(&next_sigaction, &sym, sizeof sym); /* object to function pointer, as POSIX allows */
+	sym = dlsym(RTLD_NEXT, "signal");
+	memcpy(&next_signal, &sym, sizeof sym);
 }
 
 static int
@@ -67,4 +72,22 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	if (!next_sigaction)
 		find_next();
 	return next_sigaction(sig, act, old);
+}
+
+/* glibc's signal(): BSD semantics, the signal blocked while its handler runs,
+ * interrupted calls restarted. */
+sighandler_t
+signal(int sig, sighandler_t handler)
+{
+	struct sigaction act, old;
+	memset(&act, 0, sizeof act);
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	sigaddset(&act.sa_mask, sig);
+	if (as_interpose_sigaction(sig, &act, &old))
+		return old.sa_handler;
+	if (!next_signal)
+		find_next();
+	return next_signal(sig, handler);
 }

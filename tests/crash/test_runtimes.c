@@ -253,6 +253,21 @@ Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout 
 	crash_run_free(&run);
 }
 
+/* A handler set with signal() (glibc's does not go through the exported
+ * sigaction) goes behind postmortem's too: the report, then the handler. */
+Test(runtimes, handler_set_with_signal_runs_after_the_report, .timeout = 120)
+{
+	crash_run run;
+	char *out;
+	crash_run_cli(&run, pm_test_build("tests/crash_later_handlers"), "signal", &out);
+	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 3, "status 0x%x:\n%s", run.status, out);
+	cr_expect(strstr(out, "signal() handler ran\n") != NULL, "%s", out);
+	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
+	expect_original_fault(&run, 0x10, true);
+	free(out);
+	crash_run_free(&run);
+}
+
 /* The crashed thread's frame past the signal trampoline: where the fault was. */
 static int
 fault_frame(const pm_report *r)
