@@ -202,12 +202,14 @@ is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 /* A signal a process sent while the program ignores it: under the preload
  * library, SIG_IGN set after postmortem is recorded while postmortem's
  * handler stays in the kernel (as_interpose.c), so the kernel cannot drop
- * it; dropped here, as it would have been.  A fault is never ignored. */
+ * it; dropped here, as it would have been.  A fault is never ignored, nor
+ * SIGABRT: abort() ends the process whatever the handler (it puts SIG_DFL
+ * back and raises again), so that is a crash to report. */
 static bool
 is_ignored(int sig, const siginfo_t *info)
 {
 	const struct sigaction *prev = previous_for(sig);
-	return info->si_code <= 0 && prev && prev->sa_handler == SIG_IGN;
+	return info->si_code <= 0 && sig != SIGABRT && prev && prev->sa_handler == SIG_IGN;
 }
 
 /* A fault in a Go executable's own code (reporter/go_text.c) is Go's to
