@@ -7,6 +7,10 @@
  * explain's first frame in your code passes the runtime's abort path.  The
  * C++ exception's type, what() and throw site (reporter/cxx_throw.c) are in
  * Application Specific Information and the Last Exception Backtrace.
+ * Runtimes that install handlers after postmortem (issue 16 item 5): a Go
+ * program with cgo (go), Python's faulthandler, C programs, under the preload
+ * library's sigaction; and a faulthandler-like handler in an app that links
+ * libpostmortem, whose re-raise still yields the original fault.
  */
 #include <criterion/criterion.h>
 #include <signal.h>
@@ -287,9 +291,10 @@ expect_reraise_named(const crash_run *run, const char *fault_words)
 	for (size_t k = 0; k < 2; k++) {
 		const char *d = twins[k]->exception.term_description;
 		char *want;
+		int f = fault_frame(twins[k]);
 		cr_assert(asprintf(&want, "Re-raised by the process itself: a signal handler installed after postmortem's "
-		                   "caught this fault first and raised it again (frames 0-1 of the crashed thread; "
-		                   "the fault is frame %d, past the signal frame)", fault_frame(twins[k])) > 0);
+		                   "caught this fault first and raised it again (frames 0-%d of the crashed thread; "
+		                   "the fault is frame %d, past the signal frame)", f - 2, f) > 0);
 		cr_expect(d && strcmp(d, want) == 0, "%s: %s", k ? "json" : "crash", d ? d : "no description");
 		free(want);
 	}
