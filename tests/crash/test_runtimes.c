@@ -220,6 +220,18 @@ expect_original_fault(const crash_run *run, uint64_t addr, bool preloaded)
 	}
 }
 
+/* Run path under `postmortem run` and expect it to exit with `status` (run's
+ * own: 128 + N for a signal); its output and the program's (malloc'd). */
+static char *
+run_exiting(crash_run *run, const char *path, const char *args, int status)
+{
+	char *out;
+	crash_run_cli(run, path, args, &out);
+	cr_expect(WIFEXITED(run->status) && WEXITSTATUS(run->status) == status, "status 0x%x, not exit %d:\n%s",
+	          run->status, status, out);
+	return out;
+}
+
 /* Python's faulthandler, installed after postmortem (the preload library's
  * constructor ran first), goes behind postmortem's handler: the report has
  * the original fault, then faulthandler prints its traceback and re-raises,
@@ -227,10 +239,8 @@ expect_original_fault(const crash_run *run, uint64_t addr, bool preloaded)
 Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 120)
 {
 	crash_run run;
-	char *out;
-	crash_run_cli(&run, "/usr/bin/python3", "-X faulthandler -c 'import ctypes; ctypes.string_at(0)'", &out);
-	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 128 + SIGSEGV, "status 0x%x:\n%s", run.status,
-	          out);
+	char *out = run_exiting(&run, "/usr/bin/python3", "-X faulthandler -c 'import ctypes; ctypes.string_at(0)'",
+	                        128 + SIGSEGV);
 	cr_expect(strstr(out, "Fatal Python error: Segmentation fault") != NULL, "%s", out);
 	cr_expect(strstr(out, "File \"<string>\", line 1 in <module>") != NULL, "no traceback:\n%s", out);
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
@@ -249,9 +259,7 @@ Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 1
 Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout = 120)
 {
 	crash_run run;
-	char *out;
-	crash_run_cli(&run, pm_test_build("tests/crash_later_handlers"), "", &out);
-	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0, "status 0x%x:\n%s", run.status, out);
+	char *out = run_exiting(&run, pm_test_build("tests/crash_later_handlers"), "", 0);
 	cr_expect_eq(run.reports, 0, "an ignored signal was reported:\n%s", out);
 	free(out);
 	crash_run_free(&run);
@@ -262,9 +270,7 @@ Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout 
 Test(runtimes, handler_set_with_signal_runs_after_the_report, .timeout = 120)
 {
 	crash_run run;
-	char *out;
-	crash_run_cli(&run, pm_test_build("tests/crash_later_handlers"), "signal", &out);
-	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 3, "status 0x%x:\n%s", run.status, out);
+	char *out = run_exiting(&run, pm_test_build("tests/crash_later_handlers"), "signal", 3);
 	cr_expect(strstr(out, "signal() handler ran\n") != NULL, "%s", out);
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
 	expect_original_fault(&run, 0x10, true);
@@ -362,9 +368,7 @@ go_program(void)
 Test(runtimes, go_cgo_fault_in_c_is_reported_and_go_ends_the_process, .timeout = 120)
 {
 	crash_run run;
-	char *out;
-	crash_run_cli(&run, go_program(), "c", &out);
-	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 2, "status 0x%x:\n%s", run.status, out);
+	char *out = run_exiting(&run, go_program(), "c", 2);
 	cr_expect(strstr(out, "fatal error: unexpected signal during runtime execution\n") != NULL, "%s", out);
 	cr_expect(strstr(out, "[signal SIGSEGV: segmentation violation code=0x1 addr=0x10 pc=") != NULL, "%s", out);
 	cr_expect(strstr(out, "goroutine 1 [syscall]:\n") != NULL, "%s", out);
@@ -397,9 +401,7 @@ Test(runtimes, go_cgo_fault_in_c_is_reported_and_go_ends_the_process, .timeout =
 Test(runtimes, go_nil_dereference_recovered_in_go_is_not_a_crash, .timeout = 120)
 {
 	crash_run run;
-	char *out;
-	crash_run_cli(&run, go_program(), "go", &out);
-	cr_expect(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0, "status 0x%x:\n%s", run.status, out);
+	char *out = run_exiting(&run, go_program(), "go", 0);
 	cr_expect(strstr(out, "recovered: runtime error: invalid memory address or nil pointer dereference\n") != NULL,
 	          "%s", out);
 	cr_expect_eq(run.reports, 0, "a recovered Go panic was reported:\n%s", out);
