@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 
 #include "crash_util.h"
+#include "formats/write.h"
 #include "formats/decode.h"
 #include "util.h"
 
@@ -33,8 +34,8 @@ check_twins_agree(const crash_run *run)
 	char *crash = pm_test_slurp(run->crash_path, &len);
 	char *buf = malloc(len + 4096);
 	pm_out o;
-	pm_out_init_buf(&o, buf, len + 4096);
-	cr_assert_eq(pm_write_text(&run->json, &o), PM_OK);
+	pmi_out_init_buf(&o, buf, len + 4096);
+	cr_assert_eq(pmi_write_text(&run->json, &o), PM_OK);
 	cr_expect_eq(o.len, len, "text rendered from the JSON twin has %zu bytes, the .crash %zu", o.len, len);
 	cr_expect(memcmp(buf, crash, len < o.len ? len : o.len) == 0,
 	          "the .crash differs from the JSON twin rendered as text");

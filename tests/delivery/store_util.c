@@ -1,4 +1,5 @@
 #include "store_util.h"
+#include "formats/write.h"
 
 #include <criterion/criterion.h>
 #include <fcntl.h>
@@ -70,7 +71,7 @@ write_with(const char *path, const pm_report *r, pm_err (*fn)(const pm_report *,
 	cr_assert(fd >= 0, "cannot create %s", path);
 	char buf[1 << 14];
 	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
+	pmi_out_init_fd(&o, fd, buf, sizeof buf);
 	cr_assert_eq(fn(r, &o), PM_OK);
 	close(fd);
 }
@@ -91,11 +92,11 @@ su_put(const char *dir, const pm_report *model, const char *id, const char *app,
 	char name[256];
 	if (text) {
 		snprintf(name, sizeof name, "%s.crash", id);
-		write_with(su_path(dir, "pending", name), &r, pm_write_text);
+		write_with(su_path(dir, "pending", name), &r, pmi_write_text);
 	}
 	if (json) {
 		snprintf(name, sizeof name, "%s.json", id);
-		write_with(su_path(dir, "pending", name), &r, pm_write_json);
+		write_with(su_path(dir, "pending", name), &r, pmi_write_json);
 	}
 }
 

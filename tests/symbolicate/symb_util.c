@@ -1,4 +1,5 @@
 #include "symb_util.h"
+#include "formats/write.h"
 
 #include <criterion/criterion.h>
 #include <ctype.h>
@@ -113,8 +114,8 @@ symb_text(const pm_report *r)
 	size_t cap = 1 << 20;
 	char *buf = malloc(cap);
 	pm_out o;
-	pm_out_init_buf(&o, buf, cap);
-	cr_assert_eq(pm_write_text(r, &o), PM_OK);
+	pmi_out_init_buf(&o, buf, cap);
+	cr_assert_eq(pmi_write_text(r, &o), PM_OK);
 	cr_assert(!o.overflow);
 	return buf;
 }

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "postmortem-tools.h"
+#include "formats/write.h"
 #include "formats/model.h"
 #include "tests/util.h"
 
@@ -193,7 +194,7 @@ expect_dispatch(pm_err (*write)(const pm_report *, pm_out *), pm_format want)
 	             "%s", err.message);
 	static char buf[1 << 20];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
+	pmi_out_init_buf(&o, buf, sizeof buf);
 	cr_assert_eq(write(&src, &o), PM_OK);
 	cr_assert_not(o.overflow);
 	cr_expect_eq(pm_detect_format(buf, o.len), want);
@@ -215,6 +216,6 @@ expect_dispatch(pm_err (*write)(const pm_report *, pm_out *), pm_format want)
 
 Test(read_detect, dispatches_json_twin_and_text)
 {
-	expect_dispatch(pm_write_json, PM_FORMAT_JSON);
-	expect_dispatch(pm_write_text, PM_FORMAT_TEXT);
+	expect_dispatch(pmi_write_json, PM_FORMAT_JSON);
+	expect_dispatch(pmi_write_text, PM_FORMAT_TEXT);
 }
