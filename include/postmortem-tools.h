@@ -9,7 +9,16 @@
  * The types an app sees too (pm_frame, pm_upload_options) come from
  * postmortem.h.
  *
- * Errors: every call here that can fail returns a pm_err (PM_OK on success).
+ * Errors: every call here that can fail returns a pm_err (PM_OK on success,
+ * pm_strerror to print it), which says what errno cannot (PM_E_FORMAT,
+ * PM_E_LIMIT, ...); PM_E_IO leaves errno as the failed call set it.  Calls
+ * that hand back a string or pointer (pm_explain, pm_demangle, pm_store_get,
+ * ...) return NULL instead, as each says.  The app's calls in postmortem.h
+ * keep the system's convention: 0, or -1 with errno set.
+ *
+ * A report owns its storage: pm_report_init creates it, pm_report_free
+ * releases it, and strings or arrays a tool puts in a report come from
+ * pm_report_alloc and pm_report_strdup.
  */
 #ifndef POSTMORTEM_TOOLS_H
 #define POSTMORTEM_TOOLS_H
