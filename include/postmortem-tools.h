@@ -39,7 +39,7 @@ extern "C" {
 typedef enum pm_err {
 	PM_OK = 0,
 	PM_E_INVAL,       /* bad argument */
-	PM_E_NOMEM,       /* out of memory, or a fixed arena is full */
+	PM_E_NOMEM,       /* out of memory */
 	PM_E_IO,          /* a read or write failed; errno tells more */
 	PM_E_FORMAT,      /* input is not a report we can read */
 	PM_E_LIMIT,       /* input exceeds a size limit */
@@ -314,7 +314,8 @@ pm_err pm_read_minidump(const char *data, size_t len, pm_report *r, pm_read_erro
  * A report written as Apple-style .crash text (PM_FORMAT_TEXT) or as its JSON
  * twin (PM_FORMAT_JSON, docs/json-schema.md); any other format is
  * PM_E_UNSUPPORTED.  The same writers run in the crash handler.  Errors:
- * PM_E_IO (a write failed, or the callback said stop), PM_E_NOMEM.
+ * PM_E_INVAL (no report, fd < 0, no callback), PM_E_IO (a write failed, or
+ * the callback said stop), PM_E_NOMEM.
  */
 pm_err pm_write_report_fd(const pm_report *r, pm_format f, int fd);
 /* Receives the output in pieces, in order; false stops the writer. */
