@@ -217,3 +217,39 @@ Test(read_detect, dispatches_json_twin_and_text)
 	expect_dispatch(PM_FORMAT_JSON);
 	expect_dispatch(PM_FORMAT_TEXT);
 }
+
+/* A report left without storage (what pm_report_init leaves when malloc fails, or a fixed
+ * block too small for the arena's bookkeeping) reads as out of memory, whatever the format. */
+static void
+expect_nomem(const char *data, size_t len, const char *what)
+{
+	char tiny[8];
+	pm_report r;
+	pm_read_error err = { 0 };
+	pmi_report_init_fixed(&r, tiny, sizeof tiny);
+	cr_assert_null(r.arena);
+	cr_expect_null(pm_report_alloc(&r, 1, 1));
+	cr_expect_eq(pm_read_report(data, len, &r, &err), PM_E_NOMEM, "%s", what);
+	pm_report_free(&r);
+}
+
+Test(read_detect, a_report_without_storage_is_out_of_memory)
+{
+	static const char *const samples[] = {
+		"samples/apple/lldb__asi.txt",
+		"samples/apple/macsymbolicator__ios-crash-in-ips-format.ips",
+	};
+	for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+		size_t len, json_len;
+		char *data = pm_test_slurp(pm_test_shared(samples[i]), &len), *json = NULL;
+		pm_report full;
+		pm_report_init(&full);
+		cr_assert_eq(pm_read_report(data, len, &full, NULL), PM_OK, "%s", samples[i]);
+		cr_assert_eq(pm_write_report_string(&full, PM_FORMAT_JSON, &json, &json_len), PM_OK);
+		expect_nomem(data, len, samples[i]);
+		expect_nomem(json, json_len, "its JSON twin");
+		free(json);
+		free(data);
+		pm_report_free(&full);
+	}
+}
