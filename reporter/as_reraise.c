@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "arena.h"
 #include "as_images.h"
 #include "as_mem.h"
 #include "as_report.h"
@@ -77,14 +78,14 @@ description(pm_arena *a, int context)
 {
 	char buf[256];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
+	pmi_out_init_buf(&o, buf, sizeof buf);
 	pmi_out_str(&o, "Re-raised by the process itself: a signal handler installed after postmortem's caught "
 	                "this fault first and raised it again (frames 0-");
 	pmi_out_i64(&o, context - 2);
 	pmi_out_str(&o, " of the crashed thread; the fault is frame ");
 	pmi_out_i64(&o, context);
 	pmi_out_str(&o, ", past the signal frame)");
-	return pm_arena_strndup(a, buf, o.len);
+	return pmi_arena_strndup(a, buf, o.len);
 }
 
 void
@@ -102,5 +103,5 @@ as_fill_reraised(const as_capture_ctx *c)
 	if (!frame || !original_fault(c, frame, &mc, &original))
 		return;
 	as_fill_exception(r, c->facts, c->signal, &original);
-	r->exception.term_description = description(&r->arena, i);
+	r->exception.term_description = description(r->arena, i);
 }
