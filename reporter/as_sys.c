@@ -7,6 +7,7 @@
 #include "as_sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 
@@ -87,6 +88,13 @@ long
 as_sys_getrandom(void *buf, size_t n)
 {
 	return raw(SYS_getrandom, L(buf), L(n), 0x0001 /* GRND_NONBLOCK */, 0, 0, 0);
+}
+
+long
+as_sys_start_writeback(int fd)
+{
+	/* offset 0, length 0: the whole file */
+	return raw(SYS_sync_file_range, fd, 0, 0, SYNC_FILE_RANGE_WRITE, 0, 0);
 }
 
 void

@@ -22,6 +22,10 @@ long as_sys_futex_wait(int *word, int expected, uint64_t timeout_ns);
 long as_sys_futex_wake(int *word);
 long as_sys_getcpu(unsigned *cpu);
 long as_sys_getrandom(void *buf, size_t n);
+/* Start writing fd's dirty pages to disk without waiting for them (sync_file_range
+ * SYNC_FILE_RANGE_WRITE): a later fsync then finds them written or on their way.
+ * Nothing is made durable by this alone (no metadata, no cache flush). */
+long as_sys_start_writeback(int fd);
 /* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
 void as_sys_sleep_ns(uint64_t ns);
 /* The calling thread's name (prctl PR_GET_NAME: what /proc/.../comm shows), NUL-terminated
