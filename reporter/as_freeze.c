@@ -277,11 +277,23 @@ wait_for_answers(const as_capture_ctx *c, size_t n, int asked)
 	}
 }
 
+/* At the first crash the slot table's pages are fresh, and slots are spread
+ * over it by tid: from one listed thread per two pages, faulting the whole
+ * table in with one call is cheaper than a fault per slot. */
+static void
+populate_slots(size_t n)
+{
+	size_t bytes = slot_cap() * sizeof(pm_slot);
+	if (n * 2 * 4096 >= bytes)
+		as_sys_populate(as_g.slots, bytes);
+}
+
 size_t
 as_freeze(const as_capture_ctx *c, bool *truncated)
 {
 	*truncated = false;
 	size_t n = list_tasks(c, truncated);
+	populate_slots(n);
 	pid_t pid = getpid();
 	int asked = 0;
 	/* No answer wakes us before all are asked. */

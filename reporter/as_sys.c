@@ -91,6 +91,15 @@ as_sys_getrandom(void *buf, size_t n)
 }
 
 long
+as_sys_populate(void *p, size_t n)
+{
+	/* madvise wants a page-aligned start; 4 KiB is the smallest page (where
+	 * pages are larger, a misaligned start is refused and nothing changes). */
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + n;
+	return raw(SYS_madvise, L(start), L(end - start), MADV_POPULATE_WRITE, 0, 0, 0);
+}
+
+long
 as_sys_start_writeback(int fd)
 {
 	/* offset 0, length 0: the whole file */
