@@ -100,10 +100,11 @@ as_sys_populate(void *p, size_t n)
 }
 
 long
-as_sys_start_writeback(int fd)
+as_sys_writeback(int fd, bool wait)
 {
+	unsigned flags = SYNC_FILE_RANGE_WRITE | (wait ? SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER : 0);
 	/* offset 0, length 0: the whole file */
-	return raw(SYS_sync_file_range, fd, 0, 0, SYNC_FILE_RANGE_WRITE, 0, 0);
+	return raw(SYS_sync_file_range, fd, 0, 0, flags, 0, 0);
 }
 
 void
