@@ -7,6 +7,7 @@
  * symlink from redirecting the write.
  */
 #include "as_write.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +26,13 @@ typedef pm_err write_fn(const as_capture_ctx *c, pm_out *o);
 static pm_err
 write_text(const as_capture_ctx *c, pm_out *o)
 {
-	return pm_write_text(c->report, o);
+	return pmi_write_text(c->report, o);
 }
 
 static pm_err
 write_json(const as_capture_ctx *c, pm_out *o)
 {
-	return pm_write_json(c->report, o);
+	return pmi_write_json(c->report, o);
 }
 
 /* The report's fsyncs are timed apart from the writing around them
@@ -91,7 +92,7 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 	if (f->fd < 0)
 		return;
 	pm_out o;
-	pm_out_init_fd(&o, f->fd, c->io_buf, c->io_cap);
+	pmi_out_init_fd(&o, f->fd, c->io_buf, c->io_cap);
 	if (fn(c, &o) == PM_OK) {
 		as_sys_writeback(f->fd, false);
 		return;

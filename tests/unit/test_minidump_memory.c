@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "formats/out.h"
 #include "reporter/as_mem.h"
 #include "reporter/as_minidump.h"
 #include "reporter/state.h"
@@ -42,7 +43,7 @@ check_range_bytes(void)
 	char *chunk = malloc(CHUNK_PAGES * page), *out = malloc(len + 1);
 	cr_assert(chunk && out);
 	pm_out o;
-	pm_out_init_buf(&o, out, len + 1);
+	pmi_out_init_buf(&o, out, len + 1);
 	pm_facts facts = { 0 };
 	pm_md_range range = { .start = (uint64_t)(uintptr_t)mem + START_OFFSET,
 	                      .end = (uint64_t)(uintptr_t)mem + PAGES * page };
