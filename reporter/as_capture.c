@@ -13,6 +13,8 @@
 #include "as_symbols.h"
 #include "as_sys.h"
 
+enum { CFI_POPULATE_THREADS = 8 };
+
 void
 as_capture(const as_capture_ctx *c)
 {
@@ -30,6 +32,14 @@ as_capture(const as_capture_ctx *c)
 	(*c->generation)++;
 	as_mem_cache_reset(c->mem_cache);
 	as_cfi_cache_clear(c->cfi_cache);
+	/* Their pages are fresh at the first crash, and one call faulting them
+	 * all in is cheaper than a fault for each page the walks touch: for the
+	 * memory cache from 1 thread on (a third of its pages at 1 thread, all
+	 * at 257), for the CFI rows (spread by pc, each page read, then written)
+	 * only from a few threads on (measured: a loss at 1 thread, a gain at 17). */
+	as_sys_populate(c->mem_cache, sizeof *c->mem_cache);
+	if (n >= CFI_POPULATE_THREADS)
+		as_sys_populate(c->cfi_cache, as_cfi_cache_size());
 	*c->mem = as_mem_cached(c->mem_cache);
 	r->threads_truncated = truncated;
 	r->images = c->model_images;

@@ -32,10 +32,13 @@ slot_cap(void)
 	return (size_t)as_g.max_threads * 2;
 }
 
+/* A process's threads mostly have neighbouring tids: by tid alone, they take
+ * neighbouring slots, and a capture writes a few pages of the table (fresh at
+ * the first crash: a page fault each), not a page per thread. */
 static size_t
 slot_hash(pid_t tid)
 {
-	return (size_t)((uint32_t)tid * 2654435761u) % slot_cap();
+	return (size_t)(uint32_t)tid % slot_cap();
 }
 
 pm_slot *
@@ -44,10 +47,10 @@ as_slot_claim(pid_t tid)
 	size_t cap = slot_cap(), h = slot_hash(tid);
 	for (size_t i = 0; i < cap; i++) {
 		pm_slot *s = &as_g.slots[(h + i) % cap];
-		int cur = atomic_load(&s->tid);
-		if (cur == 0 && atomic_compare_exchange_strong(&s->tid, &cur, tid))
-			return s;
-		if (cur == tid)
+		/* The exchange first: a write is the page's one fault, where a
+		 * read first would map the zero page and then fault again. */
+		int cur = 0;
+		if (atomic_compare_exchange_strong(&s->tid, &cur, tid) || cur == tid)
 			return s;
 	}
 	return NULL;

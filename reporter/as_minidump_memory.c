@@ -7,6 +7,7 @@
  * overlap), and the bytes stream through the fault-free reader: a page
  * that cannot be read is written as zeros, so the planned sizes hold.
  */
+#include <string.h>
 #include <sys/mman.h>
 
 #include "as_mem.h"
@@ -121,22 +122,36 @@ blank_environ(const pm_md_writer *w, char *buf, uint64_t at, size_t n)
 		buf[a - at] = 0;
 }
 
+/* n bytes at `at` (n <= chunk_cap) in one read; when that fails, page by
+ * page, so that one bad page costs only itself. */
+static void
+put_span(pm_md_writer *w, uint64_t at, size_t n)
+{
+	if (!as_mem_read(w->chunk, at, n)) {
+		for (size_t off = 0; off < n;) {
+			uint64_t a = at + off, next = (a & ~(uint64_t)(PM_MEM_PAGE - 1)) + PM_MEM_PAGE;
+			size_t k = next - a < n - off ? (size_t)(next - a) : n - off;
+			if (!as_mem_read(w->chunk + off, a, k))
+				memset(w->chunk + off, 0, k);
+			off += k;
+		}
+	}
+	blank_environ(w, w->chunk, at, n);
+	pmi_out_put(w->o, w->chunk, n);
+}
+
 void
 as_md_memory_bytes(pm_md_writer *w)
 {
 	for (size_t i = 0; i < w->range_count; i++) {
 		uint64_t at = w->ranges[i].start, end = w->ranges[i].end;
 		while (at < end) {
-			/* Page by page: one bad page costs only itself. */
-			uint64_t next = (at & ~(uint64_t)(PM_MEM_PAGE - 1)) + PM_MEM_PAGE;
-			size_t n = (size_t)((next < end ? next : end) - at);
-			if (n > w->chunk_cap)
-				n = w->chunk_cap;
-			if (!as_mem_read(w->chunk, at, n))
-				for (size_t k = 0; k < n; k++)
-					w->chunk[k] = 0;
-			blank_environ(w, w->chunk, at, n);
-			pmi_out_put(w->o, w->chunk, n);
+			/* Spans after the first start on a page: the pipe fallback
+			 * (as_mem.c) then reads whole pages, each all or nothing. */
+			uint64_t in_page = at & (PM_MEM_PAGE - 1);
+			size_t room = in_page ? (size_t)(PM_MEM_PAGE - in_page) : w->chunk_cap;
+			size_t n = end - at < room ? (size_t)(end - at) : room;
+			put_span(w, at, n);
 			at += n;
 		}
 	}

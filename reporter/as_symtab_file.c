@@ -20,6 +20,7 @@
 
 #include "as_elf.h"
 #include "as_symbols_internal.h"
+#include "as_sys.h"
 #include "as_util.h"
 
 /* What a file's build-id note says about the image. */
@@ -144,8 +145,11 @@ load_symtab(pm_as_symbols *s, int fd, const pm_image *img)
 		return false;
 	/* The section headers have served: the table now takes the whole area. */
 	pm_symtab *t = &s->table;
-	return as_symtab_place(t, s->area, s->area_size, strtab.sh_size) &&
-	       read_at(fd, t->names, t->names_len, strtab.sh_offset) &&
+	if (!as_symtab_place(t, s->area, s->area_size, strtab.sh_size))
+		return false;
+	/* libc's names fill 33 fresh pages of the area: one call instead of a fault each. */
+	as_sys_populate(t->names, t->names_len);
+	return read_at(fd, t->names, t->names_len, strtab.sh_offset) &&
 	       as_symtab_fill(t, &s->chunk, symtab.sh_offset, symtab.sh_size / sizeof(Elf64_Sym), read_syms, &fd);
 }
 

@@ -7,6 +7,7 @@
 #include "as_sys.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/futex.h>
 #include <sys/mman.h>
 
@@ -87,6 +88,23 @@ long
 as_sys_getrandom(void *buf, size_t n)
 {
 	return raw(SYS_getrandom, L(buf), L(n), 0x0001 /* GRND_NONBLOCK */, 0, 0, 0);
+}
+
+long
+as_sys_populate(void *p, size_t n)
+{
+	/* madvise wants a page-aligned start; 4 KiB is the smallest page (where
+	 * pages are larger, a misaligned start is refused and nothing changes). */
+	uintptr_t start = (uintptr_t)p & ~(uintptr_t)4095, end = (uintptr_t)p + n;
+	return raw(SYS_madvise, L(start), L(end - start), MADV_POPULATE_WRITE, 0, 0, 0);
+}
+
+long
+as_sys_writeback(int fd, bool wait)
+{
+	unsigned flags = SYNC_FILE_RANGE_WRITE | (wait ? SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER : 0);
+	/* offset 0, length 0: the whole file */
+	return raw(SYS_sync_file_range, fd, 0, 0, flags, 0, 0);
 }
 
 void

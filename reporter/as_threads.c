@@ -93,6 +93,23 @@ context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, 
 	return &s->mc;
 }
 
+/*
+ * Each thread's registers, name and frames fill fresh arena pages at the
+ * first crash, a page fault every few threads.  Once the first PROBE_THREADS
+ * have shown what a thread takes, the room for the rest is faulted in with
+ * one call (as_sys_populate).
+ */
+enum { PROBE_THREADS = 8 };
+
+static void
+populate_ahead(pm_arena *a, const char *first, size_t threads_left)
+{
+	if (a->cur < first)
+		return; /* a growing arena moved to a new block */
+	size_t want = (size_t)(a->cur - first) / PROBE_THREADS * threads_left;
+	as_sys_populate(a->cur, want < a->left ? want : a->left);
+}
+
 void
 as_fill_threads(const as_capture_ctx *c, size_t n)
 {
@@ -102,7 +119,10 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 	r->threads = pmi_arena_alloc(r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
 	if (!r->threads)
 		return;
+	const char *first = r->arena->cur;
 	for (size_t i = 0; i < n; i++) {
+		if (i == PROBE_THREADS && n >= 2 * PROBE_THREADS)
+			populate_ahead(r->arena, first, n - i);
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
 		bool blocked;

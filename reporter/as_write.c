@@ -35,13 +35,15 @@ write_json(const as_capture_ctx *c, pm_out *o)
 	return pmi_write_json(c->report, o);
 }
 
-/* Every fsync is timed apart from the writing around it (pm_crash_phases). */
+/* The report's fsyncs are timed apart from the writing around them
+ * (pm_crash_phases); the minidump's count in its own phase (NULL). */
 static int
-timed_fsync(const as_capture_ctx *c, int fd)
+timed_fsync(int fd, uint64_t *total)
 {
 	uint64_t t = as_sys_now_ns();
 	int rc = fsync(fd);
-	c->phases->fsync += as_sys_lap_ns(&t);
+	if (total)
+		*total += as_sys_lap_ns(&t);
 	return rc;
 }
 
@@ -61,60 +63,102 @@ make_name(char *out, size_t cap, const char *lead, const char *id, const char *e
 	as_strlcat(out, tail, cap);
 }
 
-/* Files are created relative to the descriptor of pending/ held since
- * install: no path is resolved again, and it needs no free descriptor. */
-static bool
-write_one(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path)
-{
+/* A file written whole under its hidden temporary name, its writeback started. */
+typedef struct staged {
+	int fd; /* -1: nothing to land */
 	char tmp[NAME_MAX + 1], name[NAME_MAX + 1];
+} staged;
+
+/*
+ * Files are created relative to the descriptor of pending/ held since
+ * install: no path is resolved again, and it needs no free descriptor.
+ * The disk starts writing the bytes at once, so that they are on their way
+ * while the next file is rendered and one journal commit can cover the files
+ * of a report (land).
+ */
+static void
+stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path, staged *f)
+{
 	const size_t cap = PATH_MAX;
 	const char *id = c->report->header.incident_id ? c->report->header.incident_id : "unknown";
-	make_name(tmp, sizeof tmp, ".", id, ext, ".tmp");
-	make_name(name, sizeof name, "", id, ext, "");
+	make_name(f->tmp, sizeof f->tmp, ".", id, ext, ".tmp");
+	make_name(f->name, sizeof f->name, "", id, ext, "");
 	/* pm_install refused a directory too long for this: nothing is cut. */
 	as_strlcpy(final_path, c->pending_dir, cap);
 	as_strlcat(final_path, "/", cap);
-	as_strlcat(final_path, name, cap);
-	unlinkat(dir, tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
-	int fd = openat(dir, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return false;
+	as_strlcat(final_path, f->name, cap);
+	unlinkat(dir, f->tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
+	f->fd = openat(dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (f->fd < 0)
+		return;
 	pm_out o;
-	pmi_out_init_fd(&o, fd, c->io_buf, c->io_cap);
-	bool ok = fn(c, &o) == PM_OK && timed_fsync(c, fd) == 0;
-	ok = close(fd) == 0 && ok;
-	if (ok && renameat(dir, tmp, dir, name) == 0)
+	pmi_out_init_fd(&o, f->fd, c->io_buf, c->io_cap);
+	if (fn(c, &o) == PM_OK) {
+		as_sys_writeback(f->fd, false);
+		return;
+	}
+	close(f->fd);
+	f->fd = -1;
+	unlinkat(dir, f->tmp, 0);
+}
+
+/* Make a staged file's bytes durable, then give it its name. */
+static bool
+land(int dir, staged *f, uint64_t *fsync_total)
+{
+	if (f->fd < 0)
+		return false;
+	bool ok = timed_fsync(f->fd, fsync_total) == 0;
+	ok = close(f->fd) == 0 && ok;
+	if (ok && renameat(dir, f->tmp, dir, f->name) == 0)
 		return true;
-	unlinkat(dir, tmp, 0);
+	unlinkat(dir, f->tmp, 0);
 	return false;
 }
 
+/* Its fsyncs are in the minidump's phase: the report's fsync phase ends
+ * where the report is durable (docs/architecture.md, "What is durable when"). */
 bool
 as_write_minidump(const as_capture_ctx *c)
 {
 	if (!c->minidump)
 		return false;
 	int saved = errno;
-	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
+	uint64_t start = as_sys_now_ns();
 	int dir = as_pending_fd();
-	bool ok = write_one(c, dir, as_minidump, ".dmp", c->minidump_path);
-	timed_fsync(c, dir);
-	c->phases->minidump = without_fsyncs(c, start, fsyncs);
+	staged dmp;
+	stage(c, dir, as_minidump, ".dmp", c->minidump_path, &dmp);
+	bool ok = land(dir, &dmp, NULL);
+	timed_fsync(dir, NULL);
+	c->phases->minidump = as_sys_now_ns() - start;
 	errno = saved;
 	return ok;
 }
 
+/* Both files are staged before either is fsync'd: the .crash's bytes are on
+ * their way while the .json is rendered, and its fsync's journal commit
+ * carries the .json's blocks too.  The .crash is still durable first. */
 bool
 as_write_report(const as_capture_ctx *c)
 {
 	int saved = errno;
 	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
 	int dir = as_pending_fd();
-	bool text = write_one(c, dir, write_text, ".crash", c->crash_path);
+	staged text, json;
+	stage(c, dir, write_text, ".crash", c->crash_path, &text);
 	c->report->complete = true;
-	bool json = write_one(c, dir, write_json, ".json", c->json_path);
-	timed_fsync(c, dir);
+	stage(c, dir, write_json, ".json", c->json_path, &json);
+	/* With the .json's blocks written (their extents final), the .crash's
+	 * fsync commits them with its own, and the .json's finds nothing left. */
+	if (json.fd >= 0) {
+		uint64_t t = as_sys_now_ns();
+		as_sys_writeback(json.fd, true);
+		c->phases->fsync += as_sys_lap_ns(&t);
+	}
+	bool landed = land(dir, &text, &c->phases->fsync);
+	landed = land(dir, &json, &c->phases->fsync) && landed;
+	timed_fsync(dir, &c->phases->fsync);
 	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
-	return text && json;
+	return landed;
 }

@@ -8,9 +8,11 @@
 
 /*
  * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
- * through a hidden temporary name, fsync and rename, files 0600.  The JSON
- * twin goes last and ends with "complete": true, so the next launch can tell
- * a torn report.  Fills c->crash_path / json_path.  True if both landed.
+ * under a hidden temporary name, their writeback started; then fsync and
+ * rename the .crash, fsync and rename the .json, fsync pending/ (what is
+ * durable when: docs/architecture.md); files 0600.  The JSON twin ends with
+ * "complete": true, so the next launch can tell a torn report.  Fills
+ * c->crash_path / json_path.  True if both landed.
  */
 bool as_write_report(const as_capture_ctx *c);
 /*
