@@ -254,6 +254,7 @@ say_exception(pm_sbuf *b, const pm_explain_facts *f)
 	const pm_si_code_info *si = report_si_code(f);
 	if (si)
 		pmi_sbuf_printf(b, " The kernel reported %s (%s).", si->name, si->meaning);
+	pmi_explain_esr(b, f);
 }
 
 bool
