@@ -59,23 +59,21 @@ recover(const pm_mem *mem, const pm_cpu *cpu, unsigned n, const pm_cfi_rule *rul
 }
 
 /*
- * The caller's stack pointer.  A callee saves registers below the CFA, in its
- * own frame; a slot at or above it means the CFA understates where the
+ * The caller's stack pointer.  A return address is saved below the CFA, in
+ * the callee's frame; one at or above it means the CFA understates where the
  * caller's frame begins.  That is arm64 glibc's lazy-binding trampoline
  * (_dl_runtime_resolve): the PLT pushed {&PLTGOT[n], lr} before jumping
  * there, its CFI saves lr at CFA+8 but leaves the CFA at the pushed sp, so
- * the caller's sp is 16 above it.  (Not for signal frames: the vDSO's CFA is
- * x29, and its saved context is read elsewhere.)
+ * the caller's sp is 16 above it, just past the saved lr.  (Not for signal
+ * frames: the vDSO's CFA is x29, and its saved context is read elsewhere.)
  */
 static uint64_t
 caller_sp(const pm_cfi_cie *cie, const pm_cfi_row *row, uint64_t cfa)
 {
-	uint64_t sp = cfa;
-	for (unsigned n = 0; n < PM_DWARF_REGS && !cie->signal; n++)
-		if (row->reg[n].how == PM_CFI_OFFSET && (int64_t)row->reg[n].arg >= 0 &&
-		    cfa + row->reg[n].arg + sizeof(uint64_t) > sp)
-			sp = cfa + row->reg[n].arg + sizeof(uint64_t);
-	return sp;
+	const pm_cfi_rule *ra = &row->reg[cie->ra];
+	if (cie->signal || ra->how != PM_CFI_OFFSET || (int64_t)ra->arg < 0)
+		return cfa;
+	return cfa + ra->arg + sizeof(uint64_t);
 }
 
 pm_cfi_result
