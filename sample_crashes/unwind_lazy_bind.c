@@ -35,12 +35,11 @@ bind_lazily(void)
 	return r;
 }
 
+/* The worker runs on its own; main's next call is the lazily bound one. */
 int
 main(void)
 {
-	pthread_t t;
+	pthread_t worker;
 	sample_install();
-	if (pthread_create(&t, NULL, worker_main, NULL) != 0)
-		return 2;
-	return bind_lazily();
+	return pthread_create(&worker, NULL, worker_main, NULL) == 0 ? bind_lazily() : 2;
 }
