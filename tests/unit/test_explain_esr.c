@@ -64,9 +64,9 @@ explain_linux(const char *signal, int32_t number, const char *type, int32_t si_c
 	pm_report r;
 	pm_report_init(&r);
 	r.os = PM_OS_LINUX;
-	r.threads = pm_arena_alloc(&r.arena, sizeof *r.threads, 16);
-	pm_regs *g = pm_arena_alloc(&r.arena, sizeof *g, 16);
-	pm_frame *f = pm_arena_alloc(&r.arena, sizeof *f, 16);
+	r.threads = pm_report_alloc(&r, sizeof *r.threads, 16);
+	pm_regs *g = pm_report_alloc(&r, sizeof *g, 16);
+	pm_frame *f = pm_report_alloc(&r, sizeof *f, 16);
 	cr_assert(r.threads && g && f);
 	*f = (pm_frame){ .address = 0x5500001000, .image = -1 };
 	*g = (pm_regs){ .arch = PM_ARCH_ARM64 };
