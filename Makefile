@@ -46,11 +46,12 @@ ARM64_PACKAGES = gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++-aarch64-linux-g
                  libffi8:arm64 libgit2-1.5:arm64 libstdc++6:arm64 libc6-dbg:arm64
 ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64
 # What runs under qemu (docs/arm64.md): real crashes (crash_arm64 and the x86_64 crash
-# suites, with arm64's expectations where the architecture differs), the unwinder against
-# libunwind's, the crash-path import allow-list.  Tools and upload are portable C tested
-# on the build machine.  crash_unwind passes under qemu but not yet every time on a loaded
-# machine (docs/arm64.md): it waits for that fix.
-ARM64_TESTS = crash_arm64 crash_samples crash_capture unwind_libunwind as_symbols
+# suites, with arm64's expectations where the architecture differs), minidumps read by
+# LLDB and minidump_stackwalk, live backtraces and the watchdog, the unwinder against
+# libunwind's (-O2 with and without frame pointers), the crash-path import allow-list.
+# Tools and upload are portable C tested on the build machine.
+ARM64_TESTS = crash_arm64 crash_samples crash_capture crash_unwind crash_minidump crash_live crash_watchdog \
+              crash_words unwind_libunwind unwind_libunwind_fp as_symbols
 
 .PHONY: deps deps-arm64 build demo test test-arm64 fuzz fuzz-long clean
 

@@ -12,10 +12,8 @@
 #include <stddef.h>
 
 enum { EC_DATA_LOWER = 0x24, EC_DATA_SAME = 0x25, EC_INSN_LOWER = 0x20, EC_INSN_SAME = 0x21, EC_BRK = 0x3c };
-enum { STATUS_ADDRESS, STATUS_TRANSLATION, STATUS_ACCESS, STATUS_PERMISSION, STATUS_ALIGNMENT,
-       STATUS_EXTERNAL, STATUS_OTHER, STATUS_KINDS };
 
-static const char *const data_abort[2][STATUS_KINDS] = {
+static const char *const data_abort[2][PM_ESR_STATUS_KINDS] = {
 	{ "(Data Abort) byte read Address size fault", "(Data Abort) byte read Translation fault",
 	  "(Data Abort) byte read Access flag fault", "(Data Abort) byte read Permission fault",
 	  "(Data Abort) byte read Alignment fault", "(Data Abort) byte read Synchronous external abort",
@@ -25,7 +23,7 @@ static const char *const data_abort[2][STATUS_KINDS] = {
 	  "(Data Abort) byte write Alignment fault", "(Data Abort) byte write Synchronous external abort",
 	  "(Data Abort) byte write" },
 };
-static const char *const insn_abort[STATUS_KINDS] = {
+static const char *const insn_abort[PM_ESR_STATUS_KINDS] = {
 	"(Instruction Abort) Address size fault", "(Instruction Abort) Translation fault",
 	"(Instruction Abort) Access flag fault", "(Instruction Abort) Permission fault",
 	"(Instruction Abort) Alignment fault", "(Instruction Abort) Synchronous external abort",
@@ -55,38 +53,61 @@ static const struct {
 	{ 0x3c, "(Breakpoint)" },
 };
 
+/* Address size, translation, access flag and permission faults come one per
+ * translation table level (the low two bits); the others name no level. */
 static int
 status_kind(uint32_t fsc)
 {
 	if (fsc <= 0x03)
-		return STATUS_ADDRESS;
+		return PM_ESR_ADDRESS;
 	if (fsc <= 0x07)
-		return STATUS_TRANSLATION;
+		return PM_ESR_TRANSLATION;
 	if (fsc >= 0x09 && fsc <= 0x0b)
-		return STATUS_ACCESS;
+		return PM_ESR_ACCESS;
 	if (fsc >= 0x0d && fsc <= 0x0f)
-		return STATUS_PERMISSION;
+		return PM_ESR_PERMISSION;
 	if (fsc == 0x21)
-		return STATUS_ALIGNMENT;
+		return PM_ESR_ALIGNMENT;
 	if (fsc == 0x10)
-		return STATUS_EXTERNAL;
-	return STATUS_OTHER;
+		return PM_ESR_EXTERNAL;
+	return PM_ESR_OTHER_STATUS;
+}
+
+pm_esr_parts
+pmi_esr_parts(uint32_t esr)
+{
+	uint32_t ec = esr >> 26, iss = esr & 0x1ffffff;
+	pm_esr_parts p = { .ec = (uint8_t)ec, .kind = PM_ESR_OTHER_CLASS, .level = -1, .imm = (uint16_t)iss };
+	if (ec == EC_DATA_LOWER || ec == EC_DATA_SAME)
+		p.kind = PM_ESR_DATA_ABORT;
+	else if (ec == EC_INSN_LOWER || ec == EC_INSN_SAME)
+		p.kind = PM_ESR_INSN_ABORT;
+	else if (ec == EC_BRK)
+		p.kind = PM_ESR_BRK;
+	if (p.kind == PM_ESR_DATA_ABORT || p.kind == PM_ESR_INSN_ABORT) {
+		p.fsc = iss & 0x3f;
+		p.status = (uint8_t)status_kind(p.fsc);
+		p.write = p.kind == PM_ESR_DATA_ABORT && (iss >> 6 & 1);
+		if (p.status <= PM_ESR_PERMISSION)
+			p.level = (int8_t)(p.fsc & 3);
+	}
+	return p;
 }
 
 const char *
 pmi_decode_esr(uint32_t esr)
 {
-	uint32_t ec = esr >> 26, iss = esr & 0x1ffffff;
-	if (ec == EC_DATA_LOWER || ec == EC_DATA_SAME)
-		return data_abort[(iss >> 6) & 1][status_kind(iss & 0x3f)];
-	if (ec == EC_INSN_LOWER || ec == EC_INSN_SAME)
-		return insn_abort[status_kind(iss & 0x3f)];
-	if (ec == EC_BRK)
+	pm_esr_parts p = pmi_esr_parts(esr);
+	if (p.kind == PM_ESR_DATA_ABORT)
+		return data_abort[p.write][p.status];
+	if (p.kind == PM_ESR_INSN_ABORT)
+		return insn_abort[p.status];
+	if (p.kind == PM_ESR_BRK)
 		for (size_t i = 0; i < sizeof brks / sizeof brks[0]; i++)
-			if (brks[i].imm == (iss & 0xffff))
+			if (brks[i].imm == p.imm)
 				return brks[i].text;
 	for (size_t i = 0; i < sizeof classes / sizeof classes[0]; i++)
-		if (classes[i].ec == ec)
+		if (classes[i].ec == p.ec)
 			return classes[i].text;
 	return NULL;
 }

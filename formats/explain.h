@@ -77,6 +77,9 @@ void pmi_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap);
 /* Index of the first breadcrumb a diagnosis shows (the last PM_EXPLAIN_CRUMBS). */
 uint32_t pmi_explain_first_crumb(const pm_report *r);
 
+/* " The CPU's exception syndrome (esr 0x…) says …." when the diagnosed thread
+ * carries an arm64 esr, else nothing (explain_esr.c). */
+void pmi_explain_esr(pm_sbuf *b, const pm_explain_facts *f);
 /* Sets f->summary (explain_what.c); false when out of memory. */
 bool pmi_explain_what(pm_explain_facts *f);
 /* The JSON rendering (explain_json.c); malloc'd, NULL when out of memory. */

@@ -259,6 +259,7 @@ say_exception(pm_sbuf *b, const pm_explain_facts *f)
 	const pm_exception *e = &f->r->exception;
 	if (f->r->os == PM_OS_LINUX && e->has_si_code && e->si_code > 0 && e->term_description)
 		pmi_sbuf_printf(b, " %s.", e->term_description);
+	pmi_explain_esr(b, f);
 }
 
 bool

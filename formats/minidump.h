@@ -59,11 +59,12 @@ enum {
 	PM_MD_CV_ELF = 0x4270454c,     /* "BpEL" + the raw ELF build id */
 	PM_MD_OS_LINUX = 0x8201,
 	PM_MD_CPU_AMD64 = 9,
-	PM_MD_CPU_ARM64 = 12,
+	PM_MD_CPU_ARM64_BREAKPAD = 0x8003, /* with MDRawContextARM64_Old (minidump_context.c) */
 	PM_MD_MISC_PROCESS_ID = 1,
 	PM_MD_MISC_PROCESS_TIMES = 2,
 
 	PM_MD_CONTEXT_AMD64_SIZE = 1232,
+	PM_MD_CONTEXT_ARM64_SIZE = 796, /* flags, iregs[33], cpsr, fpsr, fpcr, v[32] */
 };
 
 static inline void

@@ -1,7 +1,12 @@
 /*
  * minidump_context.c — AS-SAFE: the model's registers in a minidump CPU
  * context and back, one table per architecture (offsets from the
- * MINIDUMP's CONTEXT_AMD64).
+ * MINIDUMP's CONTEXT_AMD64 and Breakpad's MDRawContextARM64_Old).
+ *
+ * arm64 takes Breakpad's original layout (64-bit flags, x0–x28, fp, lr, sp,
+ * pc, cpsr, with SystemInfo's processor 0x8003), not Microsoft's newer one
+ * (processor 12): minidump_stackwalk reads both, but LLDB reads every arm64
+ * context with the original layout.
  */
 #include <string.h>
 
@@ -28,16 +33,34 @@ static const pm_md_context_layout amd64 = {
 	.flags_offset = 48, .flags = 0x00100003, .sp_offset = 152, .pc_offset = 248,
 };
 
+/* iregs[33] from offset 8 (x0–x28, fp, lr, sp, pc), then cpsr; far and esr
+ * have no place in a context. */
+static const reg_slot arm64_regs[] = {
+	{ "x0", 8, 8 }, { "x1", 16, 8 }, { "x2", 24, 8 }, { "x3", 32, 8 }, { "x4", 40, 8 },
+	{ "x5", 48, 8 }, { "x6", 56, 8 }, { "x7", 64, 8 }, { "x8", 72, 8 }, { "x9", 80, 8 },
+	{ "x10", 88, 8 }, { "x11", 96, 8 }, { "x12", 104, 8 }, { "x13", 112, 8 }, { "x14", 120, 8 },
+	{ "x15", 128, 8 }, { "x16", 136, 8 }, { "x17", 144, 8 }, { "x18", 152, 8 }, { "x19", 160, 8 },
+	{ "x20", 168, 8 }, { "x21", 176, 8 }, { "x22", 184, 8 }, { "x23", 192, 8 }, { "x24", 200, 8 },
+	{ "x25", 208, 8 }, { "x26", 216, 8 }, { "x27", 224, 8 }, { "x28", 232, 8 }, { "fp", 240, 8 },
+	{ "lr", 248, 8 }, { "sp", 256, 8 }, { "pc", 264, 8 }, { "cpsr", 272, 4 },
+};
+
+/* MD_CONTEXT_ARM64_OLD | INTEGER (the integer flag covers sp and pc too) */
+static const pm_md_context_layout arm64 = {
+	.arch = PM_ARCH_ARM64, .cpu = PM_MD_CPU_ARM64_BREAKPAD, .size = PM_MD_CONTEXT_ARM64_SIZE,
+	.flags_offset = 0, .flags = 0x80000002, .sp_offset = 256, .pc_offset = 264,
+};
+
 const pm_md_context_layout *
 pmi_md_context_for_arch(uint8_t arch)
 {
-	return arch == PM_ARCH_X86_64 ? &amd64 : NULL;
+	return arch == PM_ARCH_X86_64 ? &amd64 : arch == PM_ARCH_ARM64 ? &arm64 : NULL;
 }
 
 const pm_md_context_layout *
 pmi_md_context_for_cpu(uint16_t cpu)
 {
-	return cpu == PM_MD_CPU_AMD64 ? &amd64 : NULL;
+	return cpu == PM_MD_CPU_AMD64 ? &amd64 : cpu == PM_MD_CPU_ARM64_BREAKPAD ? &arm64 : NULL;
 }
 
 static void
@@ -48,6 +71,9 @@ table_for(const pm_md_context_layout *l, const reg_slot **t, size_t *n)
 	if (l == &amd64) {
 		*t = amd64_regs;
 		*n = sizeof amd64_regs / sizeof amd64_regs[0];
+	} else if (l == &arm64) {
+		*t = arm64_regs;
+		*n = sizeof arm64_regs / sizeof arm64_regs[0];
 	}
 }
 

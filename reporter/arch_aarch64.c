@@ -224,8 +224,8 @@ as_arch_is_sigreturn(const uint8_t *code, size_t n)
 }
 
 /* A minidump's CPU_INFORMATION for arm64 would come from MIDR_EL1, which user
- * space reads only where the kernel emulates it; the minidump carries no
- * arm64 context yet (formats/minidump_context.c), so nothing is filled. */
+ * space reads only where the kernel emulates it; it stays zero (readers need
+ * only SystemInfo's processor architecture to read the thread contexts). */
 void
 as_arch_minidump_cpu(uint8_t *level, uint8_t *revision, uint8_t *info)
 {

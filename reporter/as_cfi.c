@@ -58,6 +58,24 @@ recover(const pm_mem *mem, const pm_cpu *cpu, unsigned n, const pm_cfi_rule *rul
 	return false;
 }
 
+/*
+ * The caller's stack pointer.  A return address is saved below the CFA, in
+ * the callee's frame; one at or above it means the CFA understates where the
+ * caller's frame begins.  That is arm64 glibc's lazy-binding trampoline
+ * (_dl_runtime_resolve): the PLT pushed {&PLTGOT[n], lr} before jumping
+ * there, its CFI saves lr at CFA+8 but leaves the CFA at the pushed sp, so
+ * the caller's sp is 16 above it, just past the saved lr.  (Not for signal
+ * frames: the vDSO's CFA is x29, and its saved context is read elsewhere.)
+ */
+static uint64_t
+caller_sp(const pm_cfi_cie *cie, const pm_cfi_row *row, uint64_t cfa)
+{
+	const pm_cfi_rule *ra = &row->reg[cie->ra];
+	if (cie->signal || ra->how != PM_CFI_OFFSET || (int64_t)ra->arg < 0)
+		return cfa;
+	return cfa + ra->arg + sizeof(uint64_t);
+}
+
 pm_cfi_result
 as_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu)
 {
@@ -78,7 +96,7 @@ as_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm
 		return PM_CFI_BAD;
 	/* else: an undefined return address marks the outermost frame, reported
 	 * as pc 0 with the RA bit clear (a 0 read from the stack keeps it set). */
-	caller.r[PM_DWARF_SP] = cfa;
+	caller.r[PM_DWARF_SP] = caller_sp(cie, row, cfa);
 	caller.valid |= UINT64_C(1) << PM_DWARF_SP;
 	caller.r[PM_DWARF_RA] = caller.pc;
 	caller.valid &= ~(UINT64_C(1) << PM_DWARF_RA);

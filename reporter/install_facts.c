@@ -63,6 +63,26 @@ stat_field(const char *stat, int field)
 	return p ? p + 1 : NULL;
 }
 
+/* Where /proc says nothing (qemu-user fills few of its fields): the span of
+ * environ's strings, if they are still the kernel's, packed back to back.  One
+ * moved by setenv breaks the packing, and then nothing is claimed. */
+static void
+environ_strings(uint64_t *start, uint64_t *end)
+{
+	extern char **environ;
+	uint64_t lo = UINT64_MAX, hi = 0, bytes = 0;
+	for (char **e = environ; e && *e; e++) {
+		uint64_t at = (uint64_t)(uintptr_t)*e, n = strlen(*e) + 1;
+		lo = at < lo ? at : lo;
+		hi = at + n > hi ? at + n : hi;
+		bytes += n;
+	}
+	if (bytes > 0 && hi - lo == bytes) {
+		*start = lo;
+		*end = hi;
+	}
+}
+
 /* Where the kernel put the environment's strings: fields 50 and 51. */
 static void
 environ_range(const char *stat, uint64_t *start, uint64_t *end)
@@ -70,13 +90,16 @@ environ_range(const char *stat, uint64_t *start, uint64_t *end)
 	const char *p = stat_field(stat, 50);
 	char *after_start, *after_end;
 	*start = *end = 0;
-	if (!p)
-		return;
-	unsigned long long v0 = strtoull(p, &after_start, 10);
-	unsigned long long v1 = strtoull(after_start, &after_end, 10);
-	if (after_start != p && after_end != after_start && v0 < v1) {
+	unsigned long long v0 = 0, v1 = 0;
+	if (p) {
+		v0 = strtoull(p, &after_start, 10);
+		v1 = strtoull(after_start, &after_end, 10);
+	}
+	if (p && after_start != p && after_end != after_start && v0 < v1) {
 		*start = v0;
 		*end = v1;
+	} else {
+		environ_strings(start, end);
 	}
 }
 

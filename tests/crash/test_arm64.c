@@ -3,7 +3,8 @@
  * `make test-arm64`: real sample programs crash and their reports must show
  * the ARM thread state in Apple's names, frame 0 at pc, frames through
  * libc's code (no frame pointers: CFI), the kernel's signal frame, a worker
- * thread, and images with the build ids readelf finds.
+ * thread, and images with the build ids readelf finds; `explain` of such a
+ * report, which carries no esr under qemu, stands on the signal.
  *
  * Under qemu-user 7.2 two things differ from hardware and are left out here
  * (docs/arm64.md): qemu's own helper thread is listed (it never answers the
@@ -11,6 +12,7 @@
  * process with it, so the exit status is not asserted.
  */
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "crash_util.h"
@@ -124,5 +126,28 @@ Test(arm64, worker, .timeout = 120)
 	static const char *const chain[] = { "crash_in_worker", "worker_descend", "worker_main", NULL };
 	expect_chain(t, chain);
 	cr_expect(t->note == NULL, "the walk stopped early: %s", t->note ? t->note : "");
+	crash_run_free(&run);
+}
+
+/* __builtin_trap is brk under arm64: explain says so from the signal and its
+ * si_code, and adds no syndrome sentence where qemu left no esr. */
+Test(arm64, explain_without_esr, .timeout = 120)
+{
+	crash_run run;
+	crash_run_sample(&run, "builtin_trap", NULL);
+	const pm_thread *t = crashed(&run.json);
+	bool has_esr = false;
+	for (unsigned i = 0; t->regs && i < t->regs->count; i++)
+		has_esr |= strcmp(t->regs->reg[i].name, "esr") == 0;
+	char *s = pm_explain(&run.json, false);
+	cr_assert_not_null(s);
+	cr_expect(strstr(s, "The process was killed by SIGTRAP (EXC_BREAKPOINT)") != NULL, "%s", s);
+	cr_expect(strstr(s, "The kernel reported TRAP_BRKPT") != NULL, "%s", s);
+	/* On hardware the kernel's esr_context gives GCC's brk #1000 in words. */
+	if (has_esr)
+		cr_expect(strstr(s, "brk #1000), emitted by GCC's __builtin_trap") != NULL, "%s", s);
+	else
+		cr_expect(strstr(s, "exception syndrome") == NULL, "an esr sentence without an esr:\n%s", s);
+	free(s);
 	crash_run_free(&run);
 }

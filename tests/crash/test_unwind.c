@@ -101,8 +101,9 @@ expect_complete_walk(const pm_report *r, const pm_thread *t, uint32_t signal_fra
 		dump_frames(t);
 }
 
+/* The crashed thread shows `chain`; when main_chain is given, so does the main thread. */
 static void
-check_chain(const char *sample, const char *const *chain, uint32_t signal_frames)
+check_chains(const char *sample, const char *const *chain, uint32_t signal_frames, const char *const *main_chain)
 {
 	crash_run run;
 	crash_run_sample(&run, sample, NULL);
@@ -112,6 +113,9 @@ check_chain(const char *sample, const char *const *chain, uint32_t signal_frames
 	int32_t ct = pm_report_crashed_thread(r);
 	cr_assert(ct >= 0, "no crashed thread");
 	expect_chain(&r->threads[ct], chain);
+	for (uint32_t i = 0; main_chain && i < r->thread_count; i++)
+		if (r->threads[i].id == (uint64_t)r->header.pid)
+			expect_chain(&r->threads[i], main_chain);
 	uint32_t emulator = crash_emulator_threads();
 	for (uint32_t i = 0; i < r->thread_count; i++) {
 		if (emulator && crash_is_emulator_thread(&r->threads[i])) {
@@ -122,6 +126,12 @@ check_chain(const char *sample, const char *const *chain, uint32_t signal_frames
 	}
 	cr_expect_eq(emulator, 0, "qemu's helper thread is not listed as blocking the freeze signal");
 	crash_run_free(&run);
+}
+
+static void
+check_chain(const char *sample, const char *const *chain, uint32_t signal_frames)
+{
+	check_chains(sample, chain, signal_frames, NULL);
 }
 
 /* One test per build flavour of a sample; the chain is innermost first. */
@@ -147,6 +157,22 @@ CHAIN_TESTS(unwind_once, 0, "init_and_crash", "__pthread_once_slow", "run_once",
 CHAIN_TESTS(unwind_signal, 1, "crash_in_handler", "on_usr1", SIGRETURN, "__pthread_kill_implementation",
             "raise|gsignal", "raise_usr1", "main", START)
 CHAIN_TESTS(unwind_worker, 0, "crash_in_worker", "worker_descend", "worker_main", "start_thread", THREAD_START)
+
+/* The main thread is stopped in an ifunc resolver that lazy binding runs
+ * (main → PLT → the dynamic linker's trampoline → _dl_fixup → resolver):
+ * its walk goes on through main to _start. */
+#define LAZY_BIND_TEST(flavour)                                                                    \
+	Test(unwind, unwind_lazy_bind##flavour, .timeout = 60)                                     \
+	{                                                                                          \
+		static const char *const chain[] = { "crash_in_worker", "worker_main", "start_thread", \
+			                             THREAD_START, NULL };                         \
+		static const char *const main_chain[] = { "lazy_target|resolve_lazy_target", "bind_lazily", "main", \
+			                                  START, NULL };                               \
+		check_chains("unwind_lazy_bind" #flavour, chain, 0, main_chain);                   \
+	}
+LAZY_BIND_TEST()
+LAZY_BIND_TEST(_fp)
+LAZY_BIND_TEST(_O0)
 
 /* A corrupt stack: the report is whole, the walk stops with a reason and
  * reports no garbage, and the process dies of its own signal. */

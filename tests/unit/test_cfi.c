@@ -552,6 +552,25 @@ Test(cfi, register_rule_kinds)
 	expect_step(cpu, &want, "rule kinds");
 }
 
+/* arm64 glibc's _dl_runtime_resolve: the PLT pushed 16 bytes, the CFA is left
+ * at the pushed sp and the return address is saved at CFA + 8: the caller's
+ * sp is past that slot, not the CFA (here in x86_64's numbering). */
+Test(cfi, return_address_above_the_cfa)
+{
+	world();
+	cie_spec c = std_cie();
+	uint64_t cie = emit_cie(&c);
+	emit_fde(&c, cie, F, 0x10,
+	         B(DW_CFA_def_cfa, 7, 0,
+	           DW_CFA_offset_extended_sf, 16, 0x7f)); /* return address at CFA + 8 */
+	finish();
+	uint64_t rsp = STACK + 0x100;
+	pm_cpu cpu = regs_at(F + 4, rsp, false);
+	poke_u64(rsp + 8, 0x404000);
+	pm_cpu want = caller_of(&cpu, rsp + 16, 0x404000);
+	expect_step(cpu, &want, "return address above the CFA");
+}
+
 Test(cfi, restore_returns_to_the_cie_rule)
 {
 	world();

@@ -1,7 +1,8 @@
 /*
  * test_unwind_libunwind.c — the crash unwinder against libunwind's local
  * unwinder on the same signal context (issue 4; built only with
- * -Dlibunwind=enabled, and -O2 -fomit-frame-pointer).
+ * -Dlibunwind=enabled, twice: -O2 -fomit-frame-pointer, and -O2
+ * -fno-omit-frame-pointer as unwind_libunwind_fp).
  *
  * A thread stopped deep in a qsort comparator (bench/stop_in_qsort.h: the
  * stack crosses libc in raise and in qsort) is walked in its signal handler
