@@ -3,7 +3,6 @@
  */
 #include "altstack.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -17,6 +16,8 @@
 
 #include "as_altstack.h"
 #include "as_sys.h"
+#include "as_tasks.h"
+#include "control_send.h"
 #include "state.h"
 
 /* The handler freezes threads, walks stacks with CFI and formats text: about
@@ -88,30 +89,40 @@ pmi_altstack_release(void)
 	}
 }
 
+/* Setup requests sent by the last broadcast; answers are counted in
+ * as_altstack_answers().  Read by pmi_altstack_settle. */
+static int setup_sent;
+
 void
-pmi_altstack_broadcast(int sig, unsigned timeout_ms)
+pmi_altstack_broadcast(int sig)
 {
-	DIR *d = opendir("/proc/self/task");
-	if (!d)
-		return;
-	pid_t self = as_sys_gettid(), pid = getpid();
+	char buf[4096];
+	as_tasks tasks;
+	pid_t self = as_sys_gettid(), tid;
 	int sent = 0, *answers = as_altstack_answers();
 	__atomic_store_n(answers, 0, __ATOMIC_RELEASE);
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0 && tid != self && !as_altstack_is_known(tid) && as_sys_tgkill(pid, tid, sig) == 0)
+	if (!as_tasks_open(&tasks, buf, sizeof buf))
+		return;
+	while (as_tasks_next(&tasks, &tid))
+		if (tid != self && !as_altstack_is_known(tid) && pmi_control_send(tid, sig, PM_CONTROL_SETUP) == 0)
 			sent++;
-	}
-	closedir(d);
+	as_tasks_close(&tasks);
+	setup_sent = sent;
+}
+
+void
+pmi_altstack_settle(unsigned timeout_ms)
+{
+	int *answers = as_altstack_answers();
 	uint64_t deadline = as_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	int acks;
-	while ((acks = __atomic_load_n(answers, __ATOMIC_ACQUIRE)) < sent) {
+	while ((acks = __atomic_load_n(answers, __ATOMIC_ACQUIRE)) < setup_sent) {
 		uint64_t now = as_sys_now_ns();
 		if (now >= deadline)
 			break;
 		as_sys_futex_wait(answers, acks, deadline - now);
 	}
+	setup_sent = 0;
 }
 
 /* ---- pthread_create interposition -------------------------------------- */

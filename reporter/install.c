@@ -14,7 +14,8 @@
  *   4. handlers: the fatal signals (SA_ONSTACK | SA_NODEFER, previous ones
  *      kept for chaining) and a reserved real-time signal that freezes
  *      threads at crash time and sets up alternate stacks at install;
- *   5. alternate stacks for this thread and every existing one.
+ *   5. alternate stacks for this thread and every existing one (asked
+ *      for, not waited for: see altstack.h).
  */
 #include "postmortem-tools.h"
 
@@ -260,7 +261,7 @@ pm_install(const pm_config *cfg)
 		return fail(errno ? errno : EINVAL);
 	as_g.installed = true;
 	pmi_altstack_ensure();
-	pmi_altstack_broadcast(as_g.freeze_signal, SETUP_WAIT_MS);
+	pmi_altstack_broadcast(as_g.freeze_signal);
 	return 0;
 }
 
@@ -271,6 +272,7 @@ pm_uninstall(void)
 		return;
 	pm_watchdog_stop();
 	pmi_live_teardown();
+	pmi_altstack_settle(SETUP_WAIT_MS);
 	restore_handlers();
 	pmi_altstack_release();
 	release_storage();

@@ -35,7 +35,8 @@ typedef struct pm_slot {
  * tid and sets SAMPLE_ASKED; the thread copies its registers, sets
  * SAMPLE_TAKEN and waits (bounded) for SAMPLE_DONE before going on. */
 enum { SAMPLE_IDLE = 0, SAMPLE_ASKED, SAMPLE_TAKEN, SAMPLE_DONE };
-enum { PM_SAMPLE_MAGIC = 0x706d5350 };
+/* What a tagged control signal asks for (its si_value; as_control.c). */
+enum { PM_CONTROL_SAMPLE = 0x706d5350, PM_CONTROL_SETUP = 0x706d5355 };
 
 typedef struct pm_sample {
 	int tid;
