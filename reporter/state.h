@@ -44,23 +44,28 @@ typedef struct pm_sample {
 	mcontext_t mc;
 } pm_sample;
 
-/* Facts about the process, gathered at install. */
+/* Facts about the process: the first group gathered at install (what needs
+ * libc, or catching a crash needs), the second read by the first capture
+ * (as_facts.c: system calls and small files a report alone needs). */
 typedef struct pm_facts {
 	char exe_path[PATH_MAX];
 	char exe_name[256];
 	char app_id[256];
 	char app_version[128];
+	char os_name[64];          /* "Linux" until uname says */
+	int16_t tz_min;            /* localtime_r's: not AS-safe */
+	long clock_ticks;          /* per second, for the launch time */
+	uint64_t abort_msg_var;    /* &__abort_msg, glibc's last assert/abort message (0: not glibc) */
+	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
+
+	int late_state;            /* the group below: unread, being read, read (as_facts.c) */
 	char os_version[512];
-	char os_name[64];
 	char hardware_model[256];
 	pm_time launch_time;
-	int16_t tz_min;
 	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
 	uint32_t kernel_version[3]; /* major, minor, patch of the release */
 	uint8_t cpu_count;         /* online CPUs, 255 at most */
 	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
-	uint64_t abort_msg_var;    /* &__abort_msg, glibc's last assert/abort message (0: not glibc) */
-	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
 } pm_facts;
 
 typedef struct pm_state {
