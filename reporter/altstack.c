@@ -48,8 +48,7 @@ free_stack(void *p)
 	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pmi_altstack_size()))
 		sigaltstack(&off, NULL);
 	as_altstack_known_remove(as_sys_gettid());
-	munmap(s->map, s->size);
-	munmap(s, sizeof *s);
+	munmap(s->map, s->size); /* s itself is inside */
 }
 
 static void

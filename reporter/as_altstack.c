@@ -32,22 +32,21 @@ as_altstack_make(pm_as_stack **made)
 	}
 	if (!stack_size)
 		return false;
-	pm_as_stack *s = as_sys_map(sizeof *s, 0);
-	if (!s)
+	size_t size = stack_size + page_size;
+	char *map = as_sys_map(size, MAP_NORESERVE);
+	if (!map)
 		return false;
-	s->size = stack_size + page_size;
-	s->map = as_sys_map(s->size, MAP_NORESERVE);
-	if (!s->map) {
-		as_sys_unmap(s, sizeof *s);
-		return false;
-	}
+	/* The record sits at the top of the mapping, above the stack the
+	 * kernel is given: one mapping per thread, not two. */
+	pm_as_stack *s = (pm_as_stack *)(map + size - AS_STACK_RECORD_ROOM);
+	s->map = map;
+	s->size = size;
 	/* The guard page below the stack turns an overflow of the handler
 	 * itself into a clean fault instead of silent corruption. */
-	as_sys_protect(s->map, page_size, PROT_NONE);
-	stack_t ss = { .ss_sp = (char *)s->map + page_size, .ss_size = stack_size, .ss_flags = 0 };
+	as_sys_protect(map, page_size, PROT_NONE);
+	stack_t ss = { .ss_sp = map + page_size, .ss_size = stack_size - AS_STACK_RECORD_ROOM, .ss_flags = 0 };
 	if (as_sys_sigaltstack(&ss, NULL) != 0) {
-		as_sys_unmap(s->map, s->size);
-		as_sys_unmap(s, sizeof *s);
+		as_sys_unmap(map, size);
 		return false;
 	}
 	*made = s;

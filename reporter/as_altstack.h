@@ -15,12 +15,15 @@ typedef struct pm_as_stack {
 	size_t size;
 } pm_as_stack;
 
+/* Bytes at the top of each stack's mapping that hold its pm_as_stack. */
+enum { AS_STACK_RECORD_ROOM = 64 };
+
 /* How large each stack is and the page size, decided once at install
  * (sysconf and getauxval stay off the signal path). */
 void as_altstack_set_geometry(size_t stack_size, size_t page_size);
 /* Give the calling thread an alternate stack, unless it has one (then
- * *made is NULL).  The record lives in its own mapping.  False when the
- * memory or sigaltstack was refused. */
+ * *made is NULL).  The record lives at the top of the stack's mapping.
+ * False when the memory or sigaltstack was refused. */
 bool as_altstack_make(pm_as_stack **made);
 /* The setup signal's work on each thread: a stack, recorded in the signal
  * frame so that sigreturn keeps it, then one more answer in the counter

@@ -21,10 +21,10 @@
 
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "altstack.h"
 #include "arch.h"
@@ -166,7 +166,7 @@ configure(const pm_config *cfg)
 		return false;
 	if (!pmi_config_reports_dir(cfg, as_g.reports_dir, sizeof as_g.reports_dir))
 		return false;
-	int k = snprintf(as_g.pending_dir, sizeof as_g.pending_dir, "%s/pending", as_g.reports_dir);
+	int k = pmi_path_join(as_g.pending_dir, sizeof as_g.pending_dir, as_g.reports_dir, "/pending");
 	/* The handler's full paths (<pending>/<incident id>.<ext>) must fit
 	 * whole: refuse here rather than cut them at crash time. */
 	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= sizeof as_g.pending_dir) {
@@ -238,16 +238,22 @@ fail(int err)
 int
 pm_install(const pm_config *cfg)
 {
+	/* as_g is zero here, as the loader, pm_uninstall or a failed install
+	 * left it: clearing it again would only fault its pages in. */
 	if (as_g.installed)
 		pm_uninstall();
-	memset(&as_g, 0, sizeof as_g);
 	as_g.pending_fd = -1;
 	for (int i = 0; i < PM_SPARE_FDS; i++)
 		as_g.spare_fds[i] = -1;
 	if (!configure(cfg))
 		return fail(errno);
-	if (pmi_reports_dir_prepare(as_g.reports_dir) != 0 || !as_fds_open())
-		return fail(errno);
+	int pending = pmi_reports_dir_prepare(as_g.reports_dir);
+	if (!as_fds_open(pending)) {
+		int e = errno;
+		if (pending >= 0)
+			close(pending);
+		return fail(e);
+	}
 	as_arch_tls_remember();
 	pmi_facts_gather(&as_g.facts, cfg);
 	if (!map_region())
