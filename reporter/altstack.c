@@ -97,13 +97,15 @@ pmi_altstack_broadcast(int sig)
 {
 	char buf[4096];
 	as_tasks tasks;
+	siginfo_t info;
 	pid_t self = as_sys_gettid(), tid;
 	int sent = 0, *answers = as_altstack_answers();
 	__atomic_store_n(answers, 0, __ATOMIC_RELEASE);
 	if (!as_tasks_open(&tasks, buf, sizeof buf))
 		return;
+	pmi_control_info(&info, sig, PM_CONTROL_SETUP);
 	while (as_tasks_next(&tasks, &tid))
-		if (tid != self && !as_altstack_is_known(tid) && pmi_control_send(tid, sig, PM_CONTROL_SETUP) == 0)
+		if (tid != self && !as_altstack_is_known(tid) && pmi_control_send(info.si_pid, tid, &info) == 0)
 			sent++;
 	as_tasks_close(&tasks);
 	setup_sent = sent;

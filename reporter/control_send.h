@@ -1,15 +1,18 @@
 /*
- * control_send.h — asking one thread for something through the control
- * signal (as_control.c routes it).  NOT AS-safe callers only (install,
- * live backtraces), though the call itself is one system call.
+ * control_send.h — asking threads for something through the control
+ * signal (as_control.c routes it), from ordinary code: install, live
+ * backtraces.
  */
 #ifndef PM_REPORTER_CONTROL_SEND_H
 #define PM_REPORTER_CONTROL_SEND_H
 
+#include <signal.h>
 #include <sys/types.h>
 
-/* Queue the control signal `sig` to thread tid of this process, tagged
- * with `tag` (PM_CONTROL_*); 0, or -errno. */
-long pmi_control_send(pid_t tid, int sig, int tag);
+/* The siginfo of control signal `sig` tagged with `tag` (PM_CONTROL_*),
+ * from this process: prepared once, sent to each thread asked. */
+void pmi_control_info(siginfo_t *info, int sig, int tag);
+/* Queue it to thread tid of this process (pid: ours); 0, or -errno. */
+long pmi_control_send(pid_t pid, pid_t tid, const siginfo_t *info);
 
 #endif

@@ -97,7 +97,9 @@ sample_thread(int tid, mcontext_t *mc)
 	pm_sample *s = &as_g.sample;
 	__atomic_store_n(&s->tid, tid, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->state, SAMPLE_ASKED, __ATOMIC_RELEASE);
-	long rc = pmi_control_send(tid, as_g.freeze_signal, PM_CONTROL_SAMPLE);
+	siginfo_t info;
+	pmi_control_info(&info, as_g.freeze_signal, PM_CONTROL_SAMPLE);
+	long rc = pmi_control_send(info.si_pid, tid, &info);
 	if (rc < 0) {
 		__atomic_store_n(&s->state, SAMPLE_IDLE, __ATOMIC_RELEASE);
 		errno = (int)-rc;
