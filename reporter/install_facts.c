@@ -8,6 +8,7 @@
 #include "install.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -15,9 +16,37 @@
 
 #include "as_util.h"
 
+/* With TZ unset, glibc's zone is /etc/localtime, and UTC where there is
+ * none.  A link to one of tzdata's names for UTC (as containers and
+ * servers mostly have) says the offset by its name alone: no localtime_r,
+ * whose first call reads and parses the zone file and was the largest part
+ * of pm_install (docs/benchmarks.md).  Any other zone, a copied file, or TZ
+ * set: localtime_r. */
+static bool
+zone_is_utc(void)
+{
+	static const char *const names[] = { "/UTC", "/UCT", "/Universal", "/Zulu", "/GMT" };
+	char target[PATH_MAX];
+	if (getenv("TZ"))
+		return false;
+	ssize_t n = readlink("/etc/localtime", target, sizeof target - 1);
+	if (n < 0)
+		return errno == ENOENT;
+	target[n] = '\0';
+	/* ".../zoneinfo/UTC", ".../Etc/UTC", or under right/ (leap seconds change
+	 * the time, not the offset): the last component says it. */
+	const char *name = strrchr(target, '/');
+	for (size_t i = 0; name && i < sizeof names / sizeof names[0]; i++)
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	return false;
+}
+
 static int16_t
 tz_offset_minutes(void)
 {
+	if (zone_is_utc())
+		return 0;
 	time_t now = time(NULL);
 	struct tm tm;
 	if (!localtime_r(&now, &tm))
