@@ -69,7 +69,8 @@ bool
 pmi_altstack_ensure(void)
 {
 	pm_as_stack *made;
-	if (!as_altstack_make(&made))
+	stack_t now;
+	if (!as_altstack_make(&made, &now))
 		return false;
 	if (made && key_ok)
 		pthread_setspecific(stack_key, made);
@@ -117,12 +118,16 @@ pmi_altstack_settle(unsigned timeout_ms)
 	int *answers = as_altstack_answers();
 	uint64_t deadline = as_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
 	int acks;
-	while ((acks = __atomic_load_n(answers, __ATOMIC_ACQUIRE)) < setup_sent) {
+	/* Said before the count is read: an answer that comes after the read
+	 * changes the word futex_wait checks, or sees the flag and wakes us. */
+	as_altstack_waiting(true);
+	while ((acks = __atomic_load_n(answers, __ATOMIC_SEQ_CST)) < setup_sent) {
 		uint64_t now = as_sys_now_ns();
 		if (now >= deadline)
 			break;
 		as_sys_futex_wait(answers, acks, deadline - now);
 	}
+	as_altstack_waiting(false);
 	setup_sent = 0;
 }
 

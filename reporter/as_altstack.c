@@ -13,6 +13,7 @@
 
 static size_t stack_size, page_size;
 static int answers; /* futex word: threads that have answered a setup broadcast */
+static int waiting; /* someone sleeps on answers */
 
 void
 as_altstack_set_geometry(size_t size, size_t page)
@@ -22,11 +23,10 @@ as_altstack_set_geometry(size_t size, size_t page)
 }
 
 bool
-as_altstack_make(pm_as_stack **made)
+as_altstack_make(pm_as_stack **made, stack_t *now)
 {
-	stack_t cur;
 	*made = NULL;
-	if (as_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+	if (as_sys_sigaltstack(NULL, now) == 0 && !(now->ss_flags & SS_DISABLE)) {
 		as_altstack_known_add(as_sys_gettid());
 		return true; /* the thread has one (ours or the app's) */
 	}
@@ -50,6 +50,7 @@ as_altstack_make(pm_as_stack **made)
 		return false;
 	}
 	*made = s;
+	*now = ss;
 	as_altstack_known_add(as_sys_gettid());
 	return true;
 }
@@ -60,15 +61,24 @@ as_altstack_on_setup(void *uctx)
 	/* sigreturn restores the alternate stack saved in the signal frame:
 	 * record the new one there, or leaving the handler would undo it. */
 	pm_as_stack *made;
-	stack_t cur;
-	if (as_altstack_make(&made) && as_sys_sigaltstack(NULL, &cur) == 0)
-		((ucontext_t *)uctx)->uc_stack = cur;
-	__atomic_add_fetch(&answers, 1, __ATOMIC_RELEASE);
-	as_sys_futex_wake(&answers);
+	stack_t now;
+	if (as_altstack_make(&made, &now))
+		((ucontext_t *)uctx)->uc_stack = now;
+	__atomic_add_fetch(&answers, 1, __ATOMIC_SEQ_CST);
+	/* Only pm_uninstall waits for answers (pmi_altstack_settle): at
+	 * install, nobody is woken for nothing. */
+	if (__atomic_load_n(&waiting, __ATOMIC_SEQ_CST))
+		as_sys_futex_wake(&answers);
 }
 
 int *
 as_altstack_answers(void)
 {
 	return &answers;
+}
+
+void
+as_altstack_waiting(bool on)
+{
+	__atomic_store_n(&waiting, on, __ATOMIC_SEQ_CST);
 }
