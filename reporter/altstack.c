@@ -89,10 +89,6 @@ pmi_altstack_release(void)
 	}
 }
 
-/* Setup requests sent by the last broadcast; answers are counted in
- * as_altstack_answers().  Read by pmi_altstack_settle. */
-static int setup_sent;
-
 void
 pmi_altstack_broadcast(int sig)
 {
@@ -100,35 +96,13 @@ pmi_altstack_broadcast(int sig)
 	as_tasks tasks;
 	siginfo_t info;
 	pid_t self = as_sys_gettid(), tid;
-	int sent = 0, *answers = as_altstack_answers();
-	__atomic_store_n(answers, 0, __ATOMIC_RELEASE);
 	if (!as_tasks_open(&tasks, buf, sizeof buf))
 		return;
 	pmi_control_info(&info, sig, PM_CONTROL_SETUP);
 	while (as_tasks_next(&tasks, &tid))
-		if (tid != self && !as_altstack_is_known(tid) && pmi_control_send(info.si_pid, tid, &info) == 0)
-			sent++;
+		if (tid != self && !as_altstack_is_known(tid))
+			pmi_control_send(info.si_pid, tid, &info);
 	as_tasks_close(&tasks);
-	setup_sent = sent;
-}
-
-void
-pmi_altstack_settle(unsigned timeout_ms)
-{
-	int *answers = as_altstack_answers();
-	uint64_t deadline = as_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	int acks;
-	/* Said before the count is read: an answer that comes after the read
-	 * changes the word futex_wait checks, or sees the flag and wakes us. */
-	as_altstack_waiting(true);
-	while ((acks = __atomic_load_n(answers, __ATOMIC_SEQ_CST)) < setup_sent) {
-		uint64_t now = as_sys_now_ns();
-		if (now >= deadline)
-			break;
-		as_sys_futex_wait(answers, acks, deadline - now);
-	}
-	as_altstack_waiting(false);
-	setup_sent = 0;
 }
 
 /* ---- pthread_create interposition -------------------------------------- */

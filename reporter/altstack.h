@@ -14,7 +14,8 @@
  *     thread runs its own code again (the kernel delivers on every return
  *     to user space, and interrupts a running thread to do so), so no
  *     thread can overflow its stack between the request and its stack;
- *     pm_uninstall waits for them (pmi_altstack_settle);
+ *     pm_uninstall discards the requests not taken yet (by ignoring the
+ *     signal for a moment);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
  * A pthread key frees the stack of a thread started or installed from when
@@ -37,11 +38,6 @@ bool pmi_altstack_init(void);
  * `sig`, whose handler runs as_altstack_on_setup), without waiting: each
  * thread takes the request before it runs any more of its own code. */
 void pmi_altstack_broadcast(int sig);
-/* Wait, up to timeout_ms, until the threads the last broadcast asked have
- * answered: before the control signal's handler goes away, since a
- * request still pending then would meet the default action (the end of
- * the process). */
-void pmi_altstack_settle(unsigned timeout_ms);
 /* Drop the calling thread's stack if we made it. */
 void pmi_altstack_release(void);
 

@@ -12,8 +12,6 @@
 #include "as_sys.h"
 
 static size_t stack_size, page_size;
-static int answers; /* futex word: threads that have answered a setup broadcast */
-static int waiting; /* someone sleeps on answers */
 
 void
 as_altstack_set_geometry(size_t size, size_t page)
@@ -64,21 +62,4 @@ as_altstack_on_setup(void *uctx)
 	stack_t now;
 	if (as_altstack_make(&made, &now))
 		((ucontext_t *)uctx)->uc_stack = now;
-	__atomic_add_fetch(&answers, 1, __ATOMIC_SEQ_CST);
-	/* Only pm_uninstall waits for answers (pmi_altstack_settle): at
-	 * install, nobody is woken for nothing. */
-	if (__atomic_load_n(&waiting, __ATOMIC_SEQ_CST))
-		as_sys_futex_wake(&answers);
-}
-
-int *
-as_altstack_answers(void)
-{
-	return &answers;
-}
-
-void
-as_altstack_waiting(bool on)
-{
-	__atomic_store_n(&waiting, on, __ATOMIC_SEQ_CST);
 }

@@ -28,13 +28,10 @@ void as_altstack_set_geometry(size_t stack_size, size_t page_size);
  * sigaltstack was refused. */
 bool as_altstack_make(pm_as_stack **made, stack_t *now);
 /* The setup signal's work on each thread: a stack, recorded in the signal
- * frame so that sigreturn keeps it, then one more answer in the counter
- * as_altstack_answers points to (a futex word).  A stack made here is
- * never freed: no thread-exit hook can be registered from a handler. */
+ * frame so that sigreturn keeps it.  Nobody waits for it (altstack.h).  A
+ * stack made here is never freed: no thread-exit hook can be registered
+ * from a handler. */
 void as_altstack_on_setup(void *uctx);
-int *as_altstack_answers(void);
-/* Whether a waiter sleeps on the answers (then each answer wakes it). */
-void as_altstack_waiting(bool on);
 
 /* Threads known to hold an alternate stack (as_altstack_known.c). */
 void as_altstack_known_add(pid_t tid);

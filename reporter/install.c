@@ -49,7 +49,6 @@ enum {
 	SCRATCH_CAP = 64 * 1024,
 	STRINGS_BYTES = 8 * 1024 * 1024,
 	SYMBOL_BYTES = 48 * 1024 * 1024,
-	SETUP_WAIT_MS = 200,
 	REPORT_NAME_ROOM = 64, /* a report file's name: a UUID and an extension */
 };
 
@@ -210,8 +209,14 @@ restore_handlers(void)
 {
 	for (size_t i = 0; i < as_g.signal_count; i++)
 		sigaction(as_g.signals[i], &as_g.previous[i], NULL);
-	if (as_g.freeze_signal > 0)
+	if (as_g.freeze_signal > 0) {
+		/* pm_install does not wait for its setup requests, and one still
+		 * pending would meet the default action, the end of the process:
+		 * ignoring a signal discards it wherever it is pending. */
+		struct sigaction ignore = { .sa_handler = SIG_IGN };
+		sigaction(as_g.freeze_signal, &ignore, NULL);
 		sigaction(as_g.freeze_signal, &as_g.previous_freeze, NULL);
+	}
 }
 
 static void
@@ -278,7 +283,6 @@ pm_uninstall(void)
 		return;
 	pm_watchdog_stop();
 	pmi_live_teardown();
-	pmi_altstack_settle(SETUP_WAIT_MS);
 	restore_handlers();
 	pmi_altstack_release();
 	release_storage();

@@ -192,10 +192,10 @@ Test(capture, reinstall_does_not_signal_a_thread_that_has_its_stack, .timeout = 
 	crash_run_free(&run);
 }
 
-/* pm_install returns before the threads have answered its setup requests;
- * pm_uninstall must wait for them, or a request still pending would meet
- * the control signal's default action (the end of the process). */
-Test(capture, uninstall_right_after_install_waits_for_the_threads, .timeout = 60)
+/* pm_install returns before the threads have taken its setup requests;
+ * pm_uninstall must not leave one pending, where it would meet the control
+ * signal's default action (the end of the process). */
+Test(capture, uninstall_right_after_install_leaves_no_request_pending, .timeout = 60)
 {
 	const char *args[] = { "uninstall_at_once", NULL };
 	crash_run run;

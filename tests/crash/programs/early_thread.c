@@ -7,9 +7,9 @@
  * install signals it, the second knows it holds a stack already.
  *
  * With "uninstall_at_once", IDLE_THREADS more threads wait beside it, and
- * pm_uninstall follows pm_install at once, before they have answered the
+ * pm_uninstall follows pm_install at once, before they have taken the
  * setup requests: they hold every signal blocked for HOLD_MS, which makes
- * "not answered yet" certain.  The process must live on (a request still
+ * "not taken yet" certain.  The process must live on (a request still
  * pending when the control signal's handler goes away would end it), and
  * the install after it still gives the worker its stack. */
 #include <errno.h>
