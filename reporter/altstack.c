@@ -16,7 +16,7 @@
 
 #include "as_altstack.h"
 #include "as_sys.h"
-#include "as_tasks.h"
+#include "as_dirents.h"
 #include "control_send.h"
 #include "state.h"
 
@@ -93,16 +93,16 @@ void
 pmi_altstack_broadcast(int sig)
 {
 	char buf[4096];
-	as_tasks tasks;
+	as_dirents tasks;
 	siginfo_t info;
 	pid_t self = as_sys_gettid(), tid;
-	if (!as_tasks_open(&tasks, buf, sizeof buf))
+	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
 		return;
 	pmi_control_info(&info, sig, PM_CONTROL_SETUP);
-	while (as_tasks_next(&tasks, &tid))
+	while (as_dirents_next_tid(&tasks, &tid))
 		if (tid != self && !as_altstack_is_known(tid))
 			pmi_control_send(info.si_pid, tid, &info);
-	as_tasks_close(&tasks);
+	as_dirents_close(&tasks);
 }
 
 /* ---- pthread_create interposition -------------------------------------- */
