@@ -52,7 +52,7 @@ run_ours(const char *addr_path, char **lib_paths, int nlibs)
 	pm_report r;
 	pm_report_init(&r);
 	r.os = PM_OS_LINUX;
-	r.images = pm_arena_alloc(&r.arena, (size_t)nlibs * sizeof *r.images, 8);
+	r.images = pm_report_alloc(&r, (size_t)nlibs * sizeof *r.images, 8);
 	for (int i = 0; i < nlibs; i++) {
 		sb_lib l;
 		if (!sb_lib_open(&l, lib_paths[i], 0x7f0000000000 + ((uint64_t)i << 36)))

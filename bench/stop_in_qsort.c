@@ -38,7 +38,7 @@ on_usr1(int sig, siginfo_t *info, void *uctx)
 	site.env = (pm_unwind_env){ .mem = as_mem_cached(&cache), .images = &im };
 	as_mem_cache_reset(&cache);
 	pmi_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
-	rep.images = pm_arena_alloc(&rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
+	rep.images = pmi_arena_alloc(rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
 	as_images_scan(&im, &rep, &site.env.mem, exe, line, sizeof line);
 	as_arch_cpu_from_mcontext(&site.uc->uc_mcontext, &site.cpu);
 	job.inside(&site, job.arg);

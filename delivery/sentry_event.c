@@ -276,7 +276,7 @@ add_images(cJSON *ev, const pm_report *r)
 		for (unsigned b = 0; b < im->build_id_len; b++)
 			snprintf(hex + 2 * b, 3, "%02x", im->build_id[b]);
 		pm_out o;
-		pm_out_init_buf(&o, uuid, sizeof uuid);
+		pmi_out_init_buf(&o, uuid, sizeof uuid);
 		pmi_out_uuid(&o, id, true);
 		cJSON *d = cJSON_CreateObject();
 		ok = d && cJSON_AddItemToArray(images, d);

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "postmortem-tools.h"
+#include "out.h"
 
 /* The three directories under the reports directory. */
 typedef enum pm_sdir {

@@ -6,6 +6,7 @@
  * the link itself, never followed out of the reports directory.
  */
 #include "store.h"
+#include "out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -201,9 +202,9 @@ pmi_store_write_file(int dfd, const char *name, pm_store_fill_fn *fill, const vo
 		return PM_E_IO;
 	char buf[1 << 14];
 	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
+	pmi_out_init_fd(&o, fd, buf, sizeof buf);
 	pm_err e = fill(ctx, &o);
-	if (e == PM_OK && (!pm_out_flush(&o) || o.failed || fsync(fd) != 0))
+	if (e == PM_OK && (!pmi_out_flush(&o) || o.failed || fsync(fd) != 0))
 		e = PM_E_IO;
 	if (close(fd) != 0 && e == PM_OK)
 		e = PM_E_IO;

@@ -11,6 +11,7 @@
  * partial from then on), the text kept when it reads, rendered otherwise.
  */
 #include "store.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,13 +37,13 @@ writer_alive(int64_t pid, int64_t mtime, int64_t now)
 static pm_err
 fill_json(const void *ctx, pm_out *o)
 {
-	return pm_write_json(ctx, o);
+	return pmi_write_json(ctx, o);
 }
 
 static pm_err
 fill_text(const void *ctx, pm_out *o)
 {
-	return pm_write_text(ctx, o);
+	return pmi_write_text(ctx, o);
 }
 
 /* The source of each twin: the renamed file if there is one, else the temporary. */

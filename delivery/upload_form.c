@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "store.h"
+#include "write.h"
 #include "upload.h"
 
 typedef struct blob {
@@ -48,7 +49,7 @@ write_model(const pm_report *r, pm_err (*writer)(const pm_report *, pm_out *), b
 {
 	char chunk[1 << 14];
 	pm_out o;
-	pm_out_init_buf(&o, chunk, sizeof chunk);
+	pmi_out_init_buf(&o, chunk, sizeof chunk);
 	o.sink = blob_sink;
 	o.sink_ctx = b;
 	pm_err e = writer(r, &o);
@@ -147,8 +148,8 @@ add_minidump(curl_mime *m, const pm_upload_options *opt, pm_store *s, const char
 static pm_err
 write_files(const pm_report *r, blob *json, blob *text)
 {
-	pm_err e = write_model(r, pm_write_json, json);
-	return e == PM_OK ? write_model(r, pm_write_text, text) : e;
+	pm_err e = write_model(r, pmi_write_json, json);
+	return e == PM_OK ? write_model(r, pmi_write_text, text) : e;
 }
 
 /* A report kept as text alone (its twin could not be written) still goes out
@@ -159,7 +160,7 @@ rebuild_twin(pm_store *s, const char *id, blob *json)
 	pm_report r;
 	pm_err e = pm_store_load(s, id, &r, NULL);
 	if (e == PM_OK)
-		e = write_model(&r, pm_write_json, json);
+		e = write_model(&r, pmi_write_json, json);
 	pm_report_free(&r);
 	return e;
 }

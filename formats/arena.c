@@ -5,12 +5,12 @@
  * A heap arena (readers, see arena_heap.c) has a grow callback; this file
  * never calls malloc itself, so the crash path can link it.
  */
-#include "postmortem-tools.h"
+#include "arena.h"
 
 #include <string.h>
 
 void
-pm_arena_init_fixed(pm_arena *a, void *mem, size_t size)
+pmi_arena_init_fixed(pm_arena *a, void *mem, size_t size)
 {
 	memset(a, 0, sizeof *a);
 	a->cur = mem;
@@ -18,8 +18,10 @@ pm_arena_init_fixed(pm_arena *a, void *mem, size_t size)
 }
 
 void *
-pm_arena_alloc(pm_arena *a, size_t n, size_t align)
+pmi_arena_alloc(pm_arena *a, size_t n, size_t align)
 {
+	if (!a)
+		return NULL;
 	if (align == 0)
 		align = 1;
 	for (int attempt = 0; attempt < 2; attempt++) {
@@ -39,9 +41,9 @@ pm_arena_alloc(pm_arena *a, size_t n, size_t align)
 }
 
 const char *
-pm_arena_strndup(pm_arena *a, const char *s, size_t n)
+pmi_arena_strndup(pm_arena *a, const char *s, size_t n)
 {
-	char *p = pm_arena_alloc(a, n + 1, 1);
+	char *p = pmi_arena_alloc(a, n + 1, 1);
 	if (!p)
 		return NULL;
 	memcpy(p, s, n);
@@ -50,7 +52,13 @@ pm_arena_strndup(pm_arena *a, const char *s, size_t n)
 }
 
 const char *
-pm_arena_strdup(pm_arena *a, const char *s)
+pmi_arena_strdup(pm_arena *a, const char *s)
 {
-	return s ? pm_arena_strndup(a, s, strlen(s)) : NULL;
+	return s ? pmi_arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+bool
+pmi_arena_exhausted(const pm_arena *a)
+{
+	return !a || a->exhausted;
 }

@@ -31,14 +31,14 @@ grow(pm_arena *a, size_t need)
 }
 
 void
-pm_arena_init_heap(pm_arena *a)
+pmi_arena_init_heap(pm_arena *a)
 {
 	memset(a, 0, sizeof *a);
 	a->grow = grow;
 }
 
 void
-pm_arena_free(pm_arena *a)
+pmi_arena_free(pm_arena *a)
 {
 	struct chunk *c = a->chunks;
 	while (c) {
@@ -54,13 +54,20 @@ pm_arena_free(pm_arena *a)
 void
 pm_report_init(pm_report *r)
 {
-	pmi_report_init_fixed(r, NULL, 0);
-	pm_arena_init_heap(&r->arena);
+	/* Out of memory leaves no arena: the first allocation fails, as when full. */
+	pm_arena *a = malloc(sizeof *a);
+	if (a)
+		pmi_arena_init_heap(a);
+	pmi_report_reset(r, a);
 }
 
 void
 pm_report_free(pm_report *r)
 {
-	pm_arena_free(&r->arena);
-	pmi_report_init_fixed(r, NULL, 0);
+	/* A fixed arena (crash path, pmi_report_init_fixed) lives in its caller's block. */
+	if (r->arena && r->arena->grow) {
+		pmi_arena_free(r->arena);
+		free(r->arena);
+	}
+	pmi_report_reset(r, NULL);
 }

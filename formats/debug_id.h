@@ -4,7 +4,7 @@
 #ifndef PM_DEBUG_ID_H
 #define PM_DEBUG_ID_H
 
-#include "postmortem-tools.h"
+#include "out.h"
 
 /* Swap the first three GUID fields in place (its own inverse): build id bytes <-> debug id. */
 void pmi_guid_swap(uint8_t id[16]);

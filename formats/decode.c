@@ -517,7 +517,7 @@ static void
 put_text(char *buf, size_t cap, const char *s)
 {
 	pm_out o;
-	pm_out_init_buf(&o, buf, cap);
+	pmi_out_init_buf(&o, buf, cap);
 	pmi_out_str(&o, s);
 }
 
@@ -568,7 +568,7 @@ pmi_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t s
 		return false;
 	put_text(subtype, subtype_cap, k->subtype);
 	pm_out o;
-	pm_out_init_buf(&o, message, message_cap);
+	pmi_out_init_buf(&o, message, message_cap);
 	pmi_out_str(&o, "(Limit ");
 	put_amount(&o, bits(code, 0, k->limit_bits), k->unit);
 	pmi_out_str(&o, ") ");
@@ -653,7 +653,7 @@ pmi_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subt
 		return false;
 	put_text(subtype, subtype_cap, g->name);
 	pm_out o;
-	pm_out_init_buf(&o, message, message_cap);
+	pmi_out_init_buf(&o, message, message_cap);
 	put_flavor(&o, g, (uint32_t)bits(code, 32, 29));
 	if (g->target) {
 		pmi_out_str(&o, " on ");

@@ -68,7 +68,7 @@ void
 pmi_explain_crumb_time(const pm_crumb *c, char *buf, size_t cap)
 {
 	pm_out o;
-	pm_out_init_buf(&o, buf, cap - 1);
+	pmi_out_init_buf(&o, buf, cap - 1);
 	pmi_out_time(&o, &c->time);
 	buf[o.len] = '\0';
 }

@@ -9,7 +9,7 @@
 #ifndef PM_FORMATS_JSON_OUT_H
 #define PM_FORMATS_JSON_OUT_H
 
-#include "postmortem-tools.h"
+#include "out.h"
 
 typedef struct pm_jw {
 	pm_out *o;

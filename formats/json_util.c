@@ -2,6 +2,7 @@
  * json_util.c — exact-integer cJSON parsing and typed getters (see json_util.h).
  */
 #include "json_util.h"
+#include "arena.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -245,7 +246,7 @@ pmi_json_key(const cJSON *it)
 const char *
 pmi_json_str(pm_arena *a, const cJSON *it)
 {
-	return pm_arena_strdup(a, pmi_json_text(it));
+	return pmi_arena_strdup(a, pmi_json_text(it));
 }
 
 bool

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem-tools.h"
+#include "out.h"
 
 enum {
 	PM_MD_SIGNATURE = 0x504d444d, /* "MDMP" */

@@ -5,12 +5,11 @@
 
 #include <string.h>
 
-static void
-report_reset(pm_report *r)
+void
+pmi_report_reset(pm_report *r, pm_arena *a)
 {
-	pm_arena keep = r->arena;
 	memset(r, 0, sizeof *r);
-	r->arena = keep;
+	r->arena = a;
 	r->header.pid = -1;
 	r->header.parent_pid = -1;
 	r->exception.terminating_pid = -1;
@@ -20,10 +19,26 @@ report_reset(pm_report *r)
 void
 pmi_report_init_fixed(pm_report *r, void *mem, size_t size)
 {
-	pm_arena_init_fixed(&r->arena, mem, size);
-	report_reset(r);
+	size_t pad = (size_t)(-(uintptr_t)mem & (_Alignof(pm_arena) - 1));
+	pm_arena *a = NULL;
+	if (mem && pad <= size && size - pad >= sizeof *a) {
+		a = (pm_arena *)((char *)mem + pad);
+		pmi_arena_init_fixed(a, a + 1, size - pad - sizeof *a);
+	}
+	pmi_report_reset(r, a);
 }
 
+void *
+pm_report_alloc(pm_report *r, size_t n, size_t align)
+{
+	return pmi_arena_alloc(r->arena, n, align);
+}
+
+const char *
+pm_report_strdup(pm_report *r, const char *s)
+{
+	return pmi_arena_strdup(r->arena, s);
+}
 
 int32_t
 pm_report_crashed_thread(const pm_report *r)

@@ -7,10 +7,13 @@
 #ifndef PM_FORMATS_MODEL_H
 #define PM_FORMATS_MODEL_H
 
-#include "postmortem-tools.h"
+#include "arena.h"
 
-/* Empty report whose arena is the caller's fixed block.  AS-safe. */
+/* Empty report whose arena is the caller's fixed block (the arena's own
+ * bookkeeping is carved from its start).  AS-safe. */
 void pmi_report_init_fixed(pm_report *r, void *mem, size_t size);
+/* Empty report over arena a (NULL: none, every allocation fails).  AS-safe. */
+void pmi_report_reset(pm_report *r, pm_arena *a);
 /* True when two reports hold the same facts; on difference *where names the first. */
 bool pmi_report_equal(const pm_report *a, const pm_report *b, const char **where);
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 void
-pm_out_init_fd(pm_out *o, int fd, char *buf, size_t cap)
+pmi_out_init_fd(pm_out *o, int fd, char *buf, size_t cap)
 {
 	memset(o, 0, sizeof *o);
 	o->buf = buf;
@@ -20,7 +20,7 @@ pm_out_init_fd(pm_out *o, int fd, char *buf, size_t cap)
 }
 
 void
-pm_out_init_buf(pm_out *o, char *buf, size_t cap)
+pmi_out_init_buf(pm_out *o, char *buf, size_t cap)
 {
 	memset(o, 0, sizeof *o);
 	o->buf = buf;
@@ -52,7 +52,7 @@ has_drain(const pm_out *o)
 }
 
 bool
-pm_out_flush(pm_out *o)
+pmi_out_flush(pm_out *o)
 {
 	if (!has_drain(o) || o->len == 0)
 		return !o->failed;
@@ -82,7 +82,7 @@ pmi_out_put(pm_out *o, const char *p, size_t n)
 				o->overflow = true;
 				return;
 			}
-			pm_out_flush(o);
+			pmi_out_flush(o);
 			continue;
 		}
 		/* Buffer-only sinks keep one byte for the terminating NUL. */

@@ -9,6 +9,31 @@
 
 #include "postmortem-tools.h"
 
+/*
+ * An output sink: bytes collect in `buf` and go to `fd` (write(2)) or to a
+ * callback when it fills.  With neither, output past `cap` is dropped and
+ * `overflow` is set.  Private: tools write through pm_write_report_*.
+ */
+typedef struct pm_out pm_out;
+
+struct pm_out {
+	char *buf;
+	size_t cap, len;
+	int fd;                 /* -1 when none */
+	pm_write_fn *sink;      /* used when fd < 0 */
+	void *sink_ctx;
+	uint64_t total;         /* bytes accepted so far */
+	bool overflow;          /* bytes were dropped */
+	bool failed;            /* a write failed */
+};
+
+/* Sink to a file descriptor through a caller buffer. */
+void pmi_out_init_fd(pm_out *o, int fd, char *buf, size_t cap);
+/* Sink into buf only (NUL-terminated while room remains). */
+void pmi_out_init_buf(pm_out *o, char *buf, size_t cap);
+/* Push buffered bytes to the fd or callback. */
+bool pmi_out_flush(pm_out *o);
+
 /* Append n bytes. */
 void pmi_out_put(pm_out *o, const char *p, size_t n);
 /* Append a NUL-terminated string (NULL appends nothing). */

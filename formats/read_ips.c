@@ -4,6 +4,7 @@
  * to pm_read_text, and unwrap Console's "Translated Report" export.
  */
 #include "read_ips.h"
+#include "arena.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -136,7 +137,7 @@ bug_type(const cJSON *meta, char *buf, size_t cap)
 static void
 fill_from_metadata(const cJSON *meta, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pm_header *h = &r->header;
 	if (!h->process_name)
 		h->process_name = pmi_ips_str(a, meta, "app_name");
@@ -166,7 +167,7 @@ finish(const cJSON *meta, pm_format f, pm_report *r, pm_read_error *err)
 	if (meta)
 		fill_from_metadata(meta, r);
 	r->format = f;
-	if (r->arena.exhausted) {
+	if (pmi_arena_exhausted(r->arena)) {
 		pmi_read_fail(err, 0, "out of memory while reading the report");
 		return PM_E_NOMEM;
 	}

@@ -3,6 +3,7 @@
  * (asi, asiBacktraces, vmregioninfo, ktriageinfo) -> pm_exception.
  */
 #include "read_ips.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -22,7 +23,7 @@ push(pm_arena *a, strings *l, const char *s)
 		return false;
 	if (l->n == l->cap) {
 		uint32_t cap = l->cap ? l->cap * 2 : 8;
-		const char **v = pm_arena_alloc(a, cap * sizeof *v, _Alignof(const char *));
+		const char **v = pmi_arena_alloc(a, cap * sizeof *v, _Alignof(const char *));
 		if (!v)
 			return false;
 		if (l->n)
@@ -41,7 +42,7 @@ push_lines(pm_arena *a, strings *l, const char *s)
 	while (*s) {
 		const char *nl = strchr(s, '\n');
 		size_t n = nl ? (size_t)(nl - s) : strlen(s);
-		if (!push(a, l, pm_arena_strndup(a, s, n)))
+		if (!push(a, l, pmi_arena_strndup(a, s, n)))
 			return;
 		s += n + (nl != NULL);
 	}
@@ -81,7 +82,7 @@ read_codes(const cJSON *ex, pm_exception *x)
 static void
 read_exception_object(const cJSON *ex, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pm_exception *x = &r->exception;
 	x->type = pmi_ips_str(a, ex, "type");
 	x->signal_name = pmi_ips_str(a, ex, "signal");
@@ -120,7 +121,7 @@ join_lines(pm_arena *a, const strings *l)
 	size_t total = 0;
 	for (uint32_t i = 0; i < l->n; i++)
 		total += strlen(l->v[i]) + 1;
-	char *out = total ? pm_arena_alloc(a, total, 1) : NULL;
+	char *out = total ? pmi_arena_alloc(a, total, 1) : NULL;
 	if (!out)
 		return NULL;
 	char *o = out;
@@ -149,7 +150,7 @@ term_description(pm_arena *a, const cJSON *t)
 static void
 read_termination(const cJSON *t, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pm_exception *x = &r->exception;
 	uint64_t u;
 	int64_t pid;
@@ -176,7 +177,7 @@ read_termination(const cJSON *t, pm_report *r)
 static void
 read_asi(const cJSON *b, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	strings l = { 0 };
 	const cJSON *asi = pmi_json_get(b, "asi");
 	const cJSON *el;
@@ -208,13 +209,13 @@ kernel_triage(pm_arena *a, const cJSON *b)
 	size_t n = strlen(k->valuestring);
 	while (n > 0 && (k->valuestring[n - 1] == '\n' || k->valuestring[n - 1] == '\r'))
 		n--;
-	return n ? pm_arena_strndup(a, k->valuestring, n) : NULL;
+	return n ? pmi_arena_strndup(a, k->valuestring, n) : NULL;
 }
 
 void
 pmi_ips_exception(const cJSON *b, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pm_exception *x = &r->exception;
 	read_exception_object(pmi_json_get(b, "exception"), r);
 	x->note = note(b);

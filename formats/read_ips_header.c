@@ -3,6 +3,7 @@
  * JSON -> text mapping of apple-crash-format.md §12.
  */
 #include "read_ips.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -26,7 +27,7 @@ name_and_id(pm_arena *a, const cJSON *b, const char *name_key, const char *id_ke
 static void
 read_bundle(const cJSON *b, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	const cJSON *bi = pmi_json_get(b, "bundleInfo");
 	const char *shortv = pmi_ips_str(a, bi, "CFBundleShortVersionString");
 	const char *build = pmi_ips_str(a, bi, "CFBundleVersion");
@@ -65,7 +66,7 @@ train_and_build(pm_arena *a, const cJSON *v)
 static bool
 read_os(const cJSON *b, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	const cJSON *v = pmi_json_get(b, "osVersion");
 	r->header.os_version = train_and_build(a, v);
 	r->header.release_type = pmi_ips_str(a, v, "releaseType");
@@ -102,9 +103,9 @@ seconds(pm_arena *a, const cJSON *b, const char *key)
 static void
 read_extra(const cJSON *b, bool embedded, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pm_header *h = &r->header;
-	h->extra = pm_arena_alloc(a, EXTRA_MAX * sizeof *h->extra, _Alignof(pm_kv));
+	h->extra = pmi_arena_alloc(a, EXTRA_MAX * sizeof *h->extra, _Alignof(pm_kv));
 	if (!h->extra)
 		return;
 	const cJSON *store = pmi_json_get(b, "storeInfo");
@@ -128,7 +129,7 @@ read_extra(const cJSON *b, bool embedded, pm_report *r)
 void
 pmi_ips_header(const cJSON *b, pm_report *r)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pm_header *h = &r->header;
 	int64_t n;
 	h->incident_id = pmi_ips_str(a, b, "incident");

@@ -3,6 +3,7 @@
  * kept: frames refer to images by position.
  */
 #include "read_ips.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -41,13 +42,13 @@ base_name(pm_arena *a, const char *path)
 {
 	const char *slash = path ? strrchr(path, '/') : NULL;
 	const char *name = slash ? slash + 1 : path;
-	return name && *name ? pm_arena_strdup(a, name) : NULL;
+	return name && *name ? pmi_arena_strdup(a, name) : NULL;
 }
 
 static void
 read_image(const cJSON *j, pm_report *r, pm_image *im)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pmi_json_get_u64(j, "base", &im->start);
 	pmi_json_get_u64(j, "size", &im->size);
 	read_uuid(pmi_json_get(j, "uuid"), im);
@@ -67,7 +68,7 @@ pmi_ips_images(const cJSON *b, pm_report *r)
 {
 	const cJSON *arr = pmi_json_get(b, "usedImages");
 	uint32_t n = pmi_ips_count(arr, PM_IPS_MAX_IMAGES, &r->images_truncated);
-	r->images = n ? pm_arena_alloc(&r->arena, n * sizeof *r->images, _Alignof(pm_image)) : NULL;
+	r->images = n ? pmi_arena_alloc(r->arena, n * sizeof *r->images, _Alignof(pm_image)) : NULL;
 	if (!r->images)
 		return;
 	uint32_t i = 0;

@@ -3,6 +3,7 @@
  * Exception Backtrace -> pm_thread / pm_frame / pm_regs (§11.6).
  */
 #include "read_ips.h"
+#include "arena.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -13,7 +14,7 @@
 static void
 read_frame(const cJSON *f, pm_report *r, pm_frame *out)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	uint64_t index, offset = 0, u;
 	pmi_json_get_u64(f, "imageOffset", &offset);
 	out->image = -1;
@@ -39,7 +40,7 @@ static pm_frame *
 read_frames(const cJSON *arr, pm_report *r, uint32_t *count, bool *cut)
 {
 	uint32_t n = pmi_ips_count(arr, PM_IPS_MAX_FRAMES, cut);
-	pm_frame *frames = n ? pm_arena_alloc(&r->arena, n * sizeof *frames, _Alignof(pm_frame)) : NULL;
+	pm_frame *frames = n ? pmi_arena_alloc(r->arena, n * sizeof *frames, _Alignof(pm_frame)) : NULL;
 	if (!frames)
 		return NULL;
 	uint32_t i = 0;
@@ -119,7 +120,7 @@ read_state(const cJSON *st, pm_arena *a)
 	bool arm = flavor_is(st, "ARM_THREAD_STATE64", "x");
 	if (!cJSON_IsObject(st) || (!arm && !flavor_is(st, "x86_THREAD_STATE", "rip")))
 		return NULL;
-	pm_regs *g = pm_arena_alloc(a, sizeof *g, _Alignof(pm_regs));
+	pm_regs *g = pmi_arena_alloc(a, sizeof *g, _Alignof(pm_regs));
 	if (!g)
 		return NULL;
 	if (arm)
@@ -132,7 +133,7 @@ read_state(const cJSON *st, pm_arena *a)
 static void
 read_thread(const cJSON *t, pm_report *r, pm_thread *th)
 {
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	pmi_json_get_u64(t, "id", &th->id);
 	th->name = pmi_ips_str(a, t, "name");
 	th->queue = pmi_ips_str(a, t, "queue");
@@ -148,7 +149,7 @@ pmi_ips_threads(const cJSON *b, pm_report *r)
 {
 	const cJSON *arr = pmi_json_get(b, "threads");
 	uint32_t n = pmi_ips_count(arr, PM_IPS_MAX_THREADS, &r->threads_truncated);
-	r->threads = n ? pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread)) : NULL;
+	r->threads = n ? pmi_arena_alloc(r->arena, n * sizeof *r->threads, _Alignof(pm_thread)) : NULL;
 	if (r->threads) {
 		uint32_t i = 0;
 		/* .ips lists every thread: the number is the position. */

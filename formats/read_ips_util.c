@@ -3,6 +3,7 @@
  * array counts, string members, arena printf and the report's date form.
  */
 #include "read_ips.h"
+#include "arena.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -33,7 +34,7 @@ pmi_ips_str(pm_arena *a, const cJSON *obj, const char *key)
 	const cJSON *it = pmi_json_get(obj, key);
 	if (!cJSON_IsString(it) || !it->valuestring || !it->valuestring[0])
 		return NULL;
-	return pm_arena_strdup(a, it->valuestring);
+	return pmi_arena_strdup(a, it->valuestring);
 }
 
 const char *
@@ -45,7 +46,7 @@ pmi_ips_printf(pm_arena *a, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return NULL;
-	char *p = pm_arena_alloc(a, (size_t)n + 1, 1);
+	char *p = pmi_arena_alloc(a, (size_t)n + 1, 1);
 	if (!p)
 		return NULL;
 	va_start(ap, fmt);

@@ -2,6 +2,7 @@
  * read_json_threads.c — the JSON twin's thread, frame and image objects.
  */
 #include "read_json.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -59,7 +60,7 @@ read_regs(pm_jr *c, const cJSON *thread)
 	const cJSON *o = pmi_jr_object(c, thread, "registers");
 	if (!o)
 		return NULL;
-	pm_regs *g = pm_arena_alloc(&c->r->arena, sizeof *g, _Alignof(pm_regs));
+	pm_regs *g = pmi_arena_alloc(c->r->arena, sizeof *g, _Alignof(pm_regs));
 	if (!g) {
 		pmi_jr_nomem(c);
 		return NULL;

@@ -3,6 +3,7 @@
  * hostile-input policy (see read_json.h) and messages that name the member.
  */
 #include "read_json.h"
+#include "arena.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -103,7 +104,7 @@ pmi_jr_str(pm_jr *c, const cJSON *obj, const char *key)
 	const char *s = pmi_jr_text(c, obj, key);
 	if (!s)
 		return NULL;
-	const char *copy = pm_arena_strdup(&c->r->arena, s);
+	const char *copy = pmi_arena_strdup(c->r->arena, s);
 	if (!copy)
 		pmi_jr_nomem(c);
 	return copy;
@@ -202,7 +203,7 @@ pmi_jr_list(pm_jr *c, const cJSON *obj, const char *key, uint32_t cap, size_t si
 		*truncated = true;
 	if (n == 0)
 		return NULL;
-	char *dst = pm_arena_alloc(&c->r->arena, n * size, _Alignof(max_align_t));
+	char *dst = pmi_arena_alloc(c->r->arena, n * size, _Alignof(max_align_t));
 	if (!dst) {
 		pmi_jr_nomem(c);
 		return NULL;

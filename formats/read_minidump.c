@@ -8,6 +8,7 @@
  * stack memory stays in the file for a debugger to unwind.
  */
 #include "read_minidump.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -67,7 +68,7 @@ pm_read_minidump(const char *data, size_t len, pm_report *r, pm_read_error *err)
 		if (e != PM_OK)
 			return e;
 	}
-	if (r->arena.exhausted)
+	if (pmi_arena_exhausted(r->arena))
 		return PM_E_NOMEM;
 	r->complete = true;
 	return PM_OK;

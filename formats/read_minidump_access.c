@@ -4,6 +4,7 @@
  * spans, strings, list streams.
  */
 #include "read_minidump.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -57,7 +58,7 @@ pmi_mdr_string(pm_mdr *m, uint64_t rva)
 		return NULL;
 	m->string_bytes += bytes;
 	size_t units = bytes / 2, n = 0;
-	char *s = pm_arena_alloc(&m->r->arena, units * 3 + 1, 1);
+	char *s = pmi_arena_alloc(m->r->arena, units * 3 + 1, 1);
 	if (!s)
 		return NULL;
 	for (size_t i = 0; i < units; i++) {

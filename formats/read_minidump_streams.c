@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "decode.h"
+#include "arena.h"
 #include "read_minidump.h"
 #include "read_util.h"
 
@@ -38,7 +39,7 @@ read_list(pm_mdr *m, const uint8_t *dir, const char *stream, uint32_t entry_size
 	uint64_t at;
 	if (!pmi_mdr_list(m, dir, entry_size, max, &n, &at))
 		return bad(m, stream);
-	*arr = pm_arena_alloc(&m->r->arena, (size_t)n * elem, align);
+	*arr = pmi_arena_alloc(m->r->arena, (size_t)n * elem, align);
 	if (n && !*arr)
 		return PM_E_NOMEM;
 	for (uint32_t i = 0; i < n; i++, at += entry_size) {
@@ -141,7 +142,7 @@ printed(pm_arena *a, const char *fmt, const char *s, uint64_t addr)
 {
 	char buf[128];
 	snprintf(buf, sizeof buf, fmt, s, (unsigned long long)addr);
-	return pm_arena_strdup(a, buf);
+	return pmi_arena_strdup(a, buf);
 }
 
 /* Linux: the signal and its si_code, worded as postmortem words a crash. */
@@ -152,7 +153,7 @@ pmi_mdr_exception(pm_mdr *m, const uint8_t *dir)
 	if (!p)
 		return bad(m, "Exception");
 	pm_exception *e = &m->r->exception;
-	pm_arena *a = &m->r->arena;
+	pm_arena *a = m->r->arena;
 	int sig = (int)pm_md_get32(p + PM_MD_EXC_CODE), code = (int)pm_md_get32(p + PM_MD_EXC_FLAGS);
 	const pm_signal_info *s = pmi_signal_by_number(PM_OS_LINUX, sig);
 	const pm_si_code_info *c = pmi_si_code_by_number(sig, code);
@@ -170,7 +171,7 @@ pmi_mdr_exception(pm_mdr *m, const uint8_t *dir)
 	char name[32];
 	snprintf(name, sizeof name, "UNKNOWN_%d", code);
 	const char *cname = c ? c->name : name;
-	e->codes = e->has_address ? printed(a, "%s at 0x%016llx", cname, e->address) : pm_arena_strdup(a, cname);
+	e->codes = e->has_address ? printed(a, "%s at 0x%016llx", cname, e->address) : pmi_arena_strdup(a, cname);
 	if (e->has_address && c && c->subtype)
 		e->subtype = printed(a, "%s at 0x%016llx", c->subtype, e->address);
 	e->term_namespace = "SIGNAL";
@@ -195,8 +196,8 @@ read_thread(pm_mdr *m, const uint8_t *t, uint32_t i)
 		return;
 	}
 	out->captured = true;
-	out->regs = pm_arena_alloc(&r->arena, sizeof *out->regs, _Alignof(pm_regs));
-	out->frames = pm_arena_alloc(&r->arena, sizeof *out->frames, _Alignof(pm_frame));
+	out->regs = pmi_arena_alloc(r->arena, sizeof *out->regs, _Alignof(pm_regs));
+	out->frames = pmi_arena_alloc(r->arena, sizeof *out->frames, _Alignof(pm_frame));
 	if (!out->regs || !out->frames)
 		return;
 	pmi_md_regs_from_context(m->ctx, ctx, out->regs);

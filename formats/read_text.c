@@ -11,6 +11,7 @@
  * Binary Images come last, so frames find their images once all is read.
  */
 #include "read_text.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -160,7 +161,7 @@ continue_section(tx_parser *p, tx_span raw, tx_span t)
 	case TX_ASI:
 		if (!t.n || starts_part(t))
 			return false;
-		pmi_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, raw);
+		pmi_tx_push_line(p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, raw);
 		return true;
 	case TX_BLOCK:
 		if (ends_run(t))
@@ -170,7 +171,7 @@ continue_section(tx_parser *p, tx_span raw, tx_span t)
 	case TX_REASONS:
 		if (ends_run(t))
 			return false;
-		pmi_tx_push_line(&p->r->arena, &e->term_reasons, &e->term_reason_count,
+		pmi_tx_push_line(p->r->arena, &e->term_reasons, &e->term_reason_count,
 		                &p->reason_cap, raw);
 		return true;
 	case TX_ANNOTATIONS:
@@ -230,7 +231,7 @@ read_alone(tx_parser *p, tx_span t)
 	/* KSCrash writes reasons such as "Application main thread deadlocked" unlabeled. */
 	if (p->phase < TX_PHASE_BODY) {
 		pm_exception *e = &p->r->exception;
-		pmi_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, t);
+		pmi_tx_push_line(p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, t);
 	}
 }
 
@@ -274,7 +275,7 @@ finish(tx_parser *p, pm_read_error *err)
 	}
 	pmi_tx_finish_exception(r);
 	mark_captured(r);
-	if (!pmi_tx_resolve_frames(r) || r->arena.exhausted) {
+	if (!pmi_tx_resolve_frames(r) || pmi_arena_exhausted(r->arena)) {
 		pmi_read_fail(err, 0, "out of memory while reading the report");
 		return PM_E_NOMEM;
 	}

@@ -4,6 +4,7 @@
  * as write_text.c writes them (docs/text-format.md, "App context").
  */
 #include "read_text.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -39,7 +40,7 @@ push(tx_parser *p, void **arr, uint32_t *count, uint32_t *cap, size_t elem)
 {
 	if (*count >= TX_MAX_LINES)
 		return NULL;
-	char *a = pmi_tx_grow(&p->r->arena, *arr, *count, cap, elem);
+	char *a = pmi_tx_grow(p->r->arena, *arr, *count, cap, elem);
 	if (!a)
 		return NULL;
 	*arr = a;
@@ -59,8 +60,8 @@ pmi_tx_annotation_line(tx_parser *p, tx_span raw)
 	pm_kv *kv = push(p, (void **)&r->annotations, &r->annotation_count, &p->annotation_cap, sizeof *kv);
 	if (kv) {
 		size_t kn = (size_t)(colon - t.p);
-		kv->key = pm_arena_strndup(&r->arena, t.p, kn);
-		kv->value = pm_arena_strndup(&r->arena, colon + 2, t.n - kn - 2);
+		kv->key = pmi_arena_strndup(r->arena, t.p, kn);
+		kv->value = pmi_arena_strndup(r->arena, colon + 2, t.n - kn - 2);
 	}
 	return true;
 }
@@ -86,7 +87,7 @@ pmi_tx_crumb_line(tx_parser *p, tx_span raw)
 	pm_crumb *c = push(p, (void **)&r->breadcrumbs, &r->breadcrumb_count, &p->crumb_cap, sizeof *c);
 	if (c) {
 		c->time = time;
-		c->message = pm_arena_strndup(&r->arena, t.p + end + 2, t.n - end - 2);
+		c->message = pmi_arena_strndup(r->arena, t.p + end + 2, t.n - end - 2);
 	}
 	return true;
 }

@@ -34,7 +34,7 @@ static void
 exception_type(tx_parser *p, tx_span v)
 {
 	pm_exception *e = exc(p);
-	pm_arena *a = &p->r->arena;
+	pm_arena *a = p->r->arena;
 	e->type = e->signal_name = NULL;
 	if (is_signal_name(v)) {
 		e->signal_name = pmi_tx_copy(a, v);
@@ -123,7 +123,7 @@ code_and_indicator(tx_parser *p, tx_span v)
 	e->term_code = code;
 	v = pmi_tx_trim(v);
 	if (v.n)
-		e->term_indicator = pmi_tx_copy(&p->r->arena, v);
+		e->term_indicator = pmi_tx_copy(p->r->arena, v);
 	return true;
 }
 
@@ -136,7 +136,7 @@ static void
 termination_reason(tx_parser *p, tx_span v)
 {
 	pm_exception *e = exc(p);
-	pm_arena *a = &p->r->arena;
+	pm_arena *a = p->r->arena;
 	if (!v.n)
 		return;
 	pmi_tx_begin_section(p, TX_REASONS);
@@ -162,7 +162,7 @@ terminating_process(tx_parser *p, tx_span v)
 {
 	tx_span name;
 	pmi_tx_name_pid(v, &name, &exc(p)->terminating_pid);
-	exc(p)->terminating_process = pmi_tx_copy_known(&p->r->arena, name);
+	exc(p)->terminating_process = pmi_tx_copy_known(p->r->arena, name);
 }
 
 /* "0", or macOS "0  Dispatch queue: …": the thread's number in the report. */
@@ -187,7 +187,7 @@ asi(tx_parser *p, tx_span v)
 	pm_exception *e = exc(p);
 	pmi_tx_begin_section(p, TX_ASI);
 	if (v.n)
-		pmi_tx_push_line(&p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, v);
+		pmi_tx_push_line(p->r->arena, &e->asi, &e->asi_count, &p->asi_cap, v);
 }
 
 static void
@@ -252,7 +252,7 @@ pmi_tx_exception_label(tx_parser *p, tx_span line, tx_span key, tx_span value)
 	else if (l->fn)
 		l->fn(p, value);
 	else
-		*(const char **)((char *)exc(p) + l->off) = pmi_tx_copy(&p->r->arena, value);
+		*(const char **)((char *)exc(p) + l->off) = pmi_tx_copy(p->r->arena, value);
 	return true;
 }
 

@@ -22,7 +22,7 @@ new_thread(tx_parser *p, uint64_t number)
 		r->threads_truncated = true;
 		return NULL;
 	}
-	pm_thread *t = pmi_tx_grow(&r->arena, r->threads, r->thread_count, &p->thread_cap, sizeof *t);
+	pm_thread *t = pmi_tx_grow(r->arena, r->threads, r->thread_count, &p->thread_cap, sizeof *t);
 	if (!t)
 		return NULL;
 	r->threads = t;
@@ -48,9 +48,9 @@ set_name_queue(tx_parser *p, pm_thread *t, tx_span text)
 	tx_span name, queue;
 	pmi_tx_name_queue(text, &name, &queue);
 	if (name.n)
-		t->name = pmi_tx_copy(&p->r->arena, name);
+		t->name = pmi_tx_copy(p->r->arena, name);
 	if (queue.n)
-		t->queue = pmi_tx_copy(&p->r->arena, queue);
+		t->queue = pmi_tx_copy(p->r->arena, queue);
 }
 
 static void
@@ -265,7 +265,7 @@ frame_slot(tx_parser *p)
 			*truncated = true;
 		return NULL;
 	}
-	pm_frame *n = pmi_tx_grow(&r->arena, *arr, *count, cap, sizeof *n);
+	pm_frame *n = pmi_tx_grow(r->arena, *arr, *count, cap, sizeof *n);
 	if (!n)
 		return NULL;
 	*arr = n;
@@ -281,8 +281,8 @@ add_frame(tx_parser *p, tx_span image, uint64_t addr, tx_span loc)
 		return;
 	f->address = addr;
 	f->image = -1;
-	f->image_name = pmi_tx_copy_known(&p->r->arena, image);
-	parse_location(&p->r->arena, loc, f);
+	f->image_name = pmi_tx_copy_known(p->r->arena, image);
+	parse_location(p->r->arena, loc, f);
 }
 
 bool

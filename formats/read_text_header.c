@@ -3,6 +3,7 @@
  * (format reference §3), and the Date/Time grammar (§3.4).
  */
 #include "read_text.h"
+#include "arena.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -69,16 +70,16 @@ set_field(tx_parser *p, const struct field *f, tx_span v)
 	const char **str = (const char **)(h + f->off);
 	switch (f->kind) {
 	case F_STR:
-		*str = pmi_tx_copy(&r->arena, v);
+		*str = pmi_tx_copy(r->arena, v);
 		break;
 	case F_OS:
-		*str = pmi_tx_copy(&r->arena, v);
+		*str = pmi_tx_copy(r->arena, v);
 		r->os = (uint8_t)os_of(v);
 		break;
 	case F_PROC: {
 		tx_span name;
 		pmi_tx_name_pid(v, &name, (int64_t *)(h + f->pid_off));
-		*str = pmi_tx_copy_known(&r->arena, name);
+		*str = pmi_tx_copy_known(r->arena, name);
 		break;
 	}
 	case F_TIME:
@@ -107,12 +108,12 @@ pmi_tx_header_extra(tx_parser *p, tx_span key, tx_span value)
 	pm_header *h = &p->r->header;
 	if (h->extra_count >= TX_MAX_LINES)
 		return;
-	pm_kv *kv = pmi_tx_grow(&p->r->arena, h->extra, h->extra_count, &p->extra_cap, sizeof *kv);
+	pm_kv *kv = pmi_tx_grow(p->r->arena, h->extra, h->extra_count, &p->extra_cap, sizeof *kv);
 	if (!kv)
 		return;
 	h->extra = kv;
-	kv[h->extra_count].key = pm_arena_strndup(&p->r->arena, key.p, key.n);
-	kv[h->extra_count].value = pm_arena_strndup(&p->r->arena, value.p, value.n);
+	kv[h->extra_count].key = pmi_arena_strndup(p->r->arena, key.p, key.n);
+	kv[h->extra_count].value = pmi_arena_strndup(p->r->arena, value.p, value.n);
 	h->extra_count++;
 }
 

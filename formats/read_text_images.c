@@ -124,7 +124,7 @@ image_slot(tx_parser *p)
 		r->images_truncated = true;
 		return NULL;
 	}
-	pm_image *n = pmi_tx_grow(&r->arena, r->images, r->image_count, &p->image_cap, sizeof *n);
+	pm_image *n = pmi_tx_grow(r->arena, r->images, r->image_count, &p->image_cap, sizeof *n);
 	if (!n)
 		return NULL;
 	r->images = n;
@@ -150,7 +150,7 @@ pmi_tx_image_line(tx_parser *p, tx_span t)
 	im->start = start;
 	/* The range is inclusive; the size-0 placeholder "0x0 - 0xffffffffffffffff" wraps to 0. */
 	im->size = end - start + 1;
-	describe(&p->r->arena, im, pmi_tx_ltrim(s), p->r->os);
+	describe(p->r->arena, im, pmi_tx_ltrim(s), p->r->os);
 	return true;
 }
 

@@ -7,6 +7,7 @@
  * description; x86 adds Logical CPU / Error Code / Trap Number lines.
  */
 #include "read_text.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -45,7 +46,7 @@ pmi_tx_regs_begin(tx_parser *p, uint64_t number, tx_span title)
 	if (!t)
 		return;
 	/* A repeated title rewrites the thread's registers rather than piling up copies. */
-	pm_regs *g = t->regs ? t->regs : pm_arena_alloc(&p->r->arena, sizeof *g, _Alignof(pm_regs));
+	pm_regs *g = t->regs ? t->regs : pmi_arena_alloc(p->r->arena, sizeof *g, _Alignof(pm_regs));
 	if (!g)
 		return;
 	memset(g, 0, sizeof *g);
@@ -113,7 +114,7 @@ read_cells(tx_parser *p, tx_span s)
 		kept = add_reg(p->regs, name, value);
 	/* "esr: 0x92000006 (Data Abort) byte read Translation fault" */
 	if (kept && pmi_tx_eq(name, "esr"))
-		set_description(&p->r->arena, &p->regs->esr_description, s);
+		set_description(p->r->arena, &p->regs->esr_description, s);
 	return n > 0;
 }
 
@@ -135,7 +136,7 @@ exception_state(tx_parser *p, tx_span t)
 		if (g && pmi_tx_take_hex(&t, &v)) {
 			g->has_trap = true;
 			g->error_code = v;
-			set_description(&p->r->arena, &g->trap_description, t);
+			set_description(p->r->arena, &g->trap_description, t);
 		}
 	} else if (pmi_tx_skip(&t, "Trap Number:")) {
 		if (g && pmi_tx_dec(pmi_tx_trim(t), &v)) {

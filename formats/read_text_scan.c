@@ -5,6 +5,7 @@
  * strto* want NUL-terminated text, which the input is not.
  */
 #include "read_text.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -239,7 +240,7 @@ pmi_tx_name_queue(tx_span s, tx_span *name, tx_span *queue)
 const char *
 pmi_tx_copy(pm_arena *a, tx_span s)
 {
-	return s.n ? pm_arena_strndup(a, s.p, s.n) : NULL;
+	return s.n ? pmi_arena_strndup(a, s.p, s.n) : NULL;
 }
 
 const char *
@@ -264,7 +265,7 @@ pmi_tx_grow(pm_arena *a, void *arr, uint32_t count, uint32_t *cap, size_t elem)
 	if (count < *cap)
 		return arr;
 	uint32_t ncap = *cap ? *cap * 2 : 8;
-	void *n = pm_arena_alloc(a, (size_t)ncap * elem, 16);
+	void *n = pmi_arena_alloc(a, (size_t)ncap * elem, 16);
 	if (!n)
 		return NULL;
 	if (count)
@@ -279,7 +280,7 @@ pmi_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap,
 	if (*count >= TX_MAX_LINES)
 		return;
 	const char **n = pmi_tx_grow(a, *arr, *count, cap, sizeof **arr);
-	const char *copy = pm_arena_strndup(a, s.p, s.n);
+	const char *copy = pmi_arena_strndup(a, s.p, s.n);
 	if (!n || !copy)
 		return;
 	*arr = n;

@@ -5,6 +5,7 @@
  * block collects until its section ends.
  */
 #include "read_text.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -12,7 +13,7 @@
 static const char *
 copy_block(pm_arena *a, const char *s, const char *e)
 {
-	char *out = pm_arena_alloc(a, (size_t)(e - s) + 1, 1);
+	char *out = pmi_arena_alloc(a, (size_t)(e - s) + 1, 1);
 	if (!out)
 		return NULL;
 	size_t o = 0;
@@ -38,7 +39,7 @@ void
 pmi_tx_end_section(tx_parser *p)
 {
 	if (p->section == TX_BLOCK && p->block_start)
-		*p->block_dst = copy_block(&p->r->arena, p->block_start, p->block_end);
+		*p->block_dst = copy_block(p->r->arena, p->block_start, p->block_end);
 	p->block_dst = NULL;
 	p->block_start = p->block_end = NULL;
 	p->section = TX_NONE;

@@ -13,7 +13,7 @@
 
 #include "debug_id.h"
 #include "json_out.h"
-#include "out.h"
+#include "write.h"
 
 static const char *const kind_names[] = { "crash", "snapshot", "hang" };
 static const char *const os_names[] = { "unknown", "linux", "darwin" };
@@ -343,7 +343,7 @@ write_image(pm_jw *w, const void *elem)
 }
 
 pm_err
-pm_write_json(const pm_report *r, pm_out *o)
+pmi_write_json(const pm_report *r, pm_out *o)
 {
 	pm_jw w = { .o = o, .empty = true, .os = r->os };
 	bool p = pmi_jw_open(&w, '{', false);
@@ -366,7 +366,7 @@ pm_write_json(const pm_report *r, pm_out *o)
 	pmi_jw_flag(&w, "complete", r->complete);
 	pmi_jw_close(&w, '}', p);
 	pmi_out_ch(o, '\n');
-	pm_out_flush(o);
+	pmi_out_flush(o);
 	if (o->failed)
 		return PM_E_IO;
 	return o->overflow ? PM_E_LIMIT : PM_OK;

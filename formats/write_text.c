@@ -3,7 +3,7 @@
  * layout, docs/text-format.md).  Runs in the crash handler and offline alike:
  * only pm_out_* and strlen/strcmp are used; the model is never modified.
  *
- *   pm_write_text()
+ *   pmi_write_text()
  *     write_header()      identity block, time/OS block
  *     write_exception()   Exception …, Termination …, Triggered by Thread
  *     write_sections()    Kernel Triage, Application Specific Information,
@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "debug_id.h"
-#include "out.h"
+#include "write.h"
 
 /* Header values start at column 21: the label with its colon fills 20, then a space. */
 static void
@@ -419,7 +419,7 @@ write_images(const pm_report *r, pm_out *o)
 }
 
 pm_err
-pm_write_text(const pm_report *r, pm_out *o)
+pmi_write_text(const pm_report *r, pm_out *o)
 {
 	write_header(r, o);
 	write_exception(r, o);
@@ -427,7 +427,7 @@ pm_write_text(const pm_report *r, pm_out *o)
 	write_threads(r, o);
 	pmi_write_thread_state(r, o);
 	write_images(r, o);
-	pm_out_flush(o);
+	pmi_out_flush(o);
 	if (o->failed)
 		return PM_E_IO;
 	return o->overflow ? PM_E_LIMIT : PM_OK;

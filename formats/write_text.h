@@ -4,7 +4,7 @@
 #ifndef PM_FORMATS_WRITE_TEXT_H
 #define PM_FORMATS_WRITE_TEXT_H
 
-#include "postmortem-tools.h"
+#include "out.h"
 
 /* Frame lines "%-4u%-30s\t0x%016llx location" for n frames. */
 void pmi_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o);

@@ -2,6 +2,7 @@
  * check_report.c — what must hold for a report any reader accepted (checks.h).
  */
 #include "formats/model.h"
+#include "formats/write.h"
 #include "fuzz/checks.h"
 
 #include <stdlib.h>
@@ -14,15 +15,15 @@ fuzz_check_report(const pm_report *a, char *why, size_t cap)
 {
 	static char text[1 << 16];
 	pm_out o;
-	pm_out_init_buf(&o, text, sizeof text);
-	pm_write_text(a, &o);
+	pmi_out_init_buf(&o, text, sizeof text);
+	pmi_write_text(a, &o);
 
 	static char *buf;
 	if (!buf && !(buf = malloc(OUT_CAP)))
 		return fuzz_say(why, cap, "no memory for the output buffer");
-	pm_out_init_buf(&o, buf, OUT_CAP);
-	if (pm_write_json(a, &o) != PM_OK)
-		return fuzz_say(why, cap, "pm_write_json failed");
+	pmi_out_init_buf(&o, buf, OUT_CAP);
+	if (pmi_write_json(a, &o) != PM_OK)
+		return fuzz_say(why, cap, "pmi_write_json failed");
 	pm_report b;
 	pm_read_error err;
 	pm_report_init(&b);

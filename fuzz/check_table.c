@@ -3,6 +3,7 @@
  * symbol table (symbolicate/table.c) found in a debug dir (checks.h).
  */
 #include "fuzz/checks.h"
+#include "formats/arena.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,7 @@ static bool
 look_up(const pm_sy_table *t, char *why, size_t cap)
 {
 	pm_arena arena;
-	pm_arena_init_heap(&arena);
+	pmi_arena_init_heap(&arena);
 	pm_sy_strings strings = { .arena = &arena };
 	pm_sy_locs out = { 0 };
 	bool ok = true;
@@ -31,7 +32,7 @@ look_up(const pm_sy_table *t, char *why, size_t cap)
 	}
 	free(out.v);
 	pmi_sy_strings_free(&strings);
-	pm_arena_free(&arena);
+	pmi_arena_free(&arena);
 	return ok;
 }
 

@@ -9,7 +9,16 @@
  * The types an app sees too (pm_frame, pm_upload_options) come from
  * postmortem.h.
  *
- * Errors: every call here that can fail returns a pm_err (PM_OK on success).
+ * Errors: every call here that can fail returns a pm_err (PM_OK on success,
+ * pm_strerror to print it), which says what errno cannot (PM_E_FORMAT,
+ * PM_E_LIMIT, ...); PM_E_IO leaves errno as the failed call set it.  Calls
+ * that hand back a string or pointer (pm_explain, pm_demangle, pm_store_get,
+ * ...) return NULL instead, as each says.  The app's calls in postmortem.h
+ * keep the system's convention: 0, or -1 with errno set.
+ *
+ * A report owns its storage: pm_report_init creates it, pm_report_free
+ * releases it, and strings or arrays a tool puts in a report come from
+ * pm_report_alloc and pm_report_strdup.
  */
 #ifndef POSTMORTEM_TOOLS_H
 #define POSTMORTEM_TOOLS_H
@@ -30,7 +39,7 @@ extern "C" {
 typedef enum pm_err {
 	PM_OK = 0,
 	PM_E_INVAL,       /* bad argument */
-	PM_E_NOMEM,       /* out of memory, or a fixed arena is full */
+	PM_E_NOMEM,       /* out of memory */
 	PM_E_IO,          /* a read or write failed; errno tells more */
 	PM_E_FORMAT,      /* input is not a report we can read */
 	PM_E_LIMIT,       /* input exceeds a size limit */
@@ -41,39 +50,6 @@ typedef enum pm_err {
 
 /* Short English description of an error code.  AS-safe. */
 const char *pm_strerror(pm_err e);
-
-/* ------------------------------------------------------------------------ */
-/* Arena: the storage every report lives in                                  */
-/* ------------------------------------------------------------------------ */
-
-/*
- * A report's strings and arrays come from one arena.  At crash time the arena
- * is a fixed block prepared at install (never grows); readers use a heap arena
- * that grows in chunks.  Pointers into an arena stay valid until it is freed.
- */
-typedef struct pm_arena pm_arena;
-typedef bool pm_arena_grow_fn(pm_arena *a, size_t need);
-
-struct pm_arena {
-	char *cur;              /* next free byte */
-	size_t left;            /* bytes left in the current block */
-	pm_arena_grow_fn *grow; /* NULL for a fixed arena */
-	void *chunks;           /* heap chunks, owned by the grow function */
-	bool exhausted;         /* an allocation failed: the report is truncated */
-};
-
-/* Arena over caller memory; never grows.  AS-safe. */
-void pm_arena_init_fixed(pm_arena *a, void *mem, size_t size);
-/* Arena that grows with malloc. */
-void pm_arena_init_heap(pm_arena *a);
-/* n bytes aligned to `align` (a power of two), zeroed; NULL when full.  AS-safe for fixed arenas. */
-void *pm_arena_alloc(pm_arena *a, size_t n, size_t align);
-/* Copy of s[0..n) with a NUL; NULL when full.  AS-safe for fixed arenas. */
-const char *pm_arena_strndup(pm_arena *a, const char *s, size_t n);
-/* Copy of a NUL-terminated string (NULL stays NULL).  AS-safe for fixed arenas. */
-const char *pm_arena_strdup(pm_arena *a, const char *s);
-/* Release heap chunks and empty the arena (a fixed arena's block stays the caller's). */
-void pm_arena_free(pm_arena *a);
 
 /* ------------------------------------------------------------------------ */
 /* The report model                                                          */
@@ -237,8 +213,12 @@ typedef struct pm_exception {
 	const char *kernel_triage;
 } pm_exception;
 
+/* The storage a report owns: its strings and arrays.  Opaque; pm_report_alloc and
+ * pm_report_strdup add to it, pm_report_free releases it. */
+typedef struct pm_arena pm_arena;
+
 typedef struct pm_report {
-	pm_arena arena;          /* owns everything below */
+	pm_arena *arena;         /* owns everything below */
 	uint8_t kind;            /* pm_kind */
 	uint8_t os;              /* pm_os */
 	uint8_t format;          /* pm_format it was read from (not a fact of the report) */
@@ -260,10 +240,16 @@ typedef struct pm_report {
 	const char *os_name;     /* Linux: "Linux" (uname sysname); JSON only */
 } pm_report;
 
-/* Empty report on a heap arena (readers). */
+/* Empty report that owns storage of its own, growing as readers fill it.  Out of memory
+ * here shows as PM_E_NOMEM from the first call that fills it. */
 void pm_report_init(pm_report *r);
-/* Free a report's storage (heap arenas) and reset it. */
+/* Free everything the report owns; pm_report_init it again to reuse it. */
 void pm_report_free(pm_report *r);
+/* n bytes, zeroed and aligned to `align` (a power of two; 0 means 1), that live as long as
+ * the report: for strings and arrays a tool puts in it.  NULL when out of memory. */
+void *pm_report_alloc(pm_report *r, size_t n, size_t align);
+/* A copy of s that lives as long as the report (NULL stays NULL); NULL when out of memory. */
+const char *pm_report_strdup(pm_report *r, const char *s);
 /* Index of the crashed thread: the one marked crashed, else the one numbered triggered_thread,
  * else -1. */
 int32_t pm_report_crashed_thread(const pm_report *r);
@@ -276,41 +262,6 @@ int32_t pm_report_image_for(const pm_report *r, uint64_t addr);
  * False (and 16 zeros) when the image has no build id.  AS-safe.
  */
 bool pm_image_debug_id(const pm_image *img, uint8_t os, uint8_t out[16]);
-
-/* ------------------------------------------------------------------------ */
-/* Writers (AS-safe: they run in the crash handler too)                      */
-/* ------------------------------------------------------------------------ */
-
-/*
- * An output sink: bytes collect in `buf` and go to `fd` (write(2)) or to a
- * callback when it fills.  With neither, output past `cap` is dropped and
- * `overflow` is set.
- */
-typedef struct pm_out pm_out;
-typedef bool pm_out_sink_fn(void *ctx, const char *p, size_t n);
-
-struct pm_out {
-	char *buf;
-	size_t cap, len;
-	int fd;                 /* -1 when none */
-	pm_out_sink_fn *sink;   /* used when fd < 0 */
-	void *sink_ctx;
-	uint64_t total;         /* bytes accepted so far */
-	bool overflow;          /* bytes were dropped */
-	bool failed;            /* a write failed */
-};
-
-/* Sink to a file descriptor through a caller buffer.  AS-safe. */
-void pm_out_init_fd(pm_out *o, int fd, char *buf, size_t cap);
-/* Sink into buf only (NUL-terminated while room remains).  AS-safe. */
-void pm_out_init_buf(pm_out *o, char *buf, size_t cap);
-/* Push buffered bytes to the fd or callback.  AS-safe with an fd. */
-bool pm_out_flush(pm_out *o);
-
-/* Apple-style .crash text of a report.  AS-safe with an fd or buffer sink. */
-pm_err pm_write_text(const pm_report *r, pm_out *o);
-/* The JSON twin of a report (docs/json-schema.md).  AS-safe with an fd or buffer sink. */
-pm_err pm_write_json(const pm_report *r, pm_out *o);
 
 /* ------------------------------------------------------------------------ */
 /* Readers (allocate; never run in a signal handler)                         */
@@ -354,6 +305,25 @@ pm_err pm_read_ips(const char *data, size_t len, pm_report *r, pm_read_error *er
 /* A minidump: registers and frame 0 of each thread (its stack memory is left for a
  * debugger to unwind), modules with build ids, the signal. */
 pm_err pm_read_minidump(const char *data, size_t len, pm_report *r, pm_read_error *err);
+
+/* ------------------------------------------------------------------------ */
+/* Writers                                                                   */
+/* ------------------------------------------------------------------------ */
+
+/*
+ * A report written as Apple-style .crash text (PM_FORMAT_TEXT) or as its JSON
+ * twin (PM_FORMAT_JSON, docs/json-schema.md); any other format is
+ * PM_E_UNSUPPORTED.  The same writers run in the crash handler.  Errors:
+ * PM_E_INVAL (no report, fd < 0, no callback), PM_E_IO (a write failed, or
+ * the callback said stop), PM_E_NOMEM.
+ */
+pm_err pm_write_report_fd(const pm_report *r, pm_format f, int fd);
+/* Receives the output in pieces, in order; false stops the writer. */
+typedef bool pm_write_fn(void *ctx, const char *p, size_t n);
+pm_err pm_write_report_cb(const pm_report *r, pm_format f, pm_write_fn *fn, void *ctx);
+/* Into a malloc'd, NUL-terminated string (*out; its length in *len when len is not NULL);
+ * *out is NULL on error. */
+pm_err pm_write_report_string(const pm_report *r, pm_format f, char **out, size_t *len);
 
 /* ------------------------------------------------------------------------ */
 /* Symbolication (any time; uses elfutils)                                   */

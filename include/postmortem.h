@@ -10,8 +10,11 @@
  * postmortem-tools.h, libpostmortem-tools.
  *
  * Errors: every call here that can fail returns 0 (or a count), or -1 with
- * errno set.  Functions marked "AS-safe" may be called from a signal
- * handler: they take no locks, never allocate and use no stdio.
+ * errno set, as the system calls an app makes beside them do.  (Report
+ * tooling, postmortem-tools.h, returns a pm_err instead: its failures are
+ * about reports, which errno has no words for.)  Functions marked "AS-safe"
+ * may be called from a signal handler: they take no locks, never allocate
+ * and use no stdio.
  */
 #ifndef POSTMORTEM_H
 #define POSTMORTEM_H

@@ -5,6 +5,7 @@
  * assert/abort message (docs/text-format.md).
  */
 #include "as_asi.h"
+#include "arena.h"
 
 #include "as_context.h"
 #include "as_cxx_exception.h"
@@ -52,7 +53,7 @@ add_lines(pm_report *r, const char **lines, uint32_t cap, const char *text, size
 		if (i < len && text[i] != '\n')
 			continue;
 		if (i > start) {
-			const char *s = pm_arena_strndup(&r->arena, text + start, i - start);
+			const char *s = pmi_arena_strndup(r->arena, text + start, i - start);
 			if (s)
 				lines[r->exception.asi_count++] = s;
 		}
@@ -63,7 +64,7 @@ add_lines(pm_report *r, const char **lines, uint32_t cap, const char *text, size
 void
 as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap)
 {
-	const char **lines = pm_arena_alloc(&r->arena, MAX_ASI_LINES * sizeof *lines, _Alignof(const char *));
+	const char **lines = pmi_arena_alloc(r->arena, MAX_ASI_LINES * sizeof *lines, _Alignof(const char *));
 	if (!lines)
 		return;
 	r->exception.asi = lines;

@@ -10,6 +10,7 @@
  * never waits either: the writer may be a thread it has stopped, or itself.
  */
 #include "as_context.h"
+#include "arena.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -186,7 +187,7 @@ static const char *
 copy_item(pm_arena *arena, const text_item *item, char *buf, size_t cap)
 {
 	size_t len = read_text(item, buf, cap);
-	return len ? pm_arena_strndup(arena, buf, len) : NULL;
+	return len ? pmi_arena_strndup(arena, buf, len) : NULL;
 }
 
 size_t
@@ -198,17 +199,17 @@ as_context_message(char *buf, size_t cap)
 void
 as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap)
 {
-	pm_arena *arena = &r->arena;
-	r->annotations = pm_arena_alloc(arena, PM_ANNOTATIONS_MAX * sizeof *r->annotations, _Alignof(pm_kv));
+	pm_arena *arena = r->arena;
+	r->annotations = pmi_arena_alloc(arena, PM_ANNOTATIONS_MAX * sizeof *r->annotations, _Alignof(pm_kv));
 	for (size_t i = 0; r->annotations && i < PM_ANNOTATIONS_MAX; i++) {
 		const struct annotation *a = &annotations[i];
 		if (!atomic_load_explicit(&a->key_ready, memory_order_acquire))
 			continue;
 		const char *v = copy_item(arena, (const text_item *)&a->value, buf, cap);
 		if (v)
-			r->annotations[r->annotation_count++] = (pm_kv){ pm_arena_strdup(arena, a->key), v };
+			r->annotations[r->annotation_count++] = (pm_kv){ pmi_arena_strdup(arena, a->key), v };
 	}
-	r->breadcrumbs = pm_arena_alloc(arena, PM_BREADCRUMBS_MAX * sizeof *r->breadcrumbs, _Alignof(pm_crumb));
+	r->breadcrumbs = pmi_arena_alloc(arena, PM_BREADCRUMBS_MAX * sizeof *r->breadcrumbs, _Alignof(pm_crumb));
 	uint64_t end = atomic_load(&crumb_next);
 	uint64_t start = end > PM_BREADCRUMBS_MAX ? end - PM_BREADCRUMBS_MAX : 0;
 	for (uint64_t t = start; r->breadcrumbs && t < end; t++) {

@@ -15,6 +15,7 @@
  * their bare encoding ("i" for int, "PKc" for const char *).
  */
 #include "as_cxx_exception.h"
+#include "arena.h"
 
 #include <string.h>
 
@@ -85,7 +86,7 @@ as_fill_last_exception(pm_report *r, const pm_as_images *im, pid_t tid)
 	uint32_t n = s ? s->frame_count : 0;
 	if (n > PM_CXX_FRAMES)
 		n = PM_CXX_FRAMES;
-	pm_frame *f = n ? pm_arena_alloc(&r->arena, n * sizeof *f, _Alignof(pm_frame)) : NULL;
+	pm_frame *f = n ? pmi_arena_alloc(r->arena, n * sizeof *f, _Alignof(pm_frame)) : NULL;
 	if (!f)
 		return;
 	for (uint32_t i = 0; i < n; i++) {

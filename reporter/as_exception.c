@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "as_report.h"
+#include "arena.h"
 #include "as_util.h"
 #include "decode.h"
 #include "out.h"
@@ -29,7 +30,7 @@ codes_text(pm_arena *a, const pm_si_code_info *c, int si_code, bool has_addr, ui
 {
 	char name[48];
 	pm_out o;
-	pm_out_init_buf(&o, name, sizeof name);
+	pmi_out_init_buf(&o, name, sizeof name);
 	if (c) {
 		pmi_out_str(&o, c->name);
 	} else {
@@ -37,7 +38,7 @@ codes_text(pm_arena *a, const pm_si_code_info *c, int si_code, bool has_addr, ui
 		pmi_out_i64(&o, si_code);
 	}
 	if (!has_addr)
-		return pm_arena_strndup(a, name, o.len);
+		return pmi_arena_strndup(a, name, o.len);
 	pmi_out_str(&o, " at ");
 	return as_arena_addr(a, name, addr);
 }
@@ -47,11 +48,11 @@ indicator(pm_arena *a, const pm_signal_info *s, int sig)
 {
 	char buf[80];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
+	pmi_out_init_buf(&o, buf, sizeof buf);
 	pmi_out_str(&o, s ? s->text : "Signal");
 	pmi_out_str(&o, ": ");
 	pmi_out_i64(&o, sig);
-	return pm_arena_strndup(a, buf, o.len);
+	return pmi_arena_strndup(a, buf, o.len);
 }
 
 /* The call another process used to send a signal, or NULL for codes no process sends. */
@@ -77,7 +78,7 @@ sender_description(pm_arena *a, const char *call, const char *name, const siginf
 {
 	char buf[160];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
+	pmi_out_init_buf(&o, buf, sizeof buf);
 	pmi_out_str(&o, "Sent by another process with ");
 	pmi_out_str(&o, call);
 	pmi_out_str(&o, ": ");
@@ -86,7 +87,7 @@ sender_description(pm_arena *a, const char *call, const char *name, const siginf
 	pmi_out_i64(&o, info->si_pid);
 	pmi_out_str(&o, "], uid ");
 	pmi_out_u64(&o, info->si_uid);
-	return pm_arena_strndup(a, buf, o.len);
+	return pmi_arena_strndup(a, buf, o.len);
 }
 
 /* A fault signal the process sent itself: what a handler that ran before ours (installed
@@ -127,7 +128,7 @@ void
 as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info)
 {
 	pm_exception *e = &r->exception;
-	pm_arena *a = &r->arena;
+	pm_arena *a = r->arena;
 	const pm_signal_info *s = pmi_signal_by_number(PM_OS_LINUX, sig);
 	const pm_si_code_info *c = pmi_si_code_by_number(sig, info->si_code);
 	bool has_addr = has_fault_address(sig, info);

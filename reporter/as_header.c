@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "arena.h"
 #include "as_report.h"
 #include "as_sys.h"
 #include "as_util.h"
@@ -16,7 +17,7 @@ const char *
 as_proc_name(pm_arena *a, const char *dir, pid_t id)
 {
 	char name[64];
-	return as_read_proc(dir, id, "comm", name, sizeof name) > 0 ? pm_arena_strdup(a, name) : NULL;
+	return as_read_proc(dir, id, "comm", name, sizeof name) > 0 ? pmi_arena_strdup(a, name) : NULL;
 }
 
 /* A random (version 4) UUID, upper case and dashed as Apple prints it.  If
@@ -42,7 +43,7 @@ incident_id(pm_arena *a, const struct timespec *now)
 			s[o++] = '-';
 		o += pmi_fmt_hex(s + o, sizeof s - o, b[i], 2, true);
 	}
-	return pm_arena_strndup(a, s, o);
+	return pmi_arena_strndup(a, s, o);
 }
 
 void
@@ -66,10 +67,10 @@ as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	h->launch_time = f->launch_time;
 	h->os_version = f->os_version;
 	h->report_version = "104";
-	h->incident_id = incident_id(&r->arena, now);
+	h->incident_id = incident_id(r->arena, now);
 	h->pid = getpid();
 	h->parent_pid = getppid();
-	h->parent_name = as_proc_name(&r->arena, "/proc/", (pid_t)h->parent_pid);
+	h->parent_name = as_proc_name(r->arena, "/proc/", (pid_t)h->parent_pid);
 }
 
 const char *
@@ -77,8 +78,8 @@ as_arena_addr(pm_arena *a, const char *prefix, uint64_t addr)
 {
 	char buf[160];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
+	pmi_out_init_buf(&o, buf, sizeof buf);
 	pmi_out_str(&o, prefix);
 	pmi_out_0x(&o, addr, 16);
-	return pm_arena_strndup(a, buf, o.len);
+	return pmi_arena_strndup(a, buf, o.len);
 }

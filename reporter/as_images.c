@@ -9,6 +9,7 @@
  * libraries dlopen'ed since, and keeps pm_install cheap.
  */
 #include "as_images.h"
+#include "arena.h"
 
 #include <elf.h>
 #include <string.h>
@@ -145,7 +146,7 @@ add_image(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_pa
 	pm_image img = { 0 };
 	if (!read_elf(mem, base, &ai, &img))
 		return;
-	const char *p = pm_arena_strndup(&r->arena, path, path_len);
+	const char *p = pmi_arena_strndup(r->arena, path, path_len);
 	if (!p)
 		return;
 	img.path = p;

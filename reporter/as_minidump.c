@@ -71,11 +71,11 @@ put_header(pm_md_writer *w, uint32_t stream_count)
 static bool
 patch_front(pm_md_writer *w)
 {
-	if (!pm_out_flush(w->o) || lseek(w->o->fd, 0, SEEK_SET) != 0)
+	if (!pmi_out_flush(w->o) || lseek(w->o->fd, 0, SEEK_SET) != 0)
 		return false;
 	put_header(w, w->dir_count);
 	pmi_out_put(w->o, (const char *)w->dir, sizeof w->dir);
-	return pm_out_flush(w->o);
+	return pmi_out_flush(w->o);
 }
 
 pm_err

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "as_symbols_internal.h"
+#include "arena.h"
 #include "as_unwind.h"
 
 bool
@@ -84,7 +85,7 @@ copy_name(pm_as_symbols *s, pm_arena *a, const pm_sym *sym)
 	if (c->sym != sym) {
 		size_t len;
 		const char *name = as_symtab_name(&s->table, sym, &len);
-		const char *copy = pm_arena_strndup(a, name, len < PM_SYM_NAME_MAX ? len : PM_SYM_NAME_MAX);
+		const char *copy = pmi_arena_strndup(a, name, len < PM_SYM_NAME_MAX ? len : PM_SYM_NAME_MAX);
 		if (!copy)
 			return NULL;
 		*c = (pm_sym_copy){ .sym = sym, .name = copy };
@@ -100,7 +101,7 @@ name_frames(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_
 		if (image_to_name(im, &f[i], i) != ai)
 			continue;
 		const pm_sym *sym = as_symtab_lookup(&s->table, pm_frame_lookup_address(&f[i], i));
-		const char *name = sym ? copy_name(s, &r->arena, sym) : NULL;
+		const char *name = sym ? copy_name(s, r->arena, sym) : NULL;
 		if (!name)
 			continue;
 		f[i].symbol = name;

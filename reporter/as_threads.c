@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arch.h"
+#include "arena.h"
 #include "as_freeze.h"
 #include "as_report.h"
 #include "as_sys.h"
@@ -30,7 +31,7 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 		as_strlcat(note, st, sizeof note);
 		as_strlcat(note, ")", sizeof note);
 	}
-	return pm_arena_strdup(a, note);
+	return pmi_arena_strdup(a, note);
 }
 
 static void
@@ -43,7 +44,7 @@ walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc)
 	const char *stop;
 	as_arch_cpu_from_mcontext(mc, &cpu);
 	uint32_t n = as_unwind(&env, &cpu, tmp, c->max_frames, &stop);
-	t->frames = pm_arena_alloc(&r->arena, n * sizeof *tmp, _Alignof(pm_frame));
+	t->frames = pmi_arena_alloc(r->arena, n * sizeof *tmp, _Alignof(pm_frame));
 	if (!t->frames)
 		return;
 	for (uint32_t i = 0; i < n; i++) {
@@ -59,7 +60,7 @@ walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc)
 static void
 fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 {
-	t->regs = pm_arena_alloc(&r->arena, sizeof *t->regs, _Alignof(pm_regs));
+	t->regs = pmi_arena_alloc(r->arena, sizeof *t->regs, _Alignof(pm_regs));
 	if (!t->regs)
 		return;
 	as_arch_model_regs(mc, t->crashed, t->regs);
@@ -98,7 +99,7 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 	pm_report *r = c->report;
 	const pid_t *tids = c->tids;
 	pid_t self = c->tid;
-	r->threads = pm_arena_alloc(&r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
+	r->threads = pmi_arena_alloc(r->arena, n * sizeof *r->threads, _Alignof(pm_thread));
 	if (!r->threads)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -109,12 +110,12 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 		const mcontext_t *mc = context_of(tids[i], self, c->mc, &also, &blocked, name);
 		t->id = (uint64_t)tids[i];
 		t->number = (uint32_t)i;
-		t->name = name[0] ? pm_arena_strdup(&r->arena, name) : as_proc_name(&r->arena, "/proc/self/task/", tids[i]);
+		t->name = name[0] ? pmi_arena_strdup(r->arena, name) : as_proc_name(r->arena, "/proc/self/task/", tids[i]);
 		t->crashed = c->signal != 0 && tids[i] == self;
 		if (t->crashed)
 			r->exception.triggered_thread = (int32_t)i;
 		if (!mc) {
-			t->note = not_captured_note(&r->arena, tids[i], blocked);
+			t->note = not_captured_note(r->arena, tids[i], blocked);
 			continue;
 		}
 		t->captured = true;

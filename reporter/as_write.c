@@ -7,6 +7,7 @@
  * symlink from redirecting the write.
  */
 #include "as_write.h"
+#include "write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,13 +26,13 @@ typedef pm_err write_fn(const as_capture_ctx *c, pm_out *o);
 static pm_err
 write_text(const as_capture_ctx *c, pm_out *o)
 {
-	return pm_write_text(c->report, o);
+	return pmi_write_text(c->report, o);
 }
 
 static pm_err
 write_json(const as_capture_ctx *c, pm_out *o)
 {
-	return pm_write_json(c->report, o);
+	return pmi_write_json(c->report, o);
 }
 
 /* Every fsync is timed apart from the writing around it (pm_crash_phases). */
@@ -79,7 +80,7 @@ write_one(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char 
 	if (fd < 0)
 		return false;
 	pm_out o;
-	pm_out_init_fd(&o, fd, c->io_buf, c->io_cap);
+	pmi_out_init_fd(&o, fd, c->io_buf, c->io_cap);
 	bool ok = fn(c, &o) == PM_OK && timed_fsync(c, fd) == 0;
 	ok = close(fd) == 0 && ok;
 	if (ok && renameat(dir, tmp, dir, name) == 0)

@@ -12,6 +12,7 @@
  *   pm_snapshot_write()     pmi_live_report for a snapshot
  */
 #include "live.h"
+#include "arena.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -286,9 +287,9 @@ fill_snapshot(pm_report *r, void *ctx)
 	const char *reason = ctx;
 	pm_exception *e = &r->exception;
 	e->note = "SIMULATED (this is NOT a crash)";
-	e->asi = pm_arena_alloc(&r->arena, sizeof *e->asi, _Alignof(const char *));
+	e->asi = pmi_arena_alloc(r->arena, sizeof *e->asi, _Alignof(const char *));
 	if (e->asi) {
-		e->asi[0] = pm_arena_strdup(&r->arena, reason && *reason ? reason : "snapshot requested");
+		e->asi[0] = pmi_arena_strdup(r->arena, reason && *reason ? reason : "snapshot requested");
 		e->asi_count = e->asi[0] ? 1 : 0;
 	}
 }

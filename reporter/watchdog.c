@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "as_sys.h"
+#include "arena.h"
 #include "live.h"
 #include "state.h"
 
@@ -105,7 +106,7 @@ fill_hang(pm_report *r, void *ctx)
 		         lasted, limit);
 		break;
 	}
-	e->term_description = pm_arena_strdup(&r->arena, text);
+	e->term_description = pmi_arena_strdup(r->arena, text);
 }
 
 static void

@@ -15,6 +15,7 @@
 #include <libiberty/demangle.h>
 
 #include "symb.h"
+#include "arena.h"
 
 char *
 pmi_sy_demangle(const char *s)
@@ -87,7 +88,7 @@ demangle_frames(pm_report *r, pm_frame *v, uint32_t n)
 		char *plain = v[i].symbol ? pmi_sy_demangle(v[i].symbol) : NULL;
 		if (!plain)
 			continue;
-		const char *c = pm_arena_strdup(&r->arena, plain);
+		const char *c = pmi_arena_strdup(r->arena, plain);
 		free(plain);
 		if (!c)
 			return false;
@@ -105,7 +106,7 @@ pm_demangle_report(pm_report *r)
 	/* An uncaught C++ exception's type ("_ZSt13runtime_error"), as the crash path wrote it. */
 	for (uint32_t i = 0; ok && r->exception.asi && i < r->exception.asi_count; i++) {
 		char *plain = pm_demangle_text(r->exception.asi[i]);
-		if (plain && !(r->exception.asi[i] = pm_arena_strdup(&r->arena, plain)))
+		if (plain && !(r->exception.asi[i] = pmi_arena_strdup(r->arena, plain)))
 			ok = false;
 		free(plain);
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "symb.h"
+#include "arena.h"
 
 static size_t
 slot_of(const char *key, size_t cap)
@@ -79,7 +80,7 @@ pmi_sy_string(pm_sy_strings *t, const char *s, bool demangle)
 	if (!ok || t->keys[i])
 		return ok ? t->values[i] : NULL;
 	char *plain = demangle ? pmi_sy_demangle(s) : NULL;
-	const char *c = pm_arena_strdup(t->arena, plain ? plain : s);
+	const char *c = pmi_arena_strdup(t->arena, plain ? plain : s);
 	free(plain);
 	return remember(t, i, s, c);
 }
@@ -94,7 +95,7 @@ pmi_sy_path(pm_sy_strings *t, const char *file, const char *dir)
 	if (!ok || t->keys[i])
 		return ok ? t->values[i] : NULL;
 	size_t n = strlen(dir) + strlen(file) + 2;
-	char *c = pm_arena_alloc(t->arena, n, 1);
+	char *c = pmi_arena_alloc(t->arena, n, 1);
 	if (c)
 		snprintf(c, n, "%s/%s", dir, file);
 	return remember(t, i, file, c);

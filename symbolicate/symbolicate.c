@@ -147,11 +147,11 @@ static const char *
 joined_note(pm_arena *a, const char *note, const char *why)
 {
 	if (!why[0])
-		return pm_arena_strdup(a, note);
+		return pmi_arena_strdup(a, note);
 	if (!note)
-		return pm_arena_strdup(a, why);
+		return pmi_arena_strdup(a, why);
 	size_t n = strlen(note) + strlen(why) + 3;
-	char *s = pm_arena_alloc(a, n, 1);
+	char *s = pmi_arena_alloc(a, n, 1);
 	if (s)
 		snprintf(s, n, "%s; %s", note, why);
 	return s;
@@ -223,11 +223,11 @@ from_table(run *ru, uint32_t image, const pm_symbolicate_options *opt, char *ref
 				refused[n] = '\0';
 			continue;
 		}
-		pm_sy_strings strings = { .arena = &ru->r->arena };
+		pm_sy_strings strings = { .arena = ru->r->arena };
 		source src = { .table = &t, .bias = img->start - t.base, .strings = &strings };
 		resolve_image(ru, image, &src);
-		img->debug_file = pm_arena_strdup(&ru->r->arena, path);
-		img->note = refused[0] ? pm_arena_strdup(&ru->r->arena, refused) : NULL;
+		img->debug_file = pmi_arena_strdup(ru->r->arena, path);
+		img->note = refused[0] ? pmi_arena_strdup(ru->r->arena, refused) : NULL;
 		pmi_sy_strings_free(&strings);
 		pmi_sy_table_close(&t);
 		return true;
@@ -251,11 +251,11 @@ symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
 	pm_sy_module m;
 	char why[512] = "";
 	bool usable = files.elf_path && (macho ? pmi_sy_macho_module_open : pmi_sy_module_open)(
-		&m, img, &files, &ru->r->arena, why, sizeof why);
-	img->debug_file = usable && m.dwarf ? pm_arena_strdup(&ru->r->arena, files.dwarf_path) : NULL;
+		&m, img, &files, ru->r->arena, why, sizeof why);
+	img->debug_file = usable && m.dwarf ? pmi_arena_strdup(ru->r->arena, files.dwarf_path) : NULL;
 	/* Refused tables first, then the search's own notes. */
-	const char *found = refused[0] ? joined_note(&ru->r->arena, refused, files.note ? files.note : "") : files.note;
-	img->note = joined_note(&ru->r->arena, found, why);
+	const char *found = refused[0] ? joined_note(ru->r->arena, refused, files.note ? files.note : "") : files.note;
+	img->note = joined_note(ru->r->arena, found, why);
 	if (usable) {
 		source src = { .m = &m };
 		resolve_image(ru, image, &src);
@@ -272,7 +272,7 @@ rebuild(run *ru, list *l)
 		total += l->groups[i].res_count ? l->groups[i].res_count : l->groups[i].count;
 	if (total > UINT32_MAX)
 		return false;
-	pm_frame *v = pm_arena_alloc(&ru->r->arena, total * sizeof *v, _Alignof(pm_frame));
+	pm_frame *v = pmi_arena_alloc(ru->r->arena, total * sizeof *v, _Alignof(pm_frame));
 	if (!v)
 		return false;
 	size_t at = 0;
@@ -323,7 +323,7 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 		return PM_E_INVAL;
 	elf_version(EV_CURRENT);
 	run ru = { .r = r, .threads = r->threads ? r->thread_count : 0, .images = r->images ? r->image_count : 0 };
-	bool was_exhausted = r->arena.exhausted, *wanted = NULL;
+	bool was_exhausted = pmi_arena_exhausted(r->arena), *wanted = NULL;
 	if (!make_lists(&ru) || !(wanted = wanted_images(&ru))) {
 		run_free(&ru);
 		return PM_E_NOMEM;
@@ -338,5 +338,5 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 	run_free(&ru);
 	if (!ru.nomem && pm_demangle_report(r) != PM_OK)
 		ru.nomem = true;
-	return ru.nomem || (r->arena.exhausted && !was_exhausted) ? PM_E_NOMEM : PM_OK;
+	return ru.nomem || (pmi_arena_exhausted(r->arena) && !was_exhausted) ? PM_E_NOMEM : PM_OK;
 }

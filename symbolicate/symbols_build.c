@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "symb.h"
+#include "arena.h"
 
 typedef struct out_msg {
 	char *buf;
@@ -73,7 +74,7 @@ static pm_err
 build_one(const char *path, const pm_image *img, bool macho, bool dwarf, const char *dir, out_msg *msg)
 {
 	pm_arena arena;
-	pm_arena_init_heap(&arena);
+	pmi_arena_init_heap(&arena);
 	pm_sy_files files = { .elf_path = (char *)path, .dwarf_path = dwarf ? (char *)path : NULL };
 	pm_sy_module m;
 	char why[512];
@@ -84,7 +85,7 @@ build_one(const char *path, const pm_image *img, bool macho, bool dwarf, const c
 	}
 	if (why[0])
 		say(msg, "%s%s", msg->len ? "\n" : "", why);
-	pm_arena_free(&arena);
+	pmi_arena_free(&arena);
 	return rc;
 }
 

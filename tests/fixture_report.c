@@ -16,7 +16,7 @@
 static void *
 copy(pm_report *r, const void *src, size_t n, size_t size)
 {
-	void *p = pm_arena_alloc(&r->arena, n * size, 16);
+	void *p = pm_report_alloc(r, n * size, 16);
 	cr_assert_not_null(p, "fixture: arena allocation failed");
 	memcpy(p, src, n * size);
 	return p;
@@ -27,7 +27,7 @@ copy(pm_report *r, const void *src, size_t n, size_t size)
 static pm_regs *
 regs(pm_report *r, pm_arch arch, const char *const *names, const uint64_t *values, unsigned n)
 {
-	pm_regs *g = pm_arena_alloc(&r->arena, sizeof *g, 16);
+	pm_regs *g = pm_report_alloc(r, sizeof *g, 16);
 	cr_assert_not_null(g, "fixture: arena allocation failed");
 	g->arch = arch;
 	for (unsigned i = 0; i < n; i++) {

@@ -39,7 +39,7 @@ cli_print_masked(FILE *f, const char *text)
 	return rc;
 }
 
-/* A pm_out sink that masks on the way to a terminal. */
+/* A writer callback that masks on the way to a terminal. */
 typedef struct tty_sink {
 	int fd;
 	bool after_c2;
@@ -69,16 +69,8 @@ to_tty(void *ctx, const char *p, size_t n)
 bool
 cli_render(const pm_report *r, bool json, int fd)
 {
-	char buf[1 << 16];
-	pm_out o;
+	pm_format f = json ? PM_FORMAT_JSON : PM_FORMAT_TEXT;
 	tty_sink tty = { .fd = fd };
-	if (isatty(fd)) {
-		pm_out_init_buf(&o, buf, sizeof buf);
-		o.sink = to_tty;
-		o.sink_ctx = &tty;
-	} else {
-		pm_out_init_fd(&o, fd, buf, sizeof buf);
-	}
-	pm_err e = json ? pm_write_json(r, &o) : pm_write_text(r, &o);
-	return e == PM_OK && !o.failed;
+	pm_err e = isatty(fd) ? pm_write_report_cb(r, f, to_tty, &tty) : pm_write_report_fd(r, f, fd);
+	return e == PM_OK;
 }

@@ -64,14 +64,11 @@ su_write(const char *path, const void *data, size_t len)
 }
 
 static void
-write_with(const char *path, const pm_report *r, pm_err (*fn)(const pm_report *, pm_out *))
+write_with(const char *path, const pm_report *r, pm_format f)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert(fd >= 0, "cannot create %s", path);
-	char buf[1 << 14];
-	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	cr_assert_eq(fn(r, &o), PM_OK);
+	cr_assert_eq(pm_write_report_fd(r, f, fd), PM_OK);
 	close(fd);
 }
 
@@ -91,11 +88,11 @@ su_put(const char *dir, const pm_report *model, const char *id, const char *app,
 	char name[256];
 	if (text) {
 		snprintf(name, sizeof name, "%s.crash", id);
-		write_with(su_path(dir, "pending", name), &r, pm_write_text);
+		write_with(su_path(dir, "pending", name), &r, PM_FORMAT_TEXT);
 	}
 	if (json) {
 		snprintf(name, sizeof name, "%s.json", id);
-		write_with(su_path(dir, "pending", name), &r, pm_write_json);
+		write_with(su_path(dir, "pending", name), &r, PM_FORMAT_JSON);
 	}
 }
 

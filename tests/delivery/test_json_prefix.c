@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "delivery/json_prefix.h"
+#include "formats/write.h"
 #include "fixture_report.h"
 
 static void
@@ -51,8 +52,8 @@ Test(json_prefix, every_prefix_parses)
 	pm_fixture_linux_crash(&r);
 	static char buf[1 << 20];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
-	cr_assert_eq(pm_write_json(&r, &o), PM_OK);
+	pmi_out_init_buf(&o, buf, sizeof buf);
+	cr_assert_eq(pmi_write_json(&r, &o), PM_OK);
 	pm_report_free(&r);
 	for (size_t cut = 1; cut <= o.len; cut++) {
 		size_t n;

@@ -39,30 +39,27 @@ upload_exists(const char *path)
 }
 
 static void
-write_file(const char *path, const pm_report *r, pm_err (*writer)(const pm_report *, pm_out *))
+write_file(const char *path, const pm_report *r, pm_format f)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	cr_assert(fd >= 0, "cannot create %s", path);
-	char buf[1 << 14];
-	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	cr_assert_eq(writer(r, &o), PM_OK, "cannot write %s", path);
+	cr_assert_eq(pm_write_report_fd(r, f, fd), PM_OK, "cannot write %s", path);
 	close(fd);
 }
 
 void
 upload_write_report(const char *dir, const char *id, const pm_report *r)
 {
-	write_file(upload_path(dir, "pending", id, ".json"), r, pm_write_json);
-	write_file(upload_path(dir, "pending", id, ".crash"), r, pm_write_text);
+	write_file(upload_path(dir, "pending", id, ".json"), r, PM_FORMAT_JSON);
+	write_file(upload_path(dir, "pending", id, ".crash"), r, PM_FORMAT_TEXT);
 }
 
 /* Text that compresses like real report data rather than like a run of one byte. */
 static void
 add_padding(pm_report *r, size_t pad)
 {
-	char *text = pm_arena_alloc(&r->arena, pad + 1, 1);
-	const char **asi = pm_arena_alloc(&r->arena, (r->exception.asi_count + 1) * sizeof *asi, 8);
+	char *text = pm_report_alloc(r, pad + 1, 1);
+	const char **asi = pm_report_alloc(r, (r->exception.asi_count + 1) * sizeof *asi, 8);
 	cr_assert(text && asi);
 	uint32_t x = 2463534242u;
 	for (size_t i = 0; i < pad; i++) {

@@ -7,8 +7,8 @@
 # and one built with CMake's find_package(postmortem) (shared and static)
 # link, run and crash into a report, load nothing but libc besides
 # libpostmortem, and upload that report at their next launch; a tool built
-# with pkg-config postmortem-tools reads it.  Installs into a scratch
-# DESTDIR, never onto the system.
+# with pkg-config postmortem-tools reads it and writes it as .crash text.
+# Installs into a scratch DESTDIR, never onto the system.
 set -eu
 build=$1
 dest=$(mktemp -d /tmp/pm-install-XXXXXX)
@@ -176,6 +176,7 @@ int main(int argc, char **argv) {
 	pm_report r;
 	pm_report_init(&r);
 	if (argc < 2 || pm_read_report_file(argv[1], &r, NULL) != PM_OK) return 2;
+	if (argc > 2) return pm_write_report_fd(&r, PM_FORMAT_TEXT, 1) == PM_OK ? 0 : 4;
 	char *text = pm_explain(&r, false);
 	if (!text) return 3;
 	fputs(text, stdout);
@@ -187,6 +188,8 @@ C
 cc -o "$dest/tool" "$dest/tool.c" $(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config --cflags --libs postmortem-tools)
 LD_LIBRARY_PATH="$libdir" "$dest/tool" "$(ls "$dest"/reports/pending/*.json | head -1)" | grep -q SIGSEGV ||
 	{ echo "the tool built with postmortem-tools.pc did not explain the report"; exit 1; }
+LD_LIBRARY_PATH="$libdir" "$dest/tool" "$(ls "$dest"/reports/pending/*.json | head -1)" text | grep -q '^Exception Type: .*SIGSEGV' ||
+	{ echo "the tool built with postmortem-tools.pc did not write the report as .crash text"; exit 1; }
 
 "$(find "$dest" -path '*/bin/postmortem')" explain "$dest"/reports/pending/*.json | head -1
 echo "installed: $(cd "$dest" && find usr -type f | sort | tr '\n' ' ')"

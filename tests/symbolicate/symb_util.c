@@ -110,11 +110,7 @@ symb_expect_frame(const pm_frame *f, const char *symbol, const char *file, uint3
 char *
 symb_text(const pm_report *r)
 {
-	size_t cap = 1 << 20;
-	char *buf = malloc(cap);
-	pm_out o;
-	pm_out_init_buf(&o, buf, cap);
-	cr_assert_eq(pm_write_text(r, &o), PM_OK);
-	cr_assert(!o.overflow);
-	return buf;
+	char *text = NULL;
+	cr_assert_eq(pm_write_report_string(r, PM_FORMAT_TEXT, &text, NULL), PM_OK);
+	return text;
 }

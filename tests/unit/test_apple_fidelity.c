@@ -154,17 +154,12 @@ twin_listing(const char *json)
 	return l.s;
 }
 
-typedef pm_err writer_fn(const pm_report *r, pm_out *o);
-
 static char *
-render(const pm_report *r, writer_fn *w)
+render(const pm_report *r, pm_format f)
 {
-	size_t cap = 8u << 20;
-	char *buf = malloc(cap);
-	pm_out o;
-	pm_out_init_buf(&o, buf, cap);
-	cr_assert_eq(w(r, &o), PM_OK);
-	return buf;
+	char *s = NULL;
+	cr_assert_eq(pm_write_report_string(r, f, &s, NULL), PM_OK);
+	return s;
 }
 
 static void
@@ -184,7 +179,7 @@ expect_faithful(const char *name, const char *data)
 	pm_report r;
 	read_report(data, &r);
 	char *want = original_listing(data);
-	char *text = render(&r, pm_write_text), *json = render(&r, pm_write_json);
+	char *text = render(&r, PM_FORMAT_TEXT), *json = render(&r, PM_FORMAT_JSON);
 	char *got_text = text_listing(text), *got_json = twin_listing(json);
 	bool threads = strstr(want, "Thread ") != NULL;
 	cr_expect_str_eq(got_text, want, "%s: .crash conversion", name);
@@ -270,7 +265,7 @@ Test(apple_fidelity, attributed_thread_keeps_its_frames_and_number)
 	cr_expect_eq(r.threads[0].frame_count, 3);
 	cr_expect_eq(r.threads[1].number, 7);
 	cr_expect_eq(pm_report_crashed_thread(&r), 0, "the triggering thread is found by its number");
-	char *text = render(&r, pm_write_text);
+	char *text = render(&r, PM_FORMAT_TEXT);
 	cr_expect(strstr(text, "Triggered by Thread:  4\n") != NULL);
 	cr_expect(strstr(text, "\nThread 4 Attributed:\n0 ") != NULL, "%s", text);
 	free(text);
@@ -296,12 +291,12 @@ Test(apple_fidelity, partial_report_keeps_thread_numbers)
 	cr_expect_eq(r.threads[1].number, 3);
 	cr_expect_eq(r.exception.triggered_thread, 0);
 	cr_expect_eq(pm_report_crashed_thread(&r), -1, "thread 0 is not in the report");
-	char *text = render(&r, pm_write_text);
+	char *text = render(&r, PM_FORMAT_TEXT);
 	cr_expect(strstr(text, "Triggered by Thread:  0\n") != NULL);
 	cr_expect(strstr(text, "Thread 3 name:  worker\nThread 3:\n") != NULL, "%s", text);
 	free(text);
 	/* The JSON twin carries the numbers through a round trip. */
-	char *json = render(&r, pm_write_json);
+	char *json = render(&r, PM_FORMAT_JSON);
 	pm_report back;
 	read_report(json, &back);
 	const char *where = NULL;
@@ -337,7 +332,7 @@ Test(apple_fidelity, thirty_two_bit_addresses_keep_their_width)
 	char *data = pm_test_slurp(pm_test_shared("samples/apple/kscrash__BadPointer.txt"), NULL);
 	pm_report r;
 	read_report(data, &r);
-	char *text = render(&r, pm_write_text);
+	char *text = render(&r, PM_FORMAT_TEXT);
 	const char *frame = strstr(text, "Crashed:\n0 ");
 	cr_assert_not_null(frame, "%s", text);
 	const char *addr = strstr(frame, "\t0x");
@@ -350,7 +345,7 @@ Test(apple_fidelity, thirty_two_bit_addresses_keep_their_width)
 
 	/* A 64-bit report keeps 16. */
 	read_report(cpu_report, &r);
-	text = render(&r, pm_write_text);
+	text = render(&r, PM_FORMAT_TEXT);
 	cr_expect(strstr(text, "\t0x00000001c2f1a0c8 ") != NULL);
 	free(text);
 	pm_report_free(&r);
@@ -373,11 +368,11 @@ Test(apple_fidelity, highlighted_thread_stays_highlighted)
 	read_report(kill, &r);
 	cr_expect(r.exception.highlighted);
 	cr_expect_eq(r.exception.triggered_thread, 1);
-	char *text = render(&r, pm_write_text);
+	char *text = render(&r, PM_FORMAT_TEXT);
 	cr_expect(strstr(text, "Highlighted Thread:  1\n") != NULL, "%s", text);
 	cr_expect_null(strstr(text, "Triggered by Thread"));
 	free(text);
-	char *json = render(&r, pm_write_json);
+	char *json = render(&r, PM_FORMAT_JSON);
 	pm_report back;
 	read_report(json, &back);
 	cr_expect(back.exception.highlighted);

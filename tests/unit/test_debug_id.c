@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "postmortem-tools.h"
+#include "formats/write.h"
 
 static void
 set_id(pm_image *im, const char *hex)
@@ -87,7 +88,7 @@ render(const pm_report *r, pm_err (*write)(const pm_report *, pm_out *))
 {
 	static char buf[1 << 16];
 	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
+	pmi_out_init_buf(&o, buf, sizeof buf);
 	cr_assert_eq(write(r, &o), PM_OK);
 	return buf;
 }
@@ -114,9 +115,9 @@ Test(debug_id, crash_text_carries_the_debug_id_and_reads_back_the_build_id)
 			snprintf(hex + 2 * k, 3, "%02x", r.images[0].build_id[k]);
 		cr_expect_str_eq(hex, cases[i].build_id);
 		snprintf(want, sizeof want, "<%s> /bin/a\n", cases[i].id_written);
-		cr_expect(strstr(render(&r, pm_write_text), want), "no %s", want);
+		cr_expect(strstr(render(&r, pmi_write_text), want), "no %s", want);
 		snprintf(want, sizeof want, "\"code_id\": \"%s\"", cases[i].build_id);
-		cr_expect(strstr(render(&r, pm_write_json), want), "no %s", want);
+		cr_expect(strstr(render(&r, pmi_write_json), want), "no %s", want);
 		pm_report_free(&r);
 	}
 }
@@ -127,8 +128,8 @@ Test(debug_id, pseudo_files_get_a_slash_in_the_text_only)
 	read_linux_text("0x1000 - 0x1fff [vdso] x86_64  <00000000000000000000000000000000> /[vdso]", &r);
 	cr_expect_str_eq(r.images[0].path, "[vdso]");
 	cr_expect_eq(r.images[0].build_id_len, 0);
-	cr_expect(strstr(render(&r, pm_write_text), " [vdso] x86_64  <00000000000000000000000000000000> /[vdso]\n"));
-	char *twin = render(&r, pm_write_json);
+	cr_expect(strstr(render(&r, pmi_write_text), " [vdso] x86_64  <00000000000000000000000000000000> /[vdso]\n"));
+	char *twin = render(&r, pmi_write_json);
 	cr_expect(strstr(twin, "\"path\": \"[vdso]\""));
 	cr_expect_null(strstr(twin, "debug_id"), "no build id, no debug id");
 	cr_expect_null(strstr(twin, "code_id"));
@@ -151,7 +152,7 @@ Test(debug_id, twins_written_before_debug_ids_read_their_build_id)
 	cr_assert_eq(pm_read_json(old, strlen(old), &r, &err), PM_OK, "%s", err.message);
 	cr_expect_eq(r.images[0].build_id_len, 20);
 	cr_expect_eq(r.images[0].build_id[19], 0x40);
-	char *twin = render(&r, pm_write_json);
+	char *twin = render(&r, pmi_write_json);
 	cr_expect(strstr(twin, "\"debug_id\": \"ec61ac93-8e5a-39b1-6f9f-bd350e3169a5\""), "%s", twin);
 	pm_report_free(&r);
 }

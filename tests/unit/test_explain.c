@@ -21,7 +21,7 @@ typedef struct frame_spec {
 static void *
 alloc(pm_report *r, size_t n)
 {
-	void *p = pm_arena_alloc(&r->arena, n, 16);
+	void *p = pm_report_alloc(r, n, 16);
 	cr_assert_not_null(p);
 	return p;
 }

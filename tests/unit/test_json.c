@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "formats/model.h"
+#include "formats/write.h"
 #include "tests/fixture_report.h"
 
 typedef void fixture_fn(pm_report *r);
@@ -21,8 +22,8 @@ twin(const pm_report *r, size_t *len)
 {
 	char *buf = malloc(OUT_CAP);
 	pm_out o;
-	pm_out_init_buf(&o, buf, OUT_CAP);
-	cr_assert_eq(pm_write_json(r, &o), PM_OK);
+	pmi_out_init_buf(&o, buf, OUT_CAP);
+	cr_assert_eq(pmi_write_json(r, &o), PM_OK);
 	*len = o.len;
 	return buf;
 }
@@ -140,8 +141,8 @@ assert_fd_sink_matches(fixture_fn *fixture)
 	cr_assert(fd >= 0);
 	char small[64];
 	pm_out o;
-	pm_out_init_fd(&o, fd, small, sizeof small);
-	cr_assert_eq(pm_write_json(&r, &o), PM_OK);
+	pmi_out_init_fd(&o, fd, small, sizeof small);
+	cr_assert_eq(pmi_write_json(&r, &o), PM_OK);
 	close(fd);
 	char *got = malloc(len + 16);
 	FILE *f = fopen(path, "rb");
@@ -594,8 +595,8 @@ Test(json, a_small_buffer_reports_limit_and_stays_in_bounds)
 		char *buf = malloc(cap + 32);
 		memset(buf, 'Z', cap + 32);
 		pm_out o;
-		pm_out_init_buf(&o, buf, cap);
-		cr_expect_eq(pm_write_json(&r, &o), PM_E_LIMIT, "cap %zu", cap);
+		pmi_out_init_buf(&o, buf, cap);
+		cr_expect_eq(pmi_write_json(&r, &o), PM_E_LIMIT, "cap %zu", cap);
 		cr_expect_eq(buf[cap - 1], '\0', "cap %zu: not terminated", cap);
 		cr_expect(memcmp(buf, want, cap - 1) == 0, "cap %zu: not a prefix", cap);
 		for (size_t k = cap; k < cap + 32; k++)
@@ -637,8 +638,8 @@ Test(json, a_failing_fd_reports_io)
 	cr_assert(fd >= 0);
 	char buf[64];
 	pm_out o;
-	pm_out_init_fd(&o, fd, buf, sizeof buf);
-	cr_expect_eq(pm_write_json(&r, &o), PM_E_IO);
+	pmi_out_init_fd(&o, fd, buf, sizeof buf);
+	cr_expect_eq(pmi_write_json(&r, &o), PM_E_IO);
 	close(fd);
 	pm_report_free(&r);
 }

@@ -29,7 +29,7 @@ Test(out, buffer_sink_never_overruns)
 	char b[8];
 	memset(b, 'x', sizeof b);
 	pm_out o;
-	pm_out_init_buf(&o, b, 6);
+	pmi_out_init_buf(&o, b, 6);
 	pmi_out_str(&o, "hello world");
 	cr_expect(o.overflow);
 	cr_expect_str_eq(b, "hello");
@@ -41,7 +41,7 @@ Test(out, padding_never_truncates)
 {
 	char b[64];
 	pm_out o;
-	pm_out_init_buf(&o, b, sizeof b);
+	pmi_out_init_buf(&o, b, sizeof b);
 	pmi_out_lpad(&o, "abc", 5);
 	pmi_out_ch(&o, '|');
 	pmi_out_rpad(&o, "abc", 5);
@@ -57,10 +57,10 @@ Test(out, fd_sink_flushes_through_small_buffer)
 	cr_assert(fd >= 0);
 	char b[4];
 	pm_out o;
-	pm_out_init_fd(&o, fd, b, sizeof b);
+	pmi_out_init_fd(&o, fd, b, sizeof b);
 	for (int i = 0; i < 100; i++)
 		pmi_out_u64(&o, (uint64_t)i);
-	cr_assert(pm_out_flush(&o));
+	cr_assert(pmi_out_flush(&o));
 	close(fd);
 	FILE *f = fopen(path, "r");
 	char got[512] = { 0 };
@@ -77,17 +77,17 @@ Test(out, times_render_like_apple)
 	pm_out o;
 	/* 2020-03-27 18:06:51.4969 -0700 == 2020-03-28 01:06:51 UTC */
 	pm_time t = { .sec = 1585357611, .usec = 496900, .tz_min = -420, .digits = 4, .set = true };
-	pm_out_init_buf(&o, b, sizeof b);
+	pmi_out_init_buf(&o, b, sizeof b);
 	pmi_out_time(&o, &t);
 	cr_expect_str_eq(b, "2020-03-27 18:06:51.4969 -0700");
 
 	pm_time u = { .sec = 0, .usec = 0, .tz_min = 330, .digits = 0, .set = true };
-	pm_out_init_buf(&o, b, sizeof b);
+	pmi_out_init_buf(&o, b, sizeof b);
 	pmi_out_time(&o, &u);
 	cr_expect_str_eq(b, "1970-01-01 05:30:00 +0530");
 
 	pm_time before = { .sec = -1, .usec = 0, .tz_min = 0, .digits = 3, .set = true };
-	pm_out_init_buf(&o, b, sizeof b);
+	pmi_out_init_buf(&o, b, sizeof b);
 	pmi_out_time(&o, &before);
 	cr_expect_str_eq(b, "1969-12-31 23:59:59.000 +0000");
 }

@@ -182,23 +182,21 @@ Test(read_detect, reads_a_sample_file)
 	pm_report_free(&r);
 }
 
-/* Render a report with `write`, read the rendering back through pm_read_report. */
+/* Render a report as `want`, read the rendering back through pm_read_report. */
 static void
-expect_dispatch(pm_err (*write)(const pm_report *, pm_out *), pm_format want)
+expect_dispatch(pm_format want)
 {
 	pm_report src, back;
 	pm_read_error err = { 0 };
 	pm_report_init(&src);
 	cr_assert_eq(pm_read_report_file(pm_test_shared("samples/apple/lldb__asi.txt"), &src, &err), PM_OK,
 	             "%s", err.message);
-	static char buf[1 << 20];
-	pm_out o;
-	pm_out_init_buf(&o, buf, sizeof buf);
-	cr_assert_eq(write(&src, &o), PM_OK);
-	cr_assert_not(o.overflow);
-	cr_expect_eq(pm_detect_format(buf, o.len), want);
+	char *buf = NULL;
+	size_t len = 0;
+	cr_assert_eq(pm_write_report_string(&src, want, &buf, &len), PM_OK);
+	cr_expect_eq(pm_detect_format(buf, len), want);
 	pm_report_init(&back);
-	cr_assert_eq(pm_read_report(buf, o.len, &back, &err), PM_OK, "line %u: %s", err.line, err.message);
+	cr_assert_eq(pm_read_report(buf, len, &back, &err), PM_OK, "line %u: %s", err.line, err.message);
 	cr_expect_eq(back.format, want);
 	cr_expect_str_eq(back.exception.type, "EXC_CRASH");
 	cr_expect_eq(back.thread_count, 1);
@@ -209,12 +207,49 @@ expect_dispatch(pm_err (*write)(const pm_report *, pm_out *), pm_format want)
 		src.complete = back.complete;
 		cr_expect(pmi_report_equal(&src, &back, &where), "differs at %s", where);
 	}
+	free(buf);
 	pm_report_free(&back);
 	pm_report_free(&src);
 }
 
 Test(read_detect, dispatches_json_twin_and_text)
 {
-	expect_dispatch(pm_write_json, PM_FORMAT_JSON);
-	expect_dispatch(pm_write_text, PM_FORMAT_TEXT);
+	expect_dispatch(PM_FORMAT_JSON);
+	expect_dispatch(PM_FORMAT_TEXT);
+}
+
+/* A report left without storage (what pm_report_init leaves when malloc fails, or a fixed
+ * block too small for the arena's bookkeeping) reads as out of memory, whatever the format. */
+static void
+expect_nomem(const char *data, size_t len, const char *what)
+{
+	char tiny[8];
+	pm_report r;
+	pm_read_error err = { 0 };
+	pmi_report_init_fixed(&r, tiny, sizeof tiny);
+	cr_assert_null(r.arena);
+	cr_expect_null(pm_report_alloc(&r, 1, 1));
+	cr_expect_eq(pm_read_report(data, len, &r, &err), PM_E_NOMEM, "%s", what);
+	pm_report_free(&r);
+}
+
+Test(read_detect, a_report_without_storage_is_out_of_memory)
+{
+	static const char *const samples[] = {
+		"samples/apple/lldb__asi.txt",
+		"samples/apple/macsymbolicator__ios-crash-in-ips-format.ips",
+	};
+	for (size_t i = 0; i < sizeof samples / sizeof *samples; i++) {
+		size_t len, json_len;
+		char *data = pm_test_slurp(pm_test_shared(samples[i]), &len), *json = NULL;
+		pm_report full;
+		pm_report_init(&full);
+		cr_assert_eq(pm_read_report(data, len, &full, NULL), PM_OK, "%s", samples[i]);
+		cr_assert_eq(pm_write_report_string(&full, PM_FORMAT_JSON, &json, &json_len), PM_OK);
+		expect_nomem(data, len, samples[i]);
+		expect_nomem(json, json_len, "its JSON twin");
+		free(json);
+		free(data);
+		pm_report_free(&full);
+	}
 }

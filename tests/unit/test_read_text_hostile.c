@@ -357,7 +357,7 @@ Test(read_text_hostile, crlf_line_ends)
 
 /*
  * Found by fuzzing with a write-and-reread check (read, render with
- * pm_write_text, read again, compare): each input below read into a report
+ * pmi_write_text, read again, compare): each input below read into a report
  * whose rendering read back differently.
  */
 Test(read_text_hostile, fuzz_findings)

@@ -47,7 +47,7 @@ scan_process(void)
 	cr_assert(n > 0);
 	exe[n] = '\0';
 	pmi_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
-	rep.images = pm_arena_alloc(&rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
+	rep.images = pmi_arena_alloc(rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
 	cr_assert_not_null(rep.images);
 	im = (pm_as_images){ .images = as_images, .cap = MAX_IMAGES, .maps = as_maps, .map_cap = MAX_MAPS };
 	as_images_scan(&im, &rep, &mem, exe, line, sizeof line);
