@@ -15,8 +15,8 @@
 #include <unistd.h>
 
 #include "as_altstack.h"
-#include "as_sys.h"
 #include "as_dirents.h"
+#include "as_sys.h"
 #include "control_send.h"
 #include "state.h"
 
