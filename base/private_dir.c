@@ -71,17 +71,19 @@ pmi_reports_dir_prepare(const char *dir)
 		root = pmi_private_dir_open(AT_FDCWD, dir, true, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "%s", strerror(errno));
-	if (root >= 0 && mkdirat(root, "pending", 0700) != 0 && errno != EEXIST)
-		snprintf(why, sizeof why, "cannot create pending/: %s", strerror(errno));
-	else if (root >= 0)
-		pending = pmi_private_dir_open(root, "pending", false, why, sizeof why);
+	/* Most starts find pending/ made: opened first, created only when missing. */
+	if (root >= 0 && (pending = pmi_private_dir_open(root, "pending", false, why, sizeof why)) < 0 &&
+	    errno == ENOENT) {
+		if (mkdirat(root, "pending", 0700) != 0 && errno != EEXIST)
+			snprintf(why, sizeof why, "cannot create pending/: %s", strerror(errno));
+		else
+			pending = pmi_private_dir_open(root, "pending", false, why, sizeof why);
+	}
 	int e = errno;
 	if (root >= 0)
 		close(root);
-	if (pending >= 0) {
-		close(pending);
-		return 0;
-	}
+	if (pending >= 0)
+		return pending;
 	fprintf(stderr, "postmortem: cannot keep reports in %s: %s\n", dir, why);
 	errno = e;
 	return -1;

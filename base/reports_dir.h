@@ -10,6 +10,9 @@
 
 #include "postmortem.h"
 
+/* a then b into out (cap bytes with the NUL); the length, or -1 when it
+ * does not fit. */
+int pmi_path_join(char *out, size_t cap, const char *a, const char *b);
 /* Resolve the reports directory from cfg (may be NULL) and the environment
  * into out, made absolute; false with errno set. */
 bool pmi_config_reports_dir(const pm_config *cfg, char *out, size_t cap);
@@ -22,7 +25,8 @@ int pmi_mkdirs(const char *path);
  * refused) and a one-line reason in why. */
 int pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap);
 /* Create the reports directory and its pending/ (0700) and check both as
- * above; says why not on stderr.  0 or -1 with errno. */
+ * above; says why not on stderr.  The descriptor of pending/, or -1 with
+ * errno. */
 int pmi_reports_dir_prepare(const char *dir);
 
 #endif

@@ -4,11 +4,16 @@
  * existing thread an alternate signal stack).  The first install of each
  * row is shown apart: in the first row it pays for first-touch page faults
  * and the loader's first calls, in the others for the threads just started.
+ * A last row adds BLOCKING threads that block every signal (as threads
+ * that leave signals to one sigwait thread do): they never take the setup
+ * request while installed, so every install asks them again.
  *
  * usage: bench_install_cost REPORTS_DIR [ITERATIONS [THREADS...]]
  * (THREADS ascending; default 1 17 257)
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +23,19 @@
 #include "postmortem.h"
 
 static const char *const default_threads[] = { "1", "17", "257" };
+
+enum { BLOCKING = 16 };
+
+static void *
+block_all(void *arg)
+{
+	(void)arg;
+	sigset_t all;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	park_forever(PARK_POLL);
+	return NULL;
+}
 
 static double
 now_us(void)
@@ -77,14 +95,23 @@ main(int argc, char **argv)
 	       "--------------", "-----------", "----------------", "------------", "------");
 	const char *const *rows = argc > 3 ? (const char *const *)argv + 3 : default_threads;
 	size_t row_count = argc > 3 ? (size_t)argc - 3 : sizeof default_threads / sizeof default_threads[0];
-	size_t alive = 1;
-	for (size_t row = 0; row < row_count; row++) {
-		size_t want = strtoul(rows[row], NULL, 10);
-		if (want < alive || park_threads(want - alive, 1) != 0 || park_wait(want - 1) != 0) {
-			fprintf(stderr, "cannot go from %zu to %s threads: %s\n", alive, rows[row], strerror(errno));
+	size_t alive = 1, blocking = 0;
+	for (size_t row = 0; row <= row_count; row++) {
+		size_t want = row < row_count ? strtoul(rows[row], NULL, 10) : alive;
+		if (want < alive || park_threads(want - alive, 1) != 0) {
+			fprintf(stderr, "cannot go from %zu to %zu threads: %s\n", alive, want, strerror(errno));
 			return 1;
 		}
+		for (; row == row_count && blocking < BLOCKING; blocking++)
+			if (park_thread(block_all, NULL) != 0) {
+				fprintf(stderr, "cannot start a thread: %s\n", strerror(errno));
+				return 1;
+			}
 		alive = want;
+		if (park_wait(alive + blocking - 1) != 0) {
+			fprintf(stderr, "threads did not park: %s\n", strerror(errno));
+			return 1;
+		}
 		double first = 0;
 		long maps_before = mapping_count();
 		for (size_t i = 0; i <= iters; i++) {
@@ -104,8 +131,10 @@ main(int argc, char **argv)
 			ins[i - 1] = t1 - t0;
 			unins[i - 1] = t2 - t1;
 		}
+		char label[32];
+		snprintf(label, sizeof label, blocking ? "%zu+%zub" : "%zu", alive, blocking);
 		double med = quantile(ins, iters, 0.5), p90 = quantile(ins, iters, 0.9);
-		printf("%7zu  %10.1f  %11.1f  %14.1f  %11.1f  %16.1f  %+12ld  %6s\n", alive, first, ins[0], med, p90,
+		printf("%7s  %10.1f  %11.1f  %14.1f  %11.1f  %16.1f  %+12ld  %6s\n", label, first, ins[0], med, p90,
 		       quantile(unins, iters, 0.5), mapping_count() - maps_before, med < 200 ? "yes" : "NO");
 	}
 	return 0;

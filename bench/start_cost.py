@@ -3,7 +3,10 @@
 that never crashes pays for postmortem.  The four builds of start_target.c
 run in turn, RUNS rounds (interleaved, so machine noise falls on all alike):
 the whole process from spawn to exit, the shared objects it maps, its peak
-resident memory, and its own postmortem calls timed inside it."""
+resident memory, and its own postmortem calls timed inside it.  Then, from
+bench_install_cost beside them (issue 14), pm_install with 1, 17 and 257
+threads alive: the first install of a fresh process (which asks every
+thread for its alternate stack) and the reinstalls after it."""
 import os
 import statistics
 import subprocess
@@ -39,6 +42,34 @@ def objects(path, env):
     return sum(1 for line in out.splitlines() if line.strip() and 'vdso' not in line)
 
 
+INSTALL_THREADS = (1, 17, 257)
+
+
+def install_cost(path, runs, env):
+    """Per row of bench_install_cost (a thread count; the last adds threads
+    that block every signal, "257+16b"): the first pm_install of each of
+    `runs` fresh processes, and the median reinstall of each."""
+    first, again = {}, {}
+    with tempfile.TemporaryDirectory(prefix='pm-install-') as d:
+        for _ in range(runs):
+            out = subprocess.run([path, d, '20'] + [str(n) for n in INSTALL_THREADS], env=env,
+                                 capture_output=True, text=True, check=True).stdout
+            for line in out.splitlines():
+                cells = line.split()
+                if len(cells) == 8 and cells[0][0].isdigit():
+                    first.setdefault(cells[0], []).append(float(cells[1]))
+                    again.setdefault(cells[0], []).append(float(cells[3]))
+    rows = []
+    for label in first:
+        med = statistics.median(first[label])
+        rows.append([label, '%.1f' % min(first[label]), '%.1f' % med,
+                     '%.1f' % statistics.median(again[label]), 'yes' if med < 200 else 'NO'])
+    print('\npm_install in a process with 1, 17 and 257 threads, then 16 more that block every signal\n'
+          '(bench_install_cost), %d fresh processes; microseconds (goal: under 200 us with 257 threads)\n'
+          % runs)
+    table(['threads', 'first install min', 'first install median', 'reinstall median', '< 200 us'], rows)
+
+
 def main():
     progs = sys.argv[1:5]
     runs = int(sys.argv[5]) if len(sys.argv) > 5 else 200
@@ -63,6 +94,11 @@ def main():
     ok = all(med[i][0] <= 1.2 * med[0][0] and med[i][2] - med[0][2] <= 1024 for i in (1, 2))
     print('\n"calls us": pm_install (and pm_upload_start) as timed inside the process, median.')
     print('goal %s' % ('met' if ok else 'NOT met'))
+    cost = os.path.join(os.path.dirname(progs[1]), 'bench_install_cost')
+    if os.access(cost, os.X_OK):
+        install_cost(cost, max(5, runs // 20), clean_env())
+    else:
+        print('\n(no %s: install cost not measured)' % cost)
 
 
 main()

@@ -3,7 +3,6 @@
  */
 #include "altstack.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
@@ -16,7 +15,9 @@
 #include <unistd.h>
 
 #include "as_altstack.h"
+#include "as_dirents.h"
 #include "as_sys.h"
+#include "control_send.h"
 #include "state.h"
 
 /* The handler freezes threads, walks stacks with CFI and formats text: about
@@ -47,8 +48,7 @@ free_stack(void *p)
 	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pmi_altstack_size()))
 		sigaltstack(&off, NULL);
 	as_altstack_known_remove(as_sys_gettid());
-	munmap(s->map, s->size);
-	munmap(s, sizeof *s);
+	munmap(s->map, s->size); /* s itself is inside */
 }
 
 static void
@@ -69,7 +69,8 @@ bool
 pmi_altstack_ensure(void)
 {
 	pm_as_stack *made;
-	if (!as_altstack_make(&made))
+	stack_t now;
+	if (!as_altstack_make(&made, &now))
 		return false;
 	if (made && key_ok)
 		pthread_setspecific(stack_key, made);
@@ -89,29 +90,19 @@ pmi_altstack_release(void)
 }
 
 void
-pmi_altstack_broadcast(int sig, unsigned timeout_ms)
+pmi_altstack_broadcast(int sig)
 {
-	DIR *d = opendir("/proc/self/task");
-	if (!d)
+	char buf[4096];
+	as_dirents tasks;
+	siginfo_t info;
+	pid_t self = as_sys_gettid(), tid;
+	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
 		return;
-	pid_t self = as_sys_gettid(), pid = getpid();
-	int sent = 0, *answers = as_altstack_answers();
-	__atomic_store_n(answers, 0, __ATOMIC_RELEASE);
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL) {
-		pid_t tid = (pid_t)atoi(e->d_name);
-		if (tid > 0 && tid != self && !as_altstack_is_known(tid) && as_sys_tgkill(pid, tid, sig) == 0)
-			sent++;
-	}
-	closedir(d);
-	uint64_t deadline = as_sys_now_ns() + (uint64_t)timeout_ms * 1000000u;
-	int acks;
-	while ((acks = __atomic_load_n(answers, __ATOMIC_ACQUIRE)) < sent) {
-		uint64_t now = as_sys_now_ns();
-		if (now >= deadline)
-			break;
-		as_sys_futex_wait(answers, acks, deadline - now);
-	}
+	pmi_control_info(&info, sig, PM_CONTROL_SETUP);
+	while (as_dirents_next_tid(&tasks, &tid))
+		if (tid != self && !as_altstack_is_known(tid))
+			pmi_control_send(info.si_pid, tid, &info);
+	as_dirents_close(&tasks);
 }
 
 /* ---- pthread_create interposition -------------------------------------- */

@@ -9,7 +9,13 @@
  *     handler runs on each of them (pmi_altstack_broadcast; the handler's
  *     part is the crash path's as_altstack.c), unless they are known to
  *     hold one already (from an earlier install, or started through our
- *     pthread_create: as_altstack_known.c);
+ *     pthread_create: as_altstack_known.c).  pm_install does not wait for
+ *     their answers: a signal pending on a thread is delivered before the
+ *     thread runs its own code again (the kernel delivers on every return
+ *     to user space, and interrupts a running thread to do so), so no
+ *     thread can overflow its stack between the request and its stack;
+ *     pm_uninstall discards the requests not taken yet (by ignoring the
+ *     signal for a moment);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
  * A pthread key frees the stack of a thread started or installed from when
@@ -28,9 +34,10 @@ size_t pmi_altstack_size(void);
 bool pmi_altstack_ensure(void);
 /* Prepare the thread-exit cleanup; call once at install. */
 bool pmi_altstack_init(void);
-/* Ask every other thread for a stack (through `sig`, whose handler runs
- * as_altstack_on_setup), waiting up to timeout_ms. */
-void pmi_altstack_broadcast(int sig, unsigned timeout_ms);
+/* Ask every other thread not known to hold a stack for one (through
+ * `sig`, whose handler runs as_altstack_on_setup), without waiting: each
+ * thread takes the request before it runs any more of its own code. */
+void pmi_altstack_broadcast(int sig);
 /* Drop the calling thread's stack if we made it. */
 void pmi_altstack_release(void);
 

@@ -12,7 +12,6 @@
 #include "as_sys.h"
 
 static size_t stack_size, page_size;
-static int answers; /* futex word: threads that have answered a setup broadcast */
 
 void
 as_altstack_set_geometry(size_t size, size_t page)
@@ -22,35 +21,34 @@ as_altstack_set_geometry(size_t size, size_t page)
 }
 
 bool
-as_altstack_make(pm_as_stack **made)
+as_altstack_make(pm_as_stack **made, stack_t *now)
 {
-	stack_t cur;
 	*made = NULL;
-	if (as_sys_sigaltstack(NULL, &cur) == 0 && !(cur.ss_flags & SS_DISABLE)) {
+	if (as_sys_sigaltstack(NULL, now) == 0 && !(now->ss_flags & SS_DISABLE)) {
 		as_altstack_known_add(as_sys_gettid());
 		return true; /* the thread has one (ours or the app's) */
 	}
 	if (!stack_size)
 		return false;
-	pm_as_stack *s = as_sys_map(sizeof *s, 0);
-	if (!s)
+	size_t size = stack_size + page_size;
+	char *map = as_sys_map(size, MAP_NORESERVE);
+	if (!map)
 		return false;
-	s->size = stack_size + page_size;
-	s->map = as_sys_map(s->size, MAP_NORESERVE);
-	if (!s->map) {
-		as_sys_unmap(s, sizeof *s);
-		return false;
-	}
+	/* The record sits at the top of the mapping, above the stack the
+	 * kernel is given: one mapping per thread, not two. */
+	pm_as_stack *s = (pm_as_stack *)(map + size - AS_STACK_RECORD_ROOM);
+	s->map = map;
+	s->size = size;
 	/* The guard page below the stack turns an overflow of the handler
 	 * itself into a clean fault instead of silent corruption. */
-	as_sys_protect(s->map, page_size, PROT_NONE);
-	stack_t ss = { .ss_sp = (char *)s->map + page_size, .ss_size = stack_size, .ss_flags = 0 };
+	as_sys_protect(map, page_size, PROT_NONE);
+	stack_t ss = { .ss_sp = map + page_size, .ss_size = stack_size - AS_STACK_RECORD_ROOM, .ss_flags = 0 };
 	if (as_sys_sigaltstack(&ss, NULL) != 0) {
-		as_sys_unmap(s->map, s->size);
-		as_sys_unmap(s, sizeof *s);
+		as_sys_unmap(map, size);
 		return false;
 	}
 	*made = s;
+	*now = ss;
 	as_altstack_known_add(as_sys_gettid());
 	return true;
 }
@@ -61,15 +59,7 @@ as_altstack_on_setup(void *uctx)
 	/* sigreturn restores the alternate stack saved in the signal frame:
 	 * record the new one there, or leaving the handler would undo it. */
 	pm_as_stack *made;
-	stack_t cur;
-	if (as_altstack_make(&made) && as_sys_sigaltstack(NULL, &cur) == 0)
-		((ucontext_t *)uctx)->uc_stack = cur;
-	__atomic_add_fetch(&answers, 1, __ATOMIC_RELEASE);
-	as_sys_futex_wake(&answers);
-}
-
-int *
-as_altstack_answers(void)
-{
-	return &answers;
+	stack_t now;
+	if (as_altstack_make(&made, &now))
+		((ucontext_t *)uctx)->uc_stack = now;
 }

@@ -6,6 +6,7 @@
 #define PM_REPORTER_AS_ALTSTACK_H
 
 #include <stdbool.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -15,19 +16,22 @@ typedef struct pm_as_stack {
 	size_t size;
 } pm_as_stack;
 
+/* Bytes at the top of each stack's mapping that hold its pm_as_stack. */
+enum { AS_STACK_RECORD_ROOM = 64 };
+
 /* How large each stack is and the page size, decided once at install
  * (sysconf and getauxval stay off the signal path). */
 void as_altstack_set_geometry(size_t stack_size, size_t page_size);
 /* Give the calling thread an alternate stack, unless it has one (then
- * *made is NULL).  The record lives in its own mapping.  False when the
- * memory or sigaltstack was refused. */
-bool as_altstack_make(pm_as_stack **made);
+ * *made is NULL); *now is the thread's stack after the call.  The record
+ * lives at the top of the stack's mapping.  False when the memory or
+ * sigaltstack was refused. */
+bool as_altstack_make(pm_as_stack **made, stack_t *now);
 /* The setup signal's work on each thread: a stack, recorded in the signal
- * frame so that sigreturn keeps it, then one more answer in the counter
- * as_altstack_answers points to (a futex word).  A stack made here is
- * never freed: no thread-exit hook can be registered from a handler. */
+ * frame so that sigreturn keeps it.  Nobody waits for it (altstack.h).  A
+ * stack made here is never freed: no thread-exit hook can be registered
+ * from a handler. */
 void as_altstack_on_setup(void *uctx);
-int *as_altstack_answers(void);
 
 /* Threads known to hold an alternate stack (as_altstack_known.c). */
 void as_altstack_known_add(pid_t tid);

@@ -8,6 +8,7 @@
 #include "model.h"
 
 #include "as_cfi_cache.h"
+#include "as_facts.h"
 #include "as_freeze.h"
 #include "as_report.h"
 #include "as_symbols.h"
@@ -28,6 +29,7 @@ as_capture(const as_capture_ctx *c)
 		n = 1;
 	}
 	c->phases->freeze = as_sys_lap_ns(&t);
+	as_facts_read(c->facts, c->scratch, c->scratch_cap);
 	pmi_report_init_fixed(r, c->arena, c->arena_size);
 	(*c->generation)++;
 	as_mem_cache_reset(c->mem_cache);

@@ -26,7 +26,7 @@ typedef struct as_capture_ctx {
 	struct timespec now;
 
 	/* configuration */
-	const pm_facts *facts;
+	pm_facts *facts;          /* completed by the first capture (as_facts.c) */
 	const char *pending_dir;
 	uint32_t max_threads, max_frames;
 	int freeze_signal;

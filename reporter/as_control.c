@@ -11,13 +11,21 @@
 #include "as_sample.h"
 #include "state.h"
 
+/* Sent with rt_tgsigqueueinfo and this value (pmi_control_send); the
+ * kernel's own tgkill cannot forge SI_QUEUE. */
+static bool
+tagged(const siginfo_t *info, int tag)
+{
+	return info->si_code == SI_QUEUE && info->si_value.sival_int == tag;
+}
+
 void
 as_on_control(int sig, siginfo_t *info, void *uctx)
 {
-	if (as_is_sample_request(info))
+	if (tagged(info, PM_CONTROL_SAMPLE))
 		as_on_sample(uctx);
+	else if (tagged(info, PM_CONTROL_SETUP))
+		as_altstack_on_setup(uctx);
 	else if (atomic_load(&as_g.owner) != 0)
 		as_on_freeze(sig, info, uctx);
-	else
-		as_altstack_on_setup(uctx);
 }

@@ -7,9 +7,11 @@
 #include <signal.h>
 
 /* The control signal serves three purposes: a live backtrace's sample
- * request (it says so in its siginfo), stopping threads while a report is
- * captured (a report has an owner), and setting up alternate stacks at
- * install (otherwise). */
+ * request and the alternate-stack setup that pm_install asks of each
+ * thread (each says so in its siginfo: PM_CONTROL_*), and stopping threads
+ * while a report is captured (untagged, while a report has an owner).  A
+ * setup request still pending when a crash starts is served as a setup,
+ * and the thread then answers the freeze signal sent after it. */
 void as_on_control(int sig, siginfo_t *info, void *uctx);
 
 #endif

@@ -41,12 +41,11 @@ as_spares_free(void)
 	}
 }
 
-/* Open pending/ by path and make it the one that is ours. */
+/* Make fd (a directory) the pending/ that is ours. */
 static bool
-open_pending(void)
+adopt_pending(int fd)
 {
 	struct stat st;
-	int fd = open(as_g.pending_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return false;
 	as_g.pending_fd = fd;
@@ -55,10 +54,17 @@ open_pending(void)
 	return true;
 }
 
-bool
-as_fds_open(void)
+/* Open pending/ by path and make it the one that is ours. */
+static bool
+open_pending(void)
 {
-	if (!open_pending())
+	return adopt_pending(open(as_g.pending_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+}
+
+bool
+as_fds_open(int pending_fd)
+{
+	if (!adopt_pending(pending_fd))
 		return false;
 	as_spares_take();
 	return true;

@@ -14,9 +14,10 @@
 
 enum { PM_SPARE_FDS = 4 };
 
-/* Open pending/ (no symlink as its last component) and take the spares.
- * At install; false with errno set. */
-bool as_fds_open(void);
+/* Hold pending_fd, the descriptor of pending/ that install opened and
+ * checked (pmi_reports_dir_prepare), and take the spares.  At install;
+ * false with errno set (pending_fd is then still the caller's). */
+bool as_fds_open(int pending_fd);
 /* Close what as_fds_open opened (still ours). */
 void as_fds_close(void);
 /* A descriptor of pending/: the one from install if it is still that

@@ -5,9 +5,9 @@
  * error instead of raising SIGSEGV for an unmapped or unreadable address.
  * Where a sandbox denies it (seccomp filters, old kernels), the fallback is
  * the pipe probe: write(2) from the address into a pipe fails with EFAULT
- * when the memory is bad, and read(2) brings the bytes back.  The choice is
- * made at install (mem_setup.c) and checked again at each capture: a
- * sandbox set up after install may deny process_vm_readv by then.
+ * when the memory is bad, and read(2) brings the bytes back.  The pipe is
+ * opened at install (mem_setup.c); the choice is made at each capture (a
+ * sandbox set up after install may deny process_vm_readv by then).
  */
 #include "as_mem.h"
 

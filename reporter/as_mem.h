@@ -18,8 +18,9 @@ typedef struct pm_mem {
 	void *ctx;
 } pm_mem;
 
-/* Prepare the self reader (probe process_vm_readv, else open the pipe fallback).
- * NOT AS-safe: call at install (mem_setup.c).  Returns false if neither works. */
+/* Open the pipe fallback (each capture probes process_vm_readv and uses the
+ * pipe where it is denied).  NOT AS-safe: call at install (mem_setup.c).
+ * Returns false if the pipe cannot be had. */
 bool pmi_as_mem_setup(void);
 /* Close the pipe fallback if one was opened.  NOT AS-safe. */
 void pmi_as_mem_teardown(void);

@@ -14,12 +14,6 @@
 
 static const uint64_t sample_hold_ns = 2ull * 1000000000u;
 
-bool
-as_is_sample_request(const siginfo_t *info)
-{
-	return info->si_code == SI_QUEUE && info->si_value.sival_int == PM_SAMPLE_MAGIC;
-}
-
 void
 as_on_sample(void *uctx)
 {

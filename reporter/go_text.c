@@ -7,10 +7,13 @@
  * code a cgo program calls is a crash.  The Go linker brackets Go's code
  * with the symbols runtime.text and runtime.etext, and puts C objects
  * outside them, so the fault's pc tells the two apart (as_handler.c).
+ * Looked for only when another handler sits beside ours (pmi_go_text_note).
  * Found in the executable's .symtab; an executable without .gopclntab is
  * not Go, and a stripped one has no range (every fault is reported).
  */
 #include "go_text.h"
+
+#include "state.h"
 
 #include <elf.h>
 #include <fcntl.h>
@@ -122,4 +125,18 @@ pmi_go_text(uint64_t *lo, uint64_t *hi)
 	free(f.sh);
 	close(f.fd);
 	return found;
+}
+
+void
+pmi_go_text_note(const struct sigaction *sa)
+{
+	pm_facts *f = &as_g.facts;
+	if (!sa || sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN || f->go_text_looked)
+		return;
+	f->go_text_looked = true;
+	uint64_t lo, hi;
+	if (pmi_go_text(&lo, &hi)) {
+		f->go_text_lo = lo;
+		f->go_text_hi = hi;
+	}
 }

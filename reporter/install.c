@@ -14,16 +14,17 @@
  *   4. handlers: the fatal signals (SA_ONSTACK | SA_NODEFER, previous ones
  *      kept for chaining) and a reserved real-time signal that freezes
  *      threads at crash time and sets up alternate stacks at install;
- *   5. alternate stacks for this thread and every existing one.
+ *   5. alternate stacks for this thread and every existing one (asked
+ *      for, not waited for: see altstack.h).
  */
 #include "postmortem-tools.h"
 
 #include <errno.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "altstack.h"
 #include "arch.h"
@@ -34,6 +35,7 @@
 #include "as_mem.h"
 #include "as_minidump.h"
 #include "as_symbols.h"
+#include "go_text.h"
 #include "install.h"
 #include "live.h"
 #include "state.h"
@@ -48,7 +50,6 @@ enum {
 	SCRATCH_CAP = 64 * 1024,
 	STRINGS_BYTES = 8 * 1024 * 1024,
 	SYMBOL_BYTES = 48 * 1024 * 1024,
-	SETUP_WAIT_MS = 200,
 	REPORT_NAME_ROOM = 64, /* a report file's name: a UUID and an extension */
 };
 
@@ -165,7 +166,7 @@ configure(const pm_config *cfg)
 		return false;
 	if (!pmi_config_reports_dir(cfg, as_g.reports_dir, sizeof as_g.reports_dir))
 		return false;
-	int k = snprintf(as_g.pending_dir, sizeof as_g.pending_dir, "%s/pending", as_g.reports_dir);
+	int k = pmi_path_join(as_g.pending_dir, sizeof as_g.pending_dir, as_g.reports_dir, "/pending");
 	/* The handler's full paths (<pending>/<incident id>.<ext>) must fit
 	 * whole: refuse here rather than cut them at crash time. */
 	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= sizeof as_g.pending_dir) {
@@ -209,8 +210,14 @@ restore_handlers(void)
 {
 	for (size_t i = 0; i < as_g.signal_count; i++)
 		sigaction(as_g.signals[i], &as_g.previous[i], NULL);
-	if (as_g.freeze_signal > 0)
+	if (as_g.freeze_signal > 0) {
+		/* pm_install does not wait for its setup requests, and one still
+		 * pending would meet the default action, the end of the process:
+		 * ignoring a signal discards it wherever it is pending. */
+		struct sigaction ignore = { .sa_handler = SIG_IGN };
+		sigaction(as_g.freeze_signal, &ignore, NULL);
 		sigaction(as_g.freeze_signal, &as_g.previous_freeze, NULL);
+	}
 }
 
 static void
@@ -237,16 +244,22 @@ fail(int err)
 int
 pm_install(const pm_config *cfg)
 {
+	/* as_g is zero here, as the loader, pm_uninstall or a failed install
+	 * left it: clearing it again would only fault its pages in. */
 	if (as_g.installed)
 		pm_uninstall();
-	memset(&as_g, 0, sizeof as_g);
 	as_g.pending_fd = -1;
 	for (int i = 0; i < PM_SPARE_FDS; i++)
 		as_g.spare_fds[i] = -1;
 	if (!configure(cfg))
 		return fail(errno);
-	if (pmi_reports_dir_prepare(as_g.reports_dir) != 0 || !as_fds_open())
-		return fail(errno);
+	int pending = pmi_reports_dir_prepare(as_g.reports_dir);
+	if (!as_fds_open(pending)) {
+		int e = errno;
+		if (pending >= 0)
+			close(pending);
+		return fail(e);
+	}
 	as_arch_tls_remember();
 	pmi_facts_gather(&as_g.facts, cfg);
 	if (!map_region())
@@ -258,9 +271,11 @@ pm_install(const pm_config *cfg)
 		return fail(EBUSY);
 	if (!pmi_altstack_init() || !install_handlers())
 		return fail(errno ? errno : EINVAL);
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		pmi_go_text_note(&as_g.previous[i]);
 	as_g.installed = true;
 	pmi_altstack_ensure();
-	pmi_altstack_broadcast(as_g.freeze_signal, SETUP_WAIT_MS);
+	pmi_altstack_broadcast(as_g.freeze_signal);
 	return 0;
 }
 

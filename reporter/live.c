@@ -31,6 +31,7 @@
 #include "as_unwind.h"
 #include "as_util.h"
 #include "as_write.h"
+#include "control_send.h"
 #include "state.h"
 
 enum { SAMPLE_WAIT_MS = 1000, LIVE_IMAGES = 4096, LIVE_MAPS = 65536, LIVE_LINES = 64 * 1024,
@@ -98,13 +99,8 @@ sample_thread(int tid, mcontext_t *mc)
 	__atomic_store_n(&s->tid, tid, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->state, SAMPLE_ASKED, __ATOMIC_RELEASE);
 	siginfo_t info;
-	memset(&info, 0, sizeof info);
-	info.si_signo = as_g.freeze_signal;
-	info.si_code = SI_QUEUE;
-	info.si_pid = getpid();
-	info.si_uid = getuid();
-	info.si_value.sival_int = PM_SAMPLE_MAGIC;
-	long rc = as_sys_tgsigqueueinfo(getpid(), tid, as_g.freeze_signal, &info);
+	pmi_control_info(&info, as_g.freeze_signal, PM_CONTROL_SAMPLE);
+	long rc = pmi_control_send(info.si_pid, tid, &info);
 	if (rc < 0) {
 		__atomic_store_n(&s->state, SAMPLE_IDLE, __ATOMIC_RELEASE);
 		errno = (int)-rc;

@@ -1,6 +1,6 @@
 /*
- * mem_setup.c — choose how the crash handler reads memory (as_mem.c), once, at
- * install.  NOT AS-safe.
+ * mem_setup.c — prepare the crash handler's fallback for reading memory
+ * (as_mem.c) at install: the pipe.  NOT AS-safe.
  */
 #include <fcntl.h>
 #include <unistd.h>
@@ -13,15 +13,13 @@ bool
 pmi_as_mem_setup(void)
 {
 	as_mem_use_pipe(-1, -1);
-	/* Opened even when process_vm_readv works: a seccomp filter installed
-	 * later may deny it, and a capture then falls back to the pipe. */
+	/* Only the fallback is prepared: every capture and live backtrace
+	 * probes process_vm_readv first (as_mem_cache_reset) and turns to the
+	 * pipe when a sandbox denies it, whether from the start or later. */
 	if (pipe_fds[0] < 0 && pipe2(pipe_fds, O_CLOEXEC | O_NONBLOCK) != 0)
-		return as_mem_probe();
+		return false;
 	as_mem_fallback_pipe(pipe_fds[0], pipe_fds[1]);
-	if (as_mem_probe())
-		return true;
-	as_mem_use_pipe(pipe_fds[0], pipe_fds[1]);
-	return as_mem_probe();
+	return true;
 }
 
 void

@@ -2,8 +2,10 @@
  * preload_sigaction.c — libpostmortem-preload.so's sigaction and signal:
  * handlers the program installs later, for the signals postmortem owns, go
  * behind postmortem's instead of replacing it (as_interpose.c says why and
- * how).  Both may run in a signal handler: past the setup they call only
- * as_interpose.c and libc's sigaction or signal.
+ * how).  Both may run in a signal handler (Go puts SIG_DFL back in its own
+ * before it dies): past the setup they call only as_interpose.c and libc's
+ * sigaction or signal — and go_text.c, once, for the first function handler
+ * recorded, which runtimes install at their start, not in a handler.
  *
  * The library's own calls (pm_install, and the handler putting the previous
  * handlers back before the process dies) bind here too, being in the same
@@ -20,6 +22,7 @@
 #include <string.h>
 
 #include "as_interpose.h"
+#include "go_text.h"
 
 typedef int sigaction_fn(int, const struct sigaction *, struct sigaction *);
 typedef sighandler_t signal_fn(int, sighandler_t);
@@ -66,8 +69,10 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
 	uintptr_t from = (uintptr_t)__builtin_return_address(0);
 	bool ours = from >= own_lo && from < own_hi;
-	if (!ours && as_interpose_sigaction(sig, act, old))
+	if (!ours && as_interpose_sigaction(sig, act, old)) {
+		pmi_go_text_note(act);
 		return 0;
+	}
 	/* Before the setup (another library's constructor), nothing is ours yet. */
 	if (!next_sigaction)
 		find_next();
@@ -85,8 +90,10 @@ signal(int sig, sighandler_t handler)
 	act.sa_flags = SA_RESTART;
 	sigemptyset(&act.sa_mask);
 	sigaddset(&act.sa_mask, sig);
-	if (as_interpose_sigaction(sig, &act, &old))
+	if (as_interpose_sigaction(sig, &act, &old)) {
+		pmi_go_text_note(&act);
 		return old.sa_handler;
+	}
 	if (!next_signal)
 		find_next();
 	return next_signal(sig, handler);

@@ -35,7 +35,8 @@ typedef struct pm_slot {
  * tid and sets SAMPLE_ASKED; the thread copies its registers, sets
  * SAMPLE_TAKEN and waits (bounded) for SAMPLE_DONE before going on. */
 enum { SAMPLE_IDLE = 0, SAMPLE_ASKED, SAMPLE_TAKEN, SAMPLE_DONE };
-enum { PM_SAMPLE_MAGIC = 0x706d5350 };
+/* What a tagged control signal asks for (its si_value; as_control.c). */
+enum { PM_CONTROL_SAMPLE = 0x706d5350, PM_CONTROL_SETUP = 0x706d5355 };
 
 typedef struct pm_sample {
 	int tid;
@@ -43,24 +44,30 @@ typedef struct pm_sample {
 	mcontext_t mc;
 } pm_sample;
 
-/* Facts about the process, gathered at install. */
+/* Facts about the process: the first group gathered at install (what needs
+ * libc, or catching a crash needs), the second read by the first capture
+ * (as_facts.c: system calls and small files a report alone needs). */
 typedef struct pm_facts {
 	char exe_path[PATH_MAX];
 	char exe_name[256];
 	char app_id[256];
 	char app_version[128];
+	char os_name[64];          /* "Linux" until uname says */
+	int16_t tz_min;            /* localtime_r's: not AS-safe */
+	long clock_ticks;          /* per second, for the launch time */
+	uint64_t abort_msg_var;    /* &__abort_msg, glibc's last assert/abort message (0: not glibc) */
+	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
+	bool go_text_looked;       /* go_text.c: looked for once another's handler sat beside ours */
+	uint64_t go_text_lo, go_text_hi; /* a Go executable's own code (0, 0: none, or not looked for) */
+
+	int late_state;            /* the group below: unread, being read, read (as_facts.c) */
 	char os_version[512];
-	char os_name[64];
 	char hardware_model[256];
 	pm_time launch_time;
-	int16_t tz_min;
 	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
 	uint32_t kernel_version[3]; /* major, minor, patch of the release */
 	uint8_t cpu_count;         /* online CPUs, 255 at most */
 	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
-	uint64_t abort_msg_var;    /* &__abort_msg, glibc's last assert/abort message (0: not glibc) */
-	uint64_t go_text_lo, go_text_hi; /* a Go executable's own code (go_text.c; 0, 0: none) */
-	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
 } pm_facts;
 
 typedef struct pm_state {

@@ -4,7 +4,9 @@
  *
  * One mapping holds the pm_as_symbols struct, with its 32 KiB read buffer,
  * and the working memory after it.  MAP_NORESERVE and no touching: the pages
- * cost nothing until a crash writes a table into them.
+ * cost nothing until a crash writes a table into them.  The struct's own
+ * pages are written here, so they are kept out of transparent huge pages:
+ * with THP on, the first write would fault in, and zero, 2 MiB.
  */
 #include <sys/mman.h>
 
@@ -20,6 +22,7 @@ pmi_as_symbols_create(size_t bytes)
 	               -1, 0);
 	if (p == MAP_FAILED)
 		return NULL;
+	madvise(p, head, MADV_NOHUGEPAGE);
 	pm_as_symbols *s = p;
 	s->map_size = head + bytes;
 	s->work = s->area = (char *)p + head;

@@ -9,7 +9,6 @@
  */
 #include "postmortem-tools.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
@@ -17,6 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "as_dirents.h"
 #include "install.h"
 
 #define TOOLS_SONAME "libpostmortem-tools.so.0"
@@ -29,22 +29,23 @@ static thread_start_fn *start_fn;
 static thread_stop_fn *stop_fn;
 static bool running;
 
-/* A report, a torn one or a minidump: any name in pending/ but . and .. */
+/* A report, a torn one or a minidump: any name in pending/ but . and ..
+ * Looked at with a stack buffer and no snprintf: an app with nothing
+ * pending pays a few system calls at start, not its first malloc and
+ * libc's printf engine (issue 13). */
 static bool
 anything_pending(const char *reports_dir)
 {
-	char path[PATH_MAX];
-	int n = snprintf(path, sizeof path, "%s/pending", reports_dir);
-	if (n < 0 || (size_t)n >= sizeof path)
+	char path[PATH_MAX], buf[1024];
+	as_dirents d;
+	if (pmi_path_join(path, sizeof path, reports_dir, "/pending") < 0 ||
+	    !as_dirents_open(&d, path, buf, sizeof buf))
 		return false;
-	DIR *d = opendir(path);
-	if (!d)
-		return false;
+	const char *name;
 	bool found = false;
-	struct dirent *e;
-	while (!found && (e = readdir(d)))
-		found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
-	closedir(d);
+	while (!found && (name = as_dirents_next(&d)) != NULL)
+		found = strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+	as_dirents_close(&d);
 	return found;
 }
 

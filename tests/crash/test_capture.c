@@ -192,6 +192,22 @@ Test(capture, reinstall_does_not_signal_a_thread_that_has_its_stack, .timeout = 
 	crash_run_free(&run);
 }
 
+/* pm_install returns before the threads have taken its setup requests;
+ * pm_uninstall must not leave one pending, where it would meet the control
+ * signal's default action (the end of the process). */
+Test(capture, uninstall_right_after_install_leaves_no_request_pending, .timeout = 60)
+{
+	const char *args[] = { "uninstall_at_once", NULL };
+	crash_run run;
+	crash_run_program(&run, program("early_thread"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV), "status %d: not the worker's overflow", run.status);
+	int32_t t = pm_report_crashed_thread(&run.json);
+	cr_assert(t >= 0);
+	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
+	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	crash_run_free(&run);
+}
+
 Test(capture, library_loaded_after_install_is_found, .timeout = 60)
 {
 	const char *lib = pm_test_build("tests/libpm_late_library.so");

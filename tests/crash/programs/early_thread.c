@@ -4,11 +4,20 @@
  * With the argument "reinstall", pm_install runs twice (pm_uninstall in
  * between) before the overflow, and the annotation "interrupted" tells how
  * often the thread's poll() returned EINTR after each install: the first
- * install signals it, the second knows it holds a stack already. */
+ * install signals it, the second knows it holds a stack already.
+ *
+ * With "uninstall_at_once", IDLE_THREADS more threads wait beside it, and
+ * pm_uninstall follows pm_install at once, before they have taken the
+ * setup requests: they hold every signal blocked for HOLD_MS, which makes
+ * "not taken yet" certain.  The process must live on (a request still
+ * pending when the control signal's handler goes away would end it), and
+ * the install after it still gives the worker its stack. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,6 +50,25 @@ early(void *arg)
 	return NULL;
 }
 
+enum { IDLE_THREADS = 32, HOLD_MS = 50 };
+
+static atomic_int holding;
+
+static void *
+idle(void *arg)
+{
+	(void)arg;
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	atomic_fetch_add(&holding, 1);
+	usleep(HOLD_MS * 1000);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	while (!atomic_load(&go))
+		poll(NULL, 0, 1);
+	return NULL;
+}
+
 /* EINTRs the thread saw up to a full loop after now. */
 static int
 interruptions(int round)
@@ -54,10 +82,21 @@ interruptions(int round)
 int
 main(int argc, char **argv)
 {
-	pthread_t t;
+	pthread_t t, idlers[IDLE_THREADS];
+	bool at_once = argc > 1 && strcmp(argv[1], "uninstall_at_once") == 0;
 	pthread_create(&t, NULL, early, NULL);
+	for (int i = 0; at_once && i < IDLE_THREADS; i++)
+		pthread_create(&idlers[i], NULL, idle, NULL);
+	while (at_once && atomic_load(&holding) < IDLE_THREADS)
+		usleep(1000);
 	if (pm_install(NULL) != 0)
 		return 2;
+	if (at_once) {
+		pm_uninstall();
+		usleep(2 * HOLD_MS * 1000); /* the idle threads take what is pending */
+		if (pm_install(NULL) != 0)
+			return 2;
+	}
 	if (argc > 1 && strcmp(argv[1], "reinstall") == 0) {
 		int first = interruptions(1);
 		pm_uninstall();
