@@ -158,6 +158,31 @@ CHAIN_TESTS(unwind_signal, 1, "crash_in_handler", "on_usr1", SIGRETURN, "__pthre
             "raise|gsignal", "raise_usr1", "main", START)
 CHAIN_TESTS(unwind_worker, 0, "crash_in_worker", "worker_descend", "worker_main", "start_thread", THREAD_START)
 
+#if defined(__aarch64__)
+/* Is pointer authentication on here?  PACIA1716 (a hint: a no-op without
+ * it) signs x17 with x16 as the modifier; the _pac tests prove something
+ * only if it changes the value. */
+static bool
+pac_signs(void)
+{
+	uint64_t v = (uint64_t)(uintptr_t)&pac_signs, x = v;
+	__asm__ volatile("mov x17, %0\n\tmov x16, sp\n\t.inst 0xd503219f\n\tmov %0, x17" : "+r"(x) : : "x16", "x17");
+	return x != v;
+}
+
+Test(unwind, pointer_authentication_is_on)
+{
+	cr_assert(pac_signs(), "return addresses are not signed here: the _pac samples would test nothing");
+}
+
+CHAIN_TEST(unwind_qsort, _pac, 0, "compare_and_crash", "msort_with_tmp", "qsort_r|__qsort_r", "sort_things", "main",
+           START)
+CHAIN_TEST(unwind_once, _pac, 0, "init_and_crash", "__pthread_once_slow", "run_once", "main", START)
+CHAIN_TEST(unwind_signal, _pac, 1, "crash_in_handler", "on_usr1", SIGRETURN, "__pthread_kill_implementation",
+           "raise|gsignal", "raise_usr1", "main", START)
+CHAIN_TEST(unwind_worker, _pac, 0, "crash_in_worker", "worker_descend", "worker_main", "start_thread", THREAD_START)
+#endif
+
 /* The main thread is stopped in an ifunc resolver that lazy binding runs
  * (main → PLT → the dynamic linker's trampoline → _dl_fixup → resolver):
  * its walk goes on through main to _start. */
