@@ -96,13 +96,18 @@ pmi_altstack_broadcast(int sig)
 	char buf[4096];
 	as_dirents tasks;
 	siginfo_t info;
+	bool info_made = false; /* a process with one thread needs none (getpid, getuid) */
 	pid_t self = as_sys_gettid(), tid;
 	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
 		return;
-	pmi_control_info(&info, sig, PM_CONTROL_SETUP);
-	while (as_dirents_next_tid(&tasks, &tid))
-		if (tid != self && !as_altstack_is_known(tid))
-			pmi_control_send(info.si_pid, tid, &info);
+	while (as_dirents_next_tid(&tasks, &tid)) {
+		if (tid == self || as_altstack_is_known(tid))
+			continue;
+		if (!info_made)
+			pmi_control_info(&info, sig, PM_CONTROL_SETUP);
+		info_made = true;
+		pmi_control_send(info.si_pid, tid, &info);
+	}
 	as_dirents_close(&tasks);
 }
 

@@ -265,8 +265,9 @@ pm_install(const pm_config *cfg)
 		as_g.spare_fds[i] = -1;
 	if (!configure(cfg))
 		return fail(errno);
-	int pending = pmi_reports_dir_prepare(as_g.reports_dir);
-	if (!as_fds_open(pending)) {
+	struct stat pending_st;
+	int pending = pmi_reports_dir_prepare(as_g.reports_dir, &pending_st);
+	if (!as_fds_open(pending, &pending_st)) {
 		int e = errno;
 		if (pending >= 0)
 			close(pending);
