@@ -28,20 +28,20 @@ refuse(int fd)
 	return -1;
 }
 
-int
-pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
+/* pmi_private_dir_open, for the user me; *st is what was opened. */
+static int
+open_private(int at, const char *name, bool top, uid_t me, struct stat *st, char *why, size_t cap)
 {
-	struct stat st;
-	uid_t me = geteuid();
+	struct stat link;
 	/* Whoever made a symlink in its place chooses where reports go: only ours or root's are followed. */
-	if (top && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode) && st.st_uid != me &&
-	    st.st_uid != 0) {
-		snprintf(why, cap, "a symbolic link owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid,
+	if (top && fstatat(at, name, &link, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(link.st_mode) &&
+	    link.st_uid != me && link.st_uid != 0) {
+		snprintf(why, cap, "a symbolic link owned by uid %u, not by you (uid %u)", (unsigned)link.st_uid,
 		         (unsigned)me);
 		return refuse(-1);
 	}
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (top ? 0 : O_NOFOLLOW));
-	if (fd < 0 || fstat(fd, &st) != 0) {
+	if (fd < 0 || fstat(fd, st) != 0) {
 		int e = errno;
 		snprintf(why, cap, "%s", e == ELOOP ? "a symbolic link" : strerror(e));
 		if (fd >= 0)
@@ -49,35 +49,44 @@ pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
 		errno = e;
 		return -1;
 	}
-	if (st.st_uid != me) {
-		snprintf(why, cap, "owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid, (unsigned)me);
+	if (st->st_uid != me) {
+		snprintf(why, cap, "owned by uid %u, not by you (uid %u)", (unsigned)st->st_uid, (unsigned)me);
 		return refuse(fd);
 	}
-	if (top && (st.st_mode & 022)) {
-		snprintf(why, cap, "writable by other users (mode %04o)", (unsigned)(st.st_mode & 07777));
+	if (top && (st->st_mode & 022)) {
+		snprintf(why, cap, "writable by other users (mode %04o)", (unsigned)(st->st_mode & 07777));
 		return refuse(fd);
 	}
-	if (!top && (st.st_mode & 077))
-		fchmod(fd, st.st_mode & 0700);
+	if (!top && (st->st_mode & 077))
+		fchmod(fd, st->st_mode & 0700);
 	return fd;
 }
 
 int
-pmi_reports_dir_prepare(const char *dir)
+pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
+{
+	struct stat st;
+	return open_private(at, name, top, geteuid(), &st, why, cap);
+}
+
+int
+pmi_reports_dir_prepare(const char *dir, struct stat *pending_st)
 {
 	char why[256];
 	int root = -1, pending = -1;
+	uid_t me = geteuid();
+	struct stat root_st;
 	if (pmi_mkdirs(dir) == 0)
-		root = pmi_private_dir_open(AT_FDCWD, dir, true, why, sizeof why);
+		root = open_private(AT_FDCWD, dir, true, me, &root_st, why, sizeof why);
 	else
 		snprintf(why, sizeof why, "%s", strerror(errno));
 	/* Most starts find pending/ made: opened first, created only when missing. */
-	if (root >= 0 && (pending = pmi_private_dir_open(root, "pending", false, why, sizeof why)) < 0 &&
+	if (root >= 0 && (pending = open_private(root, "pending", false, me, pending_st, why, sizeof why)) < 0 &&
 	    errno == ENOENT) {
 		if (mkdirat(root, "pending", 0700) != 0 && errno != EEXIST)
 			snprintf(why, sizeof why, "cannot create pending/: %s", strerror(errno));
 		else
-			pending = pmi_private_dir_open(root, "pending", false, why, sizeof why);
+			pending = open_private(root, "pending", false, me, pending_st, why, sizeof why);
 	}
 	int e = errno;
 	if (root >= 0)

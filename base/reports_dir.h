@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "postmortem.h"
 
@@ -25,8 +26,8 @@ int pmi_mkdirs(const char *path);
  * refused) and a one-line reason in why. */
 int pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap);
 /* Create the reports directory and its pending/ (0700) and check both as
- * above; says why not on stderr.  The descriptor of pending/, or -1 with
- * errno. */
-int pmi_reports_dir_prepare(const char *dir);
+ * above; says why not on stderr.  The descriptor of pending/ (*pending_st:
+ * its fstat, so that a caller need not ask again), or -1 with errno. */
+int pmi_reports_dir_prepare(const char *dir, struct stat *pending_st);
 
 #endif

@@ -3,7 +3,10 @@
 that never crashes pays for postmortem.  The four builds of start_target.c
 run in turn, RUNS rounds (interleaved, so machine noise falls on all alike):
 the whole process from spawn to exit, the shared objects it maps, its peak
-resident memory, and its own postmortem calls timed inside it.  Then, from
+resident memory, its own postmortem calls timed inside it and the page
+faults taken in them.  A second table times the same programs run without
+the argument that makes them print (the stricter view: nothing of their own
+timing or output is in it).  Then, from
 bench_install_cost beside them (issue 14), pm_install with 1, 17 and 257
 threads alive: the first install of a fresh process (which asks every
 thread for its alternate stack) and the reinstalls after it."""
@@ -21,7 +24,7 @@ NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
 
 
 def run(path, env):
-    """(wall ms, microseconds inside, peak RSS kB) of one run."""
+    """(wall ms, microseconds inside, page faults inside, peak RSS kB) of one run."""
     r, w = os.pipe()
     t0 = time.perf_counter()
     pid = os.posix_spawn(path, [path, 't'], env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
@@ -30,9 +33,20 @@ def run(path, env):
     t1 = time.perf_counter()
     with os.fdopen(r) as f:
         out = f.read().split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 2:
+    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 3:
         raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
-    return (t1 - t0) * 1e3, float(out[0]), int(out[1])
+    return (t1 - t0) * 1e3, float(out[0]), int(out[1]), int(out[2])
+
+
+def run_quiet(path, env):
+    """Wall ms of one run that prints nothing."""
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(path, [path], env)
+    _, status = os.waitpid(pid, 0)
+    t1 = time.perf_counter()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError('%s exited %d' % (path, os.waitstatus_to_exitcode(status)))
+    return (t1 - t0) * 1e3
 
 
 def objects(path, env):
@@ -78,22 +92,30 @@ def main():
         for p in progs:          # warm the page cache and the loader's caches
             run(p, env)
         res = [[] for _ in progs]
+        quiet = [[] for _ in progs]
         for _ in range(runs):
             for i, p in enumerate(progs):
                 res[i].append(run(p, env))
-    med = [[statistics.median(x[k] for x in r) for k in range(3)] for r in res]
+                quiet[i].append(run_quiet(p, env))
+    med = [[statistics.median(x[k] for x in r) for k in range(4)] for r in res]
     print('Process start to exit (spawn to reaped), %d runs of each, interleaved; pending/ empty\n'
           '(goal: pm_install and pm_upload_start within 1.2x of bare, peak RSS within 1 MB)\n' % runs)
     rows = []
     for i, name in enumerate(NAMES):
         rows.append([name, objects(progs[i], env), '%.2f' % min(x[0] for x in res[i]), '%.2f' % med[i][0],
                      '%.2fx' % (med[i][0] / med[0][0]), '%.0f' % med[i][1], '%.0f' % med[i][2],
-                     '%+.0f' % (med[i][2] - med[0][2])])
-    table(['program', 'shared objects', 'min ms', 'median ms', 'x bare', 'calls us', 'peak RSS kB',
-           'vs bare kB'], rows)
-    ok = all(med[i][0] <= 1.2 * med[0][0] and med[i][2] - med[0][2] <= 1024 for i in (1, 2))
-    print('\n"calls us": pm_install (and pm_upload_start) as timed inside the process, median.')
+                     '%.0f' % med[i][3], '%+.0f' % (med[i][3] - med[0][3])])
+    table(['program', 'shared objects', 'min ms', 'median ms', 'x bare', 'calls us', 'faults',
+           'peak RSS kB', 'vs bare kB'], rows)
+    ok = all(med[i][0] <= 1.2 * med[0][0] and med[i][3] - med[0][3] <= 1024 for i in (1, 2))
+    print('\n"calls us": pm_install (and pm_upload_start) as timed inside the process, median;'
+          '\n"faults": the page faults taken in them (ru_minflt; bare: the timing\'s own).')
     print('goal %s' % ('met' if ok else 'NOT met'))
+    qmed = [statistics.median(q) for q in quiet]
+    print('\nThe same programs printing nothing (no timing of their own), run in the same rounds\n')
+    table(['program', 'min ms', 'median ms', 'x bare'],
+          [[name, '%.2f' % min(quiet[i]), '%.2f' % qmed[i], '%.2fx' % (qmed[i] / qmed[0])]
+           for i, name in enumerate(NAMES)])
     cost = os.path.join(os.path.dirname(progs[1]), 'bench_install_cost')
     if os.access(cost, os.X_OK):
         install_cost(cost, max(5, runs // 20), clean_env())

@@ -38,17 +38,18 @@ pmi_altstack_size(void)
 	return (min + HANDLER_STACK + page - 1) / page * page;
 }
 
+/* map: a stack's whole mapping (as_altstack_make). */
 static void
-free_stack(void *p)
+free_stack(void *map)
 {
-	pm_as_stack *s = p;
+	size_t size = as_altstack_map_size();
 	stack_t off = { .ss_flags = SS_DISABLE };
 	stack_t cur;
 	/* Only disable it if it is still ours (not replaced by the app). */
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)s->map + (s->size - pmi_altstack_size()))
+	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)map + (size - pmi_altstack_size()))
 		sigaltstack(&off, NULL);
 	as_altstack_known_remove(as_sys_gettid());
-	munmap(s->map, s->size); /* s itself is inside */
+	munmap(map, size);
 }
 
 static void
@@ -68,7 +69,7 @@ pmi_altstack_init(void)
 bool
 pmi_altstack_ensure(void)
 {
-	pm_as_stack *made;
+	void *made;
 	stack_t now;
 	if (!as_altstack_make(&made, &now))
 		return false;
@@ -82,10 +83,10 @@ pmi_altstack_release(void)
 {
 	if (!key_ok)
 		return;
-	pm_as_stack *s = pthread_getspecific(stack_key);
-	if (s) {
+	void *map = pthread_getspecific(stack_key);
+	if (map) {
 		pthread_setspecific(stack_key, NULL);
-		free_stack(s);
+		free_stack(map);
 	}
 }
 
@@ -95,13 +96,18 @@ pmi_altstack_broadcast(int sig)
 	char buf[4096];
 	as_dirents tasks;
 	siginfo_t info;
+	bool info_made = false; /* a process with one thread needs none (getpid, getuid) */
 	pid_t self = as_sys_gettid(), tid;
 	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
 		return;
-	pmi_control_info(&info, sig, PM_CONTROL_SETUP);
-	while (as_dirents_next_tid(&tasks, &tid))
-		if (tid != self && !as_altstack_is_known(tid))
-			pmi_control_send(info.si_pid, tid, &info);
+	while (as_dirents_next_tid(&tasks, &tid)) {
+		if (tid == self || as_altstack_is_known(tid))
+			continue;
+		if (!info_made)
+			pmi_control_info(&info, sig, PM_CONTROL_SETUP);
+		info_made = true;
+		pmi_control_send(info.si_pid, tid, &info);
+	}
 	as_dirents_close(&tasks);
 }
 

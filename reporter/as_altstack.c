@@ -20,8 +20,14 @@ as_altstack_set_geometry(size_t size, size_t page)
 	page_size = page;
 }
 
+size_t
+as_altstack_map_size(void)
+{
+	return stack_size + page_size;
+}
+
 bool
-as_altstack_make(pm_as_stack **made, stack_t *now)
+as_altstack_make(void **made, stack_t *now)
 {
 	*made = NULL;
 	if (as_sys_sigaltstack(NULL, now) == 0 && !(now->ss_flags & SS_DISABLE)) {
@@ -30,24 +36,19 @@ as_altstack_make(pm_as_stack **made, stack_t *now)
 	}
 	if (!stack_size)
 		return false;
-	size_t size = stack_size + page_size;
+	size_t size = as_altstack_map_size();
 	char *map = as_sys_map(size, MAP_NORESERVE);
 	if (!map)
 		return false;
-	/* The record sits at the top of the mapping, above the stack the
-	 * kernel is given: one mapping per thread, not two. */
-	pm_as_stack *s = (pm_as_stack *)(map + size - AS_STACK_RECORD_ROOM);
-	s->map = map;
-	s->size = size;
 	/* The guard page below the stack turns an overflow of the handler
 	 * itself into a clean fault instead of silent corruption. */
 	as_sys_protect(map, page_size, PROT_NONE);
-	stack_t ss = { .ss_sp = map + page_size, .ss_size = stack_size - AS_STACK_RECORD_ROOM, .ss_flags = 0 };
+	stack_t ss = { .ss_sp = map + page_size, .ss_size = stack_size, .ss_flags = 0 };
 	if (as_sys_sigaltstack(&ss, NULL) != 0) {
 		as_sys_unmap(map, size);
 		return false;
 	}
-	*made = s;
+	*made = map;
 	*now = ss;
 	as_altstack_known_add(as_sys_gettid());
 	return true;
@@ -58,7 +59,7 @@ as_altstack_on_setup(void *uctx)
 {
 	/* sigreturn restores the alternate stack saved in the signal frame:
 	 * record the new one there, or leaving the handler would undo it. */
-	pm_as_stack *made;
+	void *made;
 	stack_t now;
 	if (as_altstack_make(&made, &now))
 		((ucontext_t *)uctx)->uc_stack = now;

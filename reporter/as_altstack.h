@@ -10,23 +10,16 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* A stack we made: its mapping, a guard page and the stack above it. */
-typedef struct pm_as_stack {
-	void *map;
-	size_t size;
-} pm_as_stack;
-
-/* Bytes at the top of each stack's mapping that hold its pm_as_stack. */
-enum { AS_STACK_RECORD_ROOM = 64 };
-
 /* How large each stack is and the page size, decided once at install
  * (sysconf and getauxval stay off the signal path). */
 void as_altstack_set_geometry(size_t stack_size, size_t page_size);
 /* Give the calling thread an alternate stack, unless it has one (then
- * *made is NULL); *now is the thread's stack after the call.  The record
- * lives at the top of the stack's mapping.  False when the memory or
- * sigaltstack was refused. */
-bool as_altstack_make(pm_as_stack **made, stack_t *now);
+ * *made is NULL); *now is the thread's stack after the call.  *made is the
+ * stack's mapping: a guard page, then the stack, as_altstack_map_size()
+ * bytes in all (nothing is written in it, so that making a stack faults
+ * in no page).  False when the memory or sigaltstack was refused. */
+bool as_altstack_make(void **made, stack_t *now);
+size_t as_altstack_map_size(void);
 /* The setup signal's work on each thread: a stack, recorded in the signal
  * frame so that sigreturn keeps it.  Nobody waits for it (altstack.h).  A
  * stack made here is never freed: no thread-exit hook can be registered

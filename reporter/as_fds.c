@@ -41,16 +41,15 @@ as_spares_free(void)
 	}
 }
 
-/* Make fd (a directory) the pending/ that is ours. */
+/* Make fd (a directory, which st describes) the pending/ that is ours. */
 static bool
-adopt_pending(int fd)
+adopt_pending(int fd, const struct stat *st)
 {
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
+	if (fd < 0)
 		return false;
 	as_g.pending_fd = fd;
-	as_g.pending_dev = st.st_dev;
-	as_g.pending_ino = st.st_ino;
+	as_g.pending_dev = st->st_dev;
+	as_g.pending_ino = st->st_ino;
 	return true;
 }
 
@@ -58,13 +57,19 @@ adopt_pending(int fd)
 static bool
 open_pending(void)
 {
-	return adopt_pending(open(as_g.pending_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+	struct stat st;
+	int fd = open(as_g.pending_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		return adopt_pending(fd, &st);
+	if (fd >= 0)
+		close(fd);
+	return false;
 }
 
 bool
-as_fds_open(int pending_fd)
+as_fds_open(int pending_fd, const struct stat *st)
 {
-	if (!adopt_pending(pending_fd))
+	if (!adopt_pending(pending_fd, st))
 		return false;
 	as_spares_take();
 	return true;

@@ -11,13 +11,15 @@
 #define PM_REPORTER_AS_FDS_H
 
 #include <stdbool.h>
+#include <sys/stat.h>
 
 enum { PM_SPARE_FDS = 4 };
 
 /* Hold pending_fd, the descriptor of pending/ that install opened and
- * checked (pmi_reports_dir_prepare), and take the spares.  At install;
- * false with errno set (pending_fd is then still the caller's). */
-bool as_fds_open(int pending_fd);
+ * checked (pmi_reports_dir_prepare, which said its st), and take the
+ * spares.  At install; false with errno set (pending_fd is then still the
+ * caller's). */
+bool as_fds_open(int pending_fd, const struct stat *st);
 /* Close what as_fds_open opened (still ours). */
 void as_fds_close(void);
 /* A descriptor of pending/: the one from install if it is still that

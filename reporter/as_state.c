@@ -5,7 +5,8 @@
  */
 #include "as_capture_ctx.h"
 
-pm_state as_g;
+/* Page aligned: what install writes is laid out to fill whole pages (state.h). */
+_Alignas(4096) pm_state as_g;
 
 as_capture_ctx
 as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const siginfo_t *info,

@@ -139,6 +139,15 @@ map_region(void)
 	return lay_out(&c);
 }
 
+/* Room for the next path in as_g.paths (PATH_MAX of it): right after the
+ * one before it (NULL: the first), so that short paths share a page
+ * instead of each starting a PATH_MAX buffer of its own. */
+static char *
+path_after(const char *before)
+{
+	return as_g.paths + (before ? (size_t)(before - as_g.paths) + strlen(before) + 1 : 0);
+}
+
 static bool
 configure(const pm_config *cfg)
 {
@@ -164,12 +173,15 @@ configure(const pm_config *cfg)
 	as_g.minidump_environ = (cfg && cfg->minidump_environ) || (env && strcmp(env, "1") == 0);
 	if (as_g.max_threads > (1u << 20) || as_g.max_frames > (1u << 16))
 		return false;
-	if (!pmi_config_reports_dir(cfg, as_g.reports_dir, sizeof as_g.reports_dir))
+	char *reports = path_after(NULL), *pending;
+	if (!pmi_config_reports_dir(cfg, reports, PATH_MAX))
 		return false;
-	int k = pmi_path_join(as_g.pending_dir, sizeof as_g.pending_dir, as_g.reports_dir, "/pending");
+	as_g.reports_dir = reports;
+	as_g.pending_dir = pending = path_after(reports);
+	int k = pmi_path_join(pending, PATH_MAX, reports, "/pending");
 	/* The handler's full paths (<pending>/<incident id>.<ext>) must fit
 	 * whole: refuse here rather than cut them at crash time. */
-	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= sizeof as_g.pending_dir) {
+	if (k <= 0 || (size_t)k + 1 + REPORT_NAME_ROOM >= PATH_MAX) {
 		errno = ENAMETOOLONG;
 		return false;
 	}
@@ -253,15 +265,16 @@ pm_install(const pm_config *cfg)
 		as_g.spare_fds[i] = -1;
 	if (!configure(cfg))
 		return fail(errno);
-	int pending = pmi_reports_dir_prepare(as_g.reports_dir);
-	if (!as_fds_open(pending)) {
+	struct stat pending_st;
+	int pending = pmi_reports_dir_prepare(as_g.reports_dir, &pending_st);
+	if (!as_fds_open(pending, &pending_st)) {
 		int e = errno;
 		if (pending >= 0)
 			close(pending);
 		return fail(e);
 	}
 	as_arch_tls_remember();
-	pmi_facts_gather(&as_g.facts, cfg);
+	pmi_facts_gather(&as_g.facts, cfg, path_after(as_g.pending_dir));
 	if (!map_region())
 		return fail(ENOMEM);
 	pmi_as_mem_setup();
@@ -295,5 +308,5 @@ pm_uninstall(void)
 const char *
 pm_reports_dir(void)
 {
-	return as_g.reports_dir;
+	return as_g.reports_dir ? as_g.reports_dir : "";
 }

@@ -8,6 +8,6 @@
 #include "state.h"
 
 /* Read the process facts the handler will copy into every report. */
-void pmi_facts_gather(pm_facts *f, const pm_config *cfg);
+void pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room /* PATH_MAX */);
 
 #endif

@@ -98,10 +98,11 @@ environ_strings(uint64_t *start, uint64_t *end)
 }
 
 void
-pmi_facts_gather(pm_facts *f, const pm_config *cfg)
+pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room)
 {
-	ssize_t n = readlink("/proc/self/exe", f->exe_path, sizeof f->exe_path - 1);
-	f->exe_path[n > 0 ? n : 0] = '\0';
+	ssize_t n = readlink("/proc/self/exe", exe_room, PATH_MAX - 1);
+	exe_room[n > 0 ? n : 0] = '\0';
+	f->exe_path = exe_room;
 	as_strlcpy(f->exe_name, n > 0 ? as_basename(f->exe_path) : "???", sizeof f->exe_name);
 	as_strlcpy(f->app_id, pick(cfg ? cfg->app_id : NULL, "POSTMORTEM_APP_ID", f->exe_name), sizeof f->app_id);
 	as_strlcpy(f->app_version, pick(cfg ? cfg->app_version : NULL, "POSTMORTEM_APP_VERSION", "???"),

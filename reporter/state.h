@@ -48,7 +48,7 @@ typedef struct pm_sample {
  * libc, or catching a crash needs), the second read by the first capture
  * (as_facts.c: system calls and small files a report alone needs). */
 typedef struct pm_facts {
-	char exe_path[PATH_MAX];
+	const char *exe_path;      /* in pm_state's path pool */
 	char exe_name[256];
 	char app_id[256];
 	char app_version[128];
@@ -70,13 +70,21 @@ typedef struct pm_facts {
 	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
 } pm_facts;
 
+/* Room for the three paths install writes (the reports directory, its
+ * pending/, the executable), each PATH_MAX at most. */
+enum { PM_PATH_POOL = 3 * PATH_MAX };
+
+/* Laid out so that what pm_install writes comes first and shares as few
+ * pages as it can (each fresh page costs a process's start a fault): the
+ * configuration, the storage's places, the facts, then the paths packed one
+ * after another, short as they mostly are.  What only a crash writes comes
+ * after.  as_g is page aligned (as_state.c), so that this is two pages. */
 typedef struct pm_state {
 	bool installed;
-	pm_facts facts;
 
 	/* configuration */
-	char reports_dir[PATH_MAX];
-	char pending_dir[PATH_MAX];
+	const char *reports_dir;  /* in paths */
+	const char *pending_dir;  /* in paths */
 	int pending_fd;           /* held from install (as_fds.c), -1 if none */
 	dev_t pending_dev;        /* what pending_fd must still be */
 	ino_t pending_ino;
@@ -115,6 +123,9 @@ typedef struct pm_state {
 	pm_mem mem;               /* the reader a capture uses (through mem_cache) */
 	struct pm_md_range *md_ranges; /* the minidump's memory ranges */
 	size_t md_range_cap;
+
+	pm_facts facts;
+	char paths[PM_PATH_POOL];
 
 	pm_sample sample;
 	unsigned capture_generation; /* counts captures: a live report is stale once it moves */
