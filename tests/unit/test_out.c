@@ -91,3 +91,58 @@ Test(out, times_render_like_apple)
 	pmi_out_time(&o, &before);
 	cr_expect_str_eq(b, "1969-12-31 23:59:59.000 +0000");
 }
+
+/* Each digit-count boundary, decimal and hex, as snprintf writes it: the
+ * formatter writes two decimal digits per step and pads hex itself. */
+Test(out, numbers_match_snprintf_at_every_length)
+{
+	char want[64], got[64];
+	pm_out o;
+	for (unsigned shift = 0; shift < 64; shift++) {
+		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift };
+		for (size_t k = 0; k < 2; k++) {
+			for (uint64_t d = 0; d < 3; d++) {
+				uint64_t v = base[k] - 1 + d;
+				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx", (unsigned long long)v,
+				         (unsigned long long)v, (unsigned long long)v, (unsigned long long)v);
+				pmi_out_init_buf(&o, got, sizeof got);
+				pmi_out_u64(&o, v);
+				pmi_out_ch(&o, ' ');
+				pmi_out_hex(&o, v, 0);
+				pmi_out_ch(&o, ' ');
+				pmi_out_hex(&o, v, 16);
+				pmi_out_ch(&o, ' ');
+				pmi_out_hex(&o, v, 20);
+				cr_expect_str_eq(got, want);
+			}
+		}
+	}
+	for (uint64_t v = 0; v < 100000; v += 7) {
+		snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+		cr_assert_eq(pmi_fmt_u64(got, sizeof got, v), strlen(want));
+		cr_assert_str_eq(got, want);
+	}
+}
+
+Test(out, repeats_span_flushes)
+{
+	char path[] = "/tmp/pm-out-XXXXXX";
+	int fd = mkstemp(path);
+	cr_assert(fd >= 0);
+	char b[5];
+	pm_out o;
+	pmi_out_init_fd(&o, fd, b, sizeof b);
+	pmi_out_rep(&o, '-', 3);
+	pmi_out_rep(&o, '=', 150);
+	pmi_out_ch(&o, '|');
+	cr_assert(pmi_out_flush(&o));
+	cr_expect_eq(o.total, 154);
+	close(fd);
+	FILE *f = fopen(path, "r");
+	char got[256] = { 0 };
+	size_t n = fread(got, 1, sizeof got - 1, f);
+	fclose(f);
+	unlink(path);
+	cr_assert_eq(n, 154);
+	cr_expect(strncmp(got, "---===", 6) == 0 && got[152] == '=' && got[153] == '|');
+}
