@@ -50,23 +50,39 @@ Test(out, padding_never_truncates)
 	cr_expect_str_eq(b, "abc  |  abc|abcdefg");
 }
 
-Test(out, fd_sink_flushes_through_small_buffer)
+/* An fd sink on a fresh temporary file, through the caller's (small) buffer. */
+static int
+temp_sink(pm_out *o, char *path, char *buf, size_t cap)
 {
-	char path[] = "/tmp/pm-out-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
-	char b[4];
-	pm_out o;
-	pmi_out_init_fd(&o, fd, b, sizeof b);
-	for (int i = 0; i < 100; i++)
-		pmi_out_u64(&o, (uint64_t)i);
-	cr_assert(pmi_out_flush(&o));
+	pmi_out_init_fd(o, fd, buf, cap);
+	return fd;
+}
+
+/* Flushes the sink, then what reached the file (NUL-terminated); removes the file. */
+static size_t
+read_back(pm_out *o, int fd, const char *path, char *got, size_t cap)
+{
+	cr_assert(pmi_out_flush(o));
 	close(fd);
 	FILE *f = fopen(path, "r");
-	char got[512] = { 0 };
-	size_t n = fread(got, 1, sizeof got - 1, f);
+	cr_assert_not_null(f);
+	size_t n = fread(got, 1, cap - 1, f);
+	got[n] = '\0';
 	fclose(f);
 	unlink(path);
+	return n;
+}
+
+Test(out, fd_sink_flushes_through_small_buffer)
+{
+	char path[] = "/tmp/pm-out-XXXXXX", b[4], got[512];
+	pm_out o;
+	int fd = temp_sink(&o, path, b, sizeof b);
+	for (int i = 0; i < 100; i++)
+		pmi_out_u64(&o, (uint64_t)i);
+	size_t n = read_back(&o, fd, path, got, sizeof got);
 	cr_expect_eq(n, 190);
 	cr_expect(strncmp(got, "0123456789101112", 16) == 0);
 }
@@ -126,23 +142,14 @@ Test(out, numbers_match_snprintf_at_every_length)
 
 Test(out, repeats_span_flushes)
 {
-	char path[] = "/tmp/pm-out-XXXXXX";
-	int fd = mkstemp(path);
-	cr_assert(fd >= 0);
-	char b[5];
+	char path[] = "/tmp/pm-out-XXXXXX", b[5], got[256];
 	pm_out o;
-	pmi_out_init_fd(&o, fd, b, sizeof b);
+	int fd = temp_sink(&o, path, b, sizeof b);
 	pmi_out_rep(&o, '-', 3);
 	pmi_out_rep(&o, '=', 150);
 	pmi_out_ch(&o, '|');
-	cr_assert(pmi_out_flush(&o));
+	size_t n = read_back(&o, fd, path, got, sizeof got);
 	cr_expect_eq(o.total, 154);
-	close(fd);
-	FILE *f = fopen(path, "r");
-	char got[256] = { 0 };
-	size_t n = fread(got, 1, sizeof got - 1, f);
-	fclose(f);
-	unlink(path);
 	cr_assert_eq(n, 154);
 	cr_expect(strncmp(got, "---===", 6) == 0 && got[152] == '=' && got[153] == '|');
 }
