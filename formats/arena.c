@@ -17,8 +17,9 @@ pmi_arena_init_fixed(pm_arena *a, void *mem, size_t size)
 	a->left = mem ? size : 0;
 }
 
-void *
-pmi_arena_alloc(pm_arena *a, size_t n, size_t align)
+/* Uninitialised: the callers below fill every byte. */
+static void *
+take(pm_arena *a, size_t n, size_t align)
 {
 	if (!a)
 		return NULL;
@@ -30,7 +31,6 @@ pmi_arena_alloc(pm_arena *a, size_t n, size_t align)
 			char *p = a->cur + pad;
 			a->cur = p + n;
 			a->left -= pad + n;
-			memset(p, 0, n);
 			return p;
 		}
 		if (!a->grow || n > SIZE_MAX / 2 || !a->grow(a, n + align))
@@ -40,10 +40,29 @@ pmi_arena_alloc(pm_arena *a, size_t n, size_t align)
 	return NULL;
 }
 
+void *
+pmi_arena_alloc(pm_arena *a, size_t n, size_t align)
+{
+	void *p = take(a, n, align);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+/* A crash's frame arrays are most of its arena: written once, not zeroed first. */
+void *
+pmi_arena_copy(pm_arena *a, const void *src, size_t n, size_t align)
+{
+	void *p = take(a, n, align);
+	if (p && n > 0)
+		memcpy(p, src, n);
+	return p;
+}
+
 const char *
 pmi_arena_strndup(pm_arena *a, const char *s, size_t n)
 {
-	char *p = pmi_arena_alloc(a, n + 1, 1);
+	char *p = take(a, n + 1, 1);
 	if (!p)
 		return NULL;
 	memcpy(p, s, n);

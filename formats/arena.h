@@ -28,6 +28,8 @@ void pmi_arena_init_heap(pm_arena *a);
 /* n bytes aligned to `align` (a power of two), zeroed; NULL when full (or a is NULL).
  * AS-safe for fixed arenas. */
 void *pmi_arena_alloc(pm_arena *a, size_t n, size_t align);
+/* A copy of src[0..n) aligned to `align`; NULL when full.  AS-safe for fixed arenas. */
+void *pmi_arena_copy(pm_arena *a, const void *src, size_t n, size_t align);
 /* Copy of s[0..n) with a NUL; NULL when full.  AS-safe for fixed arenas. */
 const char *pmi_arena_strndup(pm_arena *a, const char *s, size_t n);
 /* Copy of a NUL-terminated string (NULL stays NULL).  AS-safe for fixed arenas. */

@@ -45,16 +45,10 @@ write_all(int fd, const char *p, size_t n)
 	return true;
 }
 
-static bool
-has_drain(const pm_out *o)
-{
-	return o->fd >= 0 || o->sink != NULL;
-}
-
 bool
 pmi_out_flush(pm_out *o)
 {
-	if (!has_drain(o) || o->len == 0)
+	if (!pmi_out_drains(o) || o->len == 0)
 		return !o->failed;
 	bool ok = o->fd >= 0 ? write_all(o->fd, o->buf, o->len)
 	                     : o->sink(o->sink_ctx, o->buf, o->len);
@@ -65,20 +59,13 @@ pmi_out_flush(pm_out *o)
 }
 
 void
-pmi_out_put(pm_out *o, const char *p, size_t n)
+pmi_out_put_slow(pm_out *o, const char *p, size_t n)
 {
-	/* The common case: it fits, and the buffer drains elsewhere. */
-	if (has_drain(o) && n <= o->cap - o->len) {
-		memcpy(o->buf + o->len, p, n);
-		o->len += n;
-		o->total += n;
-		return;
-	}
 	o->total += n;
 	while (n > 0) {
 		size_t room = o->cap - o->len;
 		if (room == 0) {
-			if (!has_drain(o)) {
+			if (!pmi_out_drains(o)) {
 				o->overflow = true;
 				return;
 			}
@@ -86,18 +73,18 @@ pmi_out_put(pm_out *o, const char *p, size_t n)
 			continue;
 		}
 		/* Buffer-only sinks keep one byte for the terminating NUL. */
-		if (!has_drain(o) && room == 1) {
+		if (!pmi_out_drains(o) && room == 1) {
 			o->overflow = true;
 			return;
 		}
 		size_t k = n < room ? n : room;
-		if (!has_drain(o) && k == room)
+		if (!pmi_out_drains(o) && k == room)
 			k = room - 1;
 		memcpy(o->buf + o->len, p, k);
 		o->len += k;
 		p += k;
 		n -= k;
-		if (!has_drain(o))
+		if (!pmi_out_drains(o))
 			o->buf[o->len] = '\0';
 	}
 }
@@ -110,19 +97,14 @@ pmi_out_str(pm_out *o, const char *s)
 }
 
 void
-pmi_out_ch(pm_out *o, char c)
-{
-	if (has_drain(o) && o->len < o->cap) {
-		o->buf[o->len++] = c;
-		o->total++;
-		return;
-	}
-	pmi_out_put(o, &c, 1);
-}
-
-void
 pmi_out_rep(pm_out *o, char c, size_t n)
 {
+	if (pmi_out_drains(o) && n <= o->cap - o->len) {
+		memset(o->buf + o->len, c, n);
+		o->len += n;
+		o->total += n;
+		return;
+	}
 	char run[64];
 	memset(run, c, n < sizeof run ? n : sizeof run);
 	while (n > 0) {
@@ -150,14 +132,53 @@ pmi_out_rpad(pm_out *o, const char *s, size_t width)
 	pmi_out_put(o, s ? s : "", n);
 }
 
-/* Digits come out least significant first: copy them back in order. */
+/* Two decimal digits per division: half the divisions of one at a time. */
+static const char digit_pairs[] =
+	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
+	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
+
+/* v's decimal digits, written backwards so that they end at `end`; returns the first. */
+static char *
+u64_digits(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		unsigned r = (unsigned)(v % 100);
+		v /= 100;
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * r, 2);
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
+enum { HEX_MAX = 20 };
+
+/* v's hex digits, zero-padded to `digits` (at most HEX_MAX), ending at `end`; returns the first. */
+static char *
+hex_digits(char *end, uint64_t v, unsigned digits, bool upper)
+{
+	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	char *p = end;
+	do {
+		*--p = xd[v & 15];
+		v >>= 4;
+	} while (v != 0);
+	while ((size_t)(end - p) < digits && end - p < HEX_MAX)
+		*--p = '0';
+	return p;
+}
+
 static size_t
-put_reversed(char *buf, size_t cap, const char *digits, size_t n)
+put_digits(char *buf, size_t cap, const char *digits, size_t n)
 {
 	if (n + 1 > cap)
 		return 0;
-	for (size_t i = 0; i < n; i++)
-		buf[i] = digits[n - 1 - i];
+	memcpy(buf, digits, n);
 	buf[n] = '\0';
 	return n;
 }
@@ -165,13 +186,9 @@ put_reversed(char *buf, size_t cap, const char *digits, size_t n)
 size_t
 pmi_fmt_u64(char *buf, size_t cap, uint64_t v)
 {
-	char tmp[24];
-	size_t n = 0;
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v != 0);
-	return put_reversed(buf, cap, tmp, n);
+	char tmp[20];
+	const char *p = u64_digits(tmp + sizeof tmp, v);
+	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 size_t
@@ -190,23 +207,17 @@ pmi_fmt_i64(char *buf, size_t cap, int64_t v)
 size_t
 pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 {
-	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char tmp[20];
-	size_t n = 0;
-	do {
-		tmp[n++] = xd[v & 15];
-		v >>= 4;
-	} while (v != 0);
-	while (n < digits && n < sizeof tmp)
-		tmp[n++] = '0';
-	return put_reversed(buf, cap, tmp, n);
+	char tmp[HEX_MAX];
+	const char *p = hex_digits(tmp + sizeof tmp, v, digits, upper);
+	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 void
 pmi_out_u64(pm_out *o, uint64_t v)
 {
-	char b[24];
-	pmi_out_put(o, b, pmi_fmt_u64(b, sizeof b, v));
+	char tmp[20];
+	const char *p = u64_digits(tmp + sizeof tmp, v);
+	pmi_out_put(o, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 void
@@ -219,8 +230,9 @@ pmi_out_i64(pm_out *o, int64_t v)
 void
 pmi_out_hex(pm_out *o, uint64_t v, unsigned digits)
 {
-	char b[24];
-	pmi_out_put(o, b, pmi_fmt_hex(b, sizeof b, v, digits, false));
+	char tmp[HEX_MAX];
+	const char *p = hex_digits(tmp + sizeof tmp, v, digits, false);
+	pmi_out_put(o, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 void

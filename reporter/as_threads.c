@@ -44,14 +44,13 @@ walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc)
 	const char *stop;
 	as_arch_cpu_from_mcontext(mc, &cpu);
 	uint32_t n = as_unwind(&env, &cpu, tmp, c->max_frames, &stop);
-	t->frames = pmi_arena_alloc(r->arena, n * sizeof *tmp, _Alignof(pm_frame));
-	if (!t->frames)
-		return;
 	for (uint32_t i = 0; i < n; i++) {
 		const pm_as_image *im = as_image_for(c->images, pm_frame_lookup_address(&tmp[i], i));
 		tmp[i].image = im ? (int32_t)im->model_index : -1;
 	}
-	memcpy(t->frames, tmp, n * sizeof *tmp);
+	t->frames = pmi_arena_copy(r->arena, tmp, n * sizeof *tmp, _Alignof(pm_frame));
+	if (!t->frames)
+		return;
 	t->frame_count = n;
 	t->note = stop;
 	t->frames_truncated = n == c->max_frames && stop != NULL;

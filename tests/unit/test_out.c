@@ -50,23 +50,39 @@ Test(out, padding_never_truncates)
 	cr_expect_str_eq(b, "abc  |  abc|abcdefg");
 }
 
-Test(out, fd_sink_flushes_through_small_buffer)
+/* An fd sink on a fresh temporary file, through the caller's (small) buffer. */
+static int
+temp_sink(pm_out *o, char *path, char *buf, size_t cap)
 {
-	char path[] = "/tmp/pm-out-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
-	char b[4];
-	pm_out o;
-	pmi_out_init_fd(&o, fd, b, sizeof b);
-	for (int i = 0; i < 100; i++)
-		pmi_out_u64(&o, (uint64_t)i);
-	cr_assert(pmi_out_flush(&o));
+	pmi_out_init_fd(o, fd, buf, cap);
+	return fd;
+}
+
+/* Flushes the sink, then what reached the file (NUL-terminated); removes the file. */
+static size_t
+read_back(pm_out *o, int fd, const char *path, char *got, size_t cap)
+{
+	cr_assert(pmi_out_flush(o));
 	close(fd);
 	FILE *f = fopen(path, "r");
-	char got[512] = { 0 };
-	size_t n = fread(got, 1, sizeof got - 1, f);
+	cr_assert_not_null(f);
+	size_t n = fread(got, 1, cap - 1, f);
+	got[n] = '\0';
 	fclose(f);
 	unlink(path);
+	return n;
+}
+
+Test(out, fd_sink_flushes_through_small_buffer)
+{
+	char path[] = "/tmp/pm-out-XXXXXX", b[4], got[512];
+	pm_out o;
+	int fd = temp_sink(&o, path, b, sizeof b);
+	for (int i = 0; i < 100; i++)
+		pmi_out_u64(&o, (uint64_t)i);
+	size_t n = read_back(&o, fd, path, got, sizeof got);
 	cr_expect_eq(n, 190);
 	cr_expect(strncmp(got, "0123456789101112", 16) == 0);
 }
@@ -90,4 +106,50 @@ Test(out, times_render_like_apple)
 	pmi_out_init_buf(&o, b, sizeof b);
 	pmi_out_time(&o, &before);
 	cr_expect_str_eq(b, "1969-12-31 23:59:59.000 +0000");
+}
+
+/* Each digit-count boundary, decimal and hex, as snprintf writes it: the
+ * formatter writes two decimal digits per step and pads hex itself. */
+Test(out, numbers_match_snprintf_at_every_length)
+{
+	char want[64], got[64];
+	pm_out o;
+	for (unsigned shift = 0; shift < 64; shift++) {
+		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift };
+		for (size_t k = 0; k < 2; k++) {
+			for (uint64_t d = 0; d < 3; d++) {
+				uint64_t v = base[k] - 1 + d;
+				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx", (unsigned long long)v,
+				         (unsigned long long)v, (unsigned long long)v, (unsigned long long)v);
+				pmi_out_init_buf(&o, got, sizeof got);
+				pmi_out_u64(&o, v);
+				pmi_out_ch(&o, ' ');
+				pmi_out_hex(&o, v, 0);
+				pmi_out_ch(&o, ' ');
+				pmi_out_hex(&o, v, 16);
+				pmi_out_ch(&o, ' ');
+				pmi_out_hex(&o, v, 20);
+				cr_expect_str_eq(got, want);
+			}
+		}
+	}
+	for (uint64_t v = 0; v < 100000; v += 7) {
+		snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+		cr_assert_eq(pmi_fmt_u64(got, sizeof got, v), strlen(want));
+		cr_assert_str_eq(got, want);
+	}
+}
+
+Test(out, repeats_span_flushes)
+{
+	char path[] = "/tmp/pm-out-XXXXXX", b[5], got[256];
+	pm_out o;
+	int fd = temp_sink(&o, path, b, sizeof b);
+	pmi_out_rep(&o, '-', 3);
+	pmi_out_rep(&o, '=', 150);
+	pmi_out_ch(&o, '|');
+	size_t n = read_back(&o, fd, path, got, sizeof got);
+	cr_expect_eq(o.total, 154);
+	cr_assert_eq(n, 154);
+	cr_expect(strncmp(got, "---===", 6) == 0 && got[152] == '=' && got[153] == '|');
 }
