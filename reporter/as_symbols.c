@@ -33,18 +33,13 @@ as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, co
 	for (size_t i = 0; i < N; i++) {
 		if (!sources[i](s, img, ai, mem))
 			continue;
-		if (!s->table.truncated) {
-			as_symtab_finish(&s->table);
+		if (!s->table.truncated)
 			return true;
-		}
 		if (partial == N)
 			partial = i;
 	}
 	/* No source fit whole: rebuild the most preferred partial table. */
-	if (partial == N || !sources[partial](s, img, ai, mem))
-		return false;
-	as_symtab_finish(&s->table);
-	return true;
+	return partial < N && sources[partial](s, img, ai, mem);
 }
 
 /* Frame list k of r: the threads' in order, then (k == thread_count) the last exception backtrace. */
@@ -85,6 +80,8 @@ copy_name(pm_as_symbols *s, pm_arena *a, const pm_sym *sym)
 	if (c->sym != sym) {
 		size_t len;
 		const char *name = as_symtab_name(&s->table, sym, &len);
+		if (len == 0)
+			return NULL; /* its name could not be read */
 		const char *copy = pmi_arena_strndup(a, name, len < PM_SYM_NAME_MAX ? len : PM_SYM_NAME_MAX);
 		if (!copy)
 			return NULL;

@@ -8,13 +8,15 @@
  * image at a time gets a table of the function symbols that may name those
  * addresses (every function symbol when they did not fit):
  *
- *     area: [ string table, NUL-terminated | pm_sym entries ...... ]
+ *     area: [ pm_sym entries ...... | the names they need, NUL-terminated ]
  *
- * The string table is the image's .strtab or .dynstr, copied whole so every
- * name stays reachable; the entries follow it until the area ends.  When
- * they do not all fit, the table keeps those that did and says so
- * (truncated): a missing symbol only leaves a frame without a name, because
- * a lookup never names an address outside the found symbol's extent.
+ * The entries are read first, then only the names of those a lookup can
+ * return (and of their aliases) are read from the image's .strtab or
+ * .dynstr, in a few reads of nearby names: libc's .strtab is 132 KB, its
+ * frames' names a few hundred bytes.  When the entries or the names do not
+ * all fit, the table keeps what did and says so (truncated): a missing
+ * symbol only leaves a frame without a name, because a lookup never names
+ * an address outside the found symbol's extent.
  */
 #ifndef PM_REPORTER_AS_SYMBOLS_INTERNAL_H
 #define PM_REPORTER_AS_SYMBOLS_INTERNAL_H
@@ -31,6 +33,10 @@
 
 /* Bytes of ELF records (symbols, hash words, notes) read per pread or pm_mem read. */
 enum { PM_SYM_CHUNK = 32 * 1024 };
+/* Names closer than this in the string table are read together (a read costs
+ * about what copying this many bytes does), and this many bytes are read
+ * past the last name of a run before its end is looked for. */
+enum { PM_SYM_NAMES_GAP = 4096, PM_SYM_NAME_TAIL = 128 };
 /* Copies of names into the report, remembered per image (direct-mapped by entry). */
 enum { PM_SYM_COPY_CACHE = 64 };
 /* The longest name copied into the report (C++ names can run to kilobytes). */
@@ -42,7 +48,7 @@ enum { PM_SYM_DEBUG_PATH_MAX = 32 + 2 * PM_BUILD_ID_MAX + 8 };
 typedef struct pm_sym {
 	uint64_t start;      /* runtime address */
 	uint32_t size;       /* st_size, clamped: no function is 4 GiB long */
-	unsigned name : 31;  /* offset into pm_symtab.names (strings are kept under 2 GiB) */
+	unsigned name : 31;  /* offset into the string table, then into pm_symtab.names (both under 2 GiB) */
 	unsigned local : 1;  /* STB_LOCAL: an exported alias at the same address wins */
 } pm_sym;
 
@@ -57,8 +63,9 @@ typedef struct pm_sym_want {
 } pm_sym_want;
 
 typedef struct pm_symtab {
-	char *names;         /* string table, with a NUL after names_len bytes */
-	size_t names_len;
+	char *names;         /* after as_symtab_finish: the names the entries need; names[0] is "" */
+	size_t names_len;    /* bytes of the image's string table (st_name is checked against it) */
+	char *end;           /* the end of the area the entries, then the names, take */
 	pm_sym *syms;        /* sorted by start, one entry per address, after as_symtab_finish */
 	size_t count, cap;
 	uint64_t lo, hi;     /* the image's runtime span: symbols outside it are dropped */
@@ -66,6 +73,16 @@ typedef struct pm_symtab {
 	bool truncated;      /* symbols were dropped for want of room */
 	const pm_sym_want *want; /* NULL: keep every function (a table for any address) */
 } pm_symtab;
+
+/* Reads n bytes at `at` of a table (a file offset or an address) into dst. */
+typedef bool pm_sym_reader(const void *ctx, uint64_t at, void *dst, size_t n);
+
+/* Where a table's names are: the string table at `at`, read with `read`. */
+typedef struct pm_sym_names {
+	pm_sym_reader *read;
+	const void *ctx;
+	uint64_t at;
+} pm_sym_names;
 
 /* The read buffer, typed for what goes through it. */
 typedef union pm_sym_chunk {
@@ -100,22 +117,26 @@ struct pm_as_symbols {
 /* Empty table for image `ai`, with no room yet, that keeps only the symbols
  * that may name an address of `want` (NULL: every symbol). */
 void as_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want);
-/* Lay the table out over [area, area + size): names_len bytes of strings
- * (plus a NUL) then entries.  False when the strings alone do not fit. */
+/* Lay the table out over [area, area + size), for a string table of names_len
+ * bytes.  False when names_len is out of range (name offsets are 31 bits). */
 bool as_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len);
-/* Keep the defined functions of syms[0..n) that lie in the image; false once
- * the table is full (it is then marked truncated). */
+/* Keep the defined, named functions of syms[0..n) that lie in the image;
+ * false once the table is full (it is then marked truncated). */
 bool as_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n);
-/* Reads n symbols at `at` (an address or a file offset) into dst. */
-typedef bool pm_sym_reader(const void *ctx, uint64_t at, Elf64_Sym *dst, size_t n);
 /* Read `count` symbols from `at` chunk by chunk and as_symtab_add them; a read
  * that fails marks the table truncated.  True when some symbol was kept. */
 bool as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
                     const void *ctx);
 /* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
 void as_symtab_sort(pm_sym *v, size_t n);
-/* Sort by address and fold aliases into one entry (see as_symtab.c). */
-void as_symtab_finish(pm_symtab *t);
+/* Sort by address, drop the entries no wanted address can find, read the
+ * names of the others from `names` and fold aliases into one entry (see
+ * as_symtab.c).  A name that could not be read (no room, a failed read)
+ * leaves its entry nameless and the table truncated. */
+void as_symtab_finish(pm_symtab *t, const pm_sym_names *names);
+/* Read the names of the sorted entries and point each entry at its copy
+ * (as_symtab_names.c). */
+void as_symtab_read_names(pm_symtab *t, const pm_sym_names *src);
 /* The symbol whose extent holds addr, or NULL.  Binary search. */
 const pm_sym *as_symtab_lookup(const pm_symtab *t, uint64_t addr);
 /* The symbol's name without a symbol version suffix ("name@@VER"): the
@@ -124,8 +145,8 @@ const char *as_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len);
 
 /* --- the sources, in order of preference --- */
 
-/* Each fills s->table for one image and returns true when it found symbols
- * to offer (possibly truncated); the caller then runs as_symtab_finish. */
+/* Each fills s->table for one image, finishes it (as_symtab_finish) and
+ * returns true when it found symbols to offer (possibly truncated). */
 typedef bool pm_symtab_source(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai,
                               const pm_mem *mem);
 

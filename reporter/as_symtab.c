@@ -2,7 +2,9 @@
  * as_symtab.c — AS-SAFE sorted table of one image's function symbols.
  *
  * Kept: STT_FUNC and STT_GNU_IFUNC symbols that are defined (st_shndx is
- * neither SHN_UNDEF nor SHN_ABS), named, sized, and start inside the image.
+ * neither SHN_UNDEF nor SHN_ABS), named (st_name is not 0, the empty string,
+ * and lies in the string table: the names themselves are read later, for the
+ * few entries a lookup can find), sized, and start inside the image.
  * Size-0 function symbols (hand-written assembly such as glibc's
  * __restore_rt) are dropped: with no extent, the only way to use them is "up
  * to the next symbol", which would also name padding and unrelated code.
@@ -40,14 +42,14 @@ bool
 as_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len)
 {
 	/* Name offsets are 31-bit fields. */
-	if (names_len >= (UINT64_C(1) << 31) || names_len >= size)
+	if (names_len >= (UINT64_C(1) << 31))
 		return false;
-	size_t syms_at = ((size_t)names_len + 1 + _Alignof(pm_sym) - 1) & ~(_Alignof(pm_sym) - 1);
-	t->names = area;
+	size_t skip = (size_t)(-(uintptr_t)area & (_Alignof(pm_sym) - 1));
+	t->names = NULL;
 	t->names_len = (size_t)names_len;
-	t->names[names_len] = '\0';
-	t->syms = syms_at < size ? (pm_sym *)(void *)(area + syms_at) : NULL;
-	t->cap = syms_at < size ? (size - syms_at) / sizeof(pm_sym) : 0;
+	t->end = area + size;
+	t->syms = skip < size ? (pm_sym *)(void *)(area + skip) : NULL;
+	t->cap = skip < size ? (size - skip) / sizeof(pm_sym) : 0;
 	t->count = 0;
 	t->truncated = false;
 	return true;
@@ -61,11 +63,10 @@ is_function(const Elf64_Sym *y)
 	       y->st_shndx != SHN_ABS && y->st_size > 0;
 }
 
-/* Looked at last: the string table is large, and a symbol's name anywhere in it. */
 static bool
 is_named(const pm_symtab *t, const Elf64_Sym *y)
 {
-	return y->st_name < t->names_len && t->names[y->st_name] != '\0';
+	return y->st_name != 0 && y->st_name < t->names_len;
 }
 
 /*
@@ -130,7 +131,7 @@ as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, p
 	const size_t per_chunk = sizeof chunk->syms / sizeof chunk->syms[0];
 	for (uint64_t i = 0; i < count;) {
 		size_t n = count - i < per_chunk ? (size_t)(count - i) : per_chunk;
-		if (!read(ctx, at + i * sizeof(Elf64_Sym), chunk->syms, n)) {
+		if (!read(ctx, at + i * sizeof(Elf64_Sym), chunk->syms, n * sizeof(Elf64_Sym))) {
 			t->truncated = true;
 			break;
 		}
@@ -162,14 +163,17 @@ leading_underscores(const char *p, size_t n)
 	return k;
 }
 
-/* True when a names the address better than b (rules at the top of this file). */
+/* True when a names the address better than b (rules at the top of this
+ * file; a name that could not be read loses to any other). */
 static bool
 better_alias(const pm_symtab *t, const pm_sym *a, const pm_sym *b)
 {
-	if (a->local != b->local)
-		return !a->local;
 	size_t la, lb;
 	const char *na = as_symtab_name(t, a, &la), *nb = as_symtab_name(t, b, &lb);
+	if ((la == 0) != (lb == 0))
+		return lb == 0;
+	if (a->local != b->local)
+		return !a->local;
 	size_t ua = leading_underscores(na, la), ub = leading_underscores(nb, lb);
 	if (ua != ub)
 		return ua < ub;
@@ -232,10 +236,46 @@ fold_aliases(pm_symtab *t)
 	t->count = out;
 }
 
+/* The first entry of the group of equal starts that entry i belongs to. */
+static size_t
+group_start(const pm_symtab *t, size_t i)
+{
+	while (i > 0 && t->syms[i - 1].start == t->syms[i].start)
+		i--;
+	return i;
+}
+
+/* Keep, of the sorted entries, the groups of equal starts that are the
+ * nearest at or below some wanted address: the only ones a lookup of a
+ * wanted address finds, so the only names to read. */
+static void
+keep_wanted_groups(pm_symtab *t)
+{
+	const pm_sym_want *w = t->want;
+	size_t out = 0, i = 0;
+	for (size_t k = 0; k < w->count && i < t->count; k++) {
+		uint64_t pc = w->pcs[k].start;
+		/* Entries and addresses both ascend: walk to the last entry at or below pc. */
+		while (i < t->count && t->syms[i].start <= pc)
+			i++;
+		if (i == 0)
+			continue;
+		size_t g = group_start(t, i - 1);
+		if (out > 0 && t->syms[out - 1].start >= t->syms[g].start)
+			continue; /* kept for an earlier address */
+		for (size_t j = g; j < i; j++)
+			t->syms[out++] = t->syms[j];
+	}
+	t->count = out;
+}
+
 void
-as_symtab_finish(pm_symtab *t)
+as_symtab_finish(pm_symtab *t, const pm_sym_names *names)
 {
 	as_symtab_sort(t->syms, t->count);
+	if (t->want)
+		keep_wanted_groups(t);
+	as_symtab_read_names(t, names);
 	fold_aliases(t);
 }
 

@@ -102,9 +102,9 @@ count_from_gnu_hash(pm_as_symbols *s, const pm_mem *mem, uint64_t gnu_hash)
 }
 
 static bool
-read_syms(const void *mem, uint64_t addr, Elf64_Sym *dst, size_t n)
+read_mem(const void *mem, uint64_t addr, void *dst, size_t n)
 {
-	return pm_mem_read(mem, addr, dst, n * sizeof *dst);
+	return pm_mem_read(mem, addr, dst, n);
 }
 
 bool
@@ -118,7 +118,8 @@ as_symtab_from_dynamic(pm_as_symbols *s, const pm_image *img, const pm_as_image 
 		return false;
 	uint64_t count = d.hash ? count_from_hash(mem, d.hash) : count_from_gnu_hash(s, mem, d.gnu_hash);
 	if (count == 0 || count > MAX_SYMS || !as_symtab_place(t, s->area, s->area_size, d.strsz) ||
-	    !pm_mem_read(mem, d.strtab, t->names, t->names_len))
+	    !as_symtab_fill(t, &s->chunk, d.symtab, count, read_mem, mem))
 		return false;
-	return as_symtab_fill(t, &s->chunk, d.symtab, count, read_syms, mem);
+	as_symtab_finish(t, &(pm_sym_names){ .read = read_mem, .ctx = mem, .at = d.strtab });
+	return true;
 }

@@ -10,7 +10,8 @@
  *
  * Reads, all with pread and all checked against the file size: the ELF
  * header, the section headers (into the working area), the notes (through
- * the chunk buffer), the string table whole, then the symbols chunk by chunk.
+ * the chunk buffer) only when there is a .symtab, the symbols chunk by
+ * chunk, then the names the table needs (as_symtab_names.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,7 +21,6 @@
 
 #include "as_elf.h"
 #include "as_symbols_internal.h"
-#include "as_sys.h"
 #include "as_util.h"
 
 /* What a file's build-id note says about the image. */
@@ -119,9 +119,9 @@ find_symtab(const Elf64_Shdr *sh, unsigned n, uint64_t file_size, Elf64_Shdr *sy
 }
 
 static bool
-read_syms(const void *fd, uint64_t off, Elf64_Sym *dst, size_t n)
+read_fd(const void *fd, uint64_t off, void *dst, size_t n)
 {
-	return read_at(*(const int *)fd, dst, n * sizeof *dst, off);
+	return read_at(*(const int *)fd, dst, n, off);
 }
 
 static bool
@@ -140,17 +140,17 @@ load_symtab(pm_as_symbols *s, int fd, const pm_image *img)
 		return false;
 	const Elf64_Shdr *sh = (const Elf64_Shdr *)(void *)s->area;
 	Elf64_Shdr symtab, strtab;
-	if (file_id(s, fd, &eh, sh, file_size, img) != ID_SAME ||
-	    !find_symtab(sh, eh.e_shnum, file_size, &symtab, &strtab))
+	/* A stripped file (libc.so.6) is refused before its notes are read. */
+	if (!find_symtab(sh, eh.e_shnum, file_size, &symtab, &strtab) ||
+	    file_id(s, fd, &eh, sh, file_size, img) != ID_SAME)
 		return false;
 	/* The section headers have served: the table now takes the whole area. */
 	pm_symtab *t = &s->table;
-	if (!as_symtab_place(t, s->area, s->area_size, strtab.sh_size))
+	if (!as_symtab_place(t, s->area, s->area_size, strtab.sh_size) ||
+	    !as_symtab_fill(t, &s->chunk, symtab.sh_offset, symtab.sh_size / sizeof(Elf64_Sym), read_fd, &fd))
 		return false;
-	/* libc's names fill 33 fresh pages of the area: one call instead of a fault each. */
-	as_sys_populate(t->names, t->names_len);
-	return read_at(fd, t->names, t->names_len, strtab.sh_offset) &&
-	       as_symtab_fill(t, &s->chunk, symtab.sh_offset, symtab.sh_size / sizeof(Elf64_Sym), read_syms, &fd);
+	as_symtab_finish(t, &(pm_sym_names){ .read = read_fd, .ctx = &fd, .at = strtab.sh_offset });
+	return true;
 }
 
 static bool
