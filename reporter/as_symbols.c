@@ -3,7 +3,8 @@
  * images some frame needs, build one table per image from the best source
  * that fits, and name the frames by binary search in it.
  *
- * Memory: only the mapping symbols_setup.c reserved at install.  A table
+ * Memory: only the mapping symbols_setup.c reserved at install, whose head
+ * is set up here at its first use.  A table
  * costs its string table plus 16 bytes per kept function: only the symbols
  * that may be the nearest below one of the image's frame addresses are kept
  * (as_symtab_add), so the sort at the end is small even for libc6-dbg's
@@ -21,7 +22,7 @@
 #include "as_unwind.h"
 
 bool
-as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symbols_load(pm_sym_work *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	static pm_symtab_source *const sources[] = {
 		as_symtab_from_image_file,
@@ -74,7 +75,7 @@ mark_wanted(const pm_as_images *im, const pm_frame *f, uint32_t n, uint8_t *want
 }
 
 static const char *
-copy_name(pm_as_symbols *s, pm_arena *a, const pm_sym *sym)
+copy_name(pm_sym_work *s, pm_arena *a, const pm_sym *sym)
 {
 	pm_sym_copy *c = &s->copies[(size_t)(sym - s->table.syms) % PM_SYM_COPY_CACHE];
 	if (c->sym != sym) {
@@ -91,7 +92,7 @@ copy_name(pm_as_symbols *s, pm_arena *a, const pm_sym *sym)
 }
 
 static void
-name_frames(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, pm_frame *f,
+name_frames(pm_sym_work *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, pm_frame *f,
             uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -110,7 +111,7 @@ name_frames(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_
 /* The addresses the frames in image ai look up, sorted and distinct, into
  * s->want; without room for them, s->want stays empty (every symbol is kept). */
 static void
-collect_wanted(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai)
+collect_wanted(pm_sym_work *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai)
 {
 	pm_sym *pcs = s->want_pcs;
 	size_t n = 0;
@@ -138,7 +139,7 @@ collect_wanted(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_
 }
 
 static void
-name_image(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, const pm_mem *mem)
+name_image(pm_sym_work *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, const pm_mem *mem)
 {
 	if (ai->model_index >= r->image_count)
 		return;
@@ -156,7 +157,7 @@ name_image(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_as_i
 /* The working memory: a flag per image, room for the wanted addresses of the
  * frames (at most a quarter of it), then the area for one table. */
 static bool
-lay_out(pm_as_symbols *s, pm_report *r, size_t images)
+lay_out(pm_sym_work *s, pm_report *r, size_t images)
 {
 	size_t flag_bytes = (images + 63) & ~(size_t)63;
 	if (flag_bytes > s->work_size)
@@ -173,9 +174,21 @@ lay_out(pm_as_symbols *s, pm_report *r, size_t images)
 	return true;
 }
 
-void
-as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem)
+pm_sym_work *
+as_symbols_work(const pm_as_symbols *h)
 {
+	pm_sym_work *s = h ? h->work : NULL;
+	if (s && !s->work) {
+		s->work = s->area = (char *)s + PM_SYM_HEAD;
+		s->work_size = s->area_size = h->bytes - PM_SYM_HEAD;
+	}
+	return s;
+}
+
+void
+as_symbolize(const pm_as_symbols *h, pm_report *r, const pm_as_images *im, const pm_mem *mem)
+{
+	pm_sym_work *s = as_symbols_work(h);
 	if (!s || !r || !im || !mem || !lay_out(s, r, im->count))
 		return;
 	int saved_errno = errno;

@@ -15,12 +15,19 @@
 #include "as_mem.h"
 #include "postmortem-tools.h"
 
-typedef struct pm_as_symbols pm_as_symbols;
+/* The working memory: one reservation, whose own header (struct pm_sym_work)
+ * is written at its first use, so that a process that never crashes touches
+ * no page of it.  The handle lives with its owner (as_g, which pm_install
+ * writes anyway). */
+typedef struct pm_as_symbols {
+	struct pm_sym_work *work; /* NULL: no working memory */
+	size_t bytes;             /* the whole reservation */
+} pm_as_symbols;
 
 /* Reserve `bytes` of working memory (mmap, untouched until a crash).  NOT AS-safe.
- * Returns NULL on failure. */
-pm_as_symbols *pmi_as_symbols_create(size_t bytes);
-/* Release it.  NOT AS-safe. */
+ * On failure the handle's work is NULL. */
+pm_as_symbols pmi_as_symbols_create(size_t bytes);
+/* Release it (a handle without working memory too).  NOT AS-safe. */
 void pmi_as_symbols_destroy(pm_as_symbols *s);
 
 /*
@@ -29,6 +36,6 @@ void pmi_as_symbols_destroy(pm_as_symbols *s);
  * r's arena) and symbol_offset.  Return addresses (frames after the first,
  * and any not marked as the exact pc) are looked up at address - 1.
  */
-void as_symbolize(pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem);
+void as_symbolize(const pm_as_symbols *s, pm_report *r, const pm_as_images *im, const pm_mem *mem);
 
 #endif

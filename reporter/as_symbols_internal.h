@@ -96,8 +96,8 @@ typedef struct pm_sym_copy {
 	const char *name;    /* in the report's arena */
 } pm_sym_copy;
 
-struct pm_as_symbols {
-	size_t map_size;     /* the whole mapping, for munmap */
+/* The head of the reservation; zero until as_symbols_work sets it up. */
+typedef struct pm_sym_work {
 	char *work;          /* the working memory after this struct */
 	size_t work_size;
 	char *area;          /* the part of it a table may take (see the top of this file) */
@@ -110,7 +110,14 @@ struct pm_as_symbols {
 	pm_sym_copy copies[PM_SYM_COPY_CACHE];
 	char debug_path[PM_SYM_DEBUG_PATH_MAX];
 	pm_sym_chunk chunk;
-};
+} pm_sym_work;
+
+/* Bytes of the reservation the head takes, the working memory following. */
+enum { PM_SYM_HEAD = (sizeof(pm_sym_work) + 63) & ~(size_t)63 };
+
+/* The reservation's head, set up at its first use (as_symbols.c); NULL
+ * when there is no working memory. */
+pm_sym_work *as_symbols_work(const pm_as_symbols *h);
 
 /* --- the table (as_symtab.c) --- */
 
@@ -147,7 +154,7 @@ const char *as_symtab_name(const pm_symtab *t, const pm_sym *sym, size_t *len);
 
 /* Each fills s->table for one image, finishes it (as_symtab_finish) and
  * returns true when it found symbols to offer (possibly truncated). */
-typedef bool pm_symtab_source(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai,
+typedef bool pm_symtab_source(pm_sym_work *s, const pm_image *img, const pm_as_image *ai,
                               const pm_mem *mem);
 
 /* .symtab of the file at img->path, if its build id is img's (as_symtab_file.c). */
@@ -159,6 +166,6 @@ pm_symtab_source as_symtab_from_dynamic;
 
 /* Build s->table for one image from the best source that fits (as_symbols.c).
  * False when no source gave any symbol. */
-bool as_symbols_load(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem);
+bool as_symbols_load(pm_sym_work *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem);
 
 #endif

@@ -60,7 +60,7 @@ count_from_hash(const pm_mem *mem, uint64_t hash)
 }
 
 static bool
-max_word(pm_as_symbols *s, const pm_mem *mem, uint64_t at, uint32_t n, uint32_t *out)
+max_word(pm_sym_work *s, const pm_mem *mem, uint64_t at, uint32_t n, uint32_t *out)
 {
 	const uint32_t per_chunk = sizeof s->chunk.words / sizeof s->chunk.words[0];
 	*out = 0;
@@ -79,7 +79,7 @@ max_word(pm_as_symbols *s, const pm_mem *mem, uint64_t at, uint32_t n, uint32_t 
 /* DT_GNU_HASH: the highest symbol index any bucket starts at, then its chain
  * to the entry with the low bit set (the chain's end) is the last symbol. */
 static uint64_t
-count_from_gnu_hash(pm_as_symbols *s, const pm_mem *mem, uint64_t gnu_hash)
+count_from_gnu_hash(pm_sym_work *s, const pm_mem *mem, uint64_t gnu_hash)
 {
 	uint32_t h[4]; /* nbuckets, symoffset, bloom_size (in 64-bit words), bloom_shift */
 	uint32_t last;
@@ -108,7 +108,7 @@ read_mem(const void *mem, uint64_t addr, void *dst, size_t n)
 }
 
 bool
-as_symtab_from_dynamic(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symtab_from_dynamic(pm_sym_work *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	(void)img;
 	pm_symtab *t = &s->table;

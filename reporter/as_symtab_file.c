@@ -69,7 +69,7 @@ notes_id(const unsigned char *p, size_t size, const pm_image *img)
 }
 
 static id_match
-region_id(pm_as_symbols *s, int fd, uint64_t off, uint64_t size, uint64_t file_size, const pm_image *img)
+region_id(pm_sym_work *s, int fd, uint64_t off, uint64_t size, uint64_t file_size, const pm_image *img)
 {
 	if (size > sizeof s->chunk.bytes || !in_file(off, size, file_size) ||
 	    !read_at(fd, s->chunk.bytes, (size_t)size, off))
@@ -79,7 +79,7 @@ region_id(pm_as_symbols *s, int fd, uint64_t off, uint64_t size, uint64_t file_s
 
 /* The build id from the note sections, else from the PT_NOTE segments. */
 static id_match
-file_id(pm_as_symbols *s, int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, uint64_t file_size,
+file_id(pm_sym_work *s, int fd, const Elf64_Ehdr *eh, const Elf64_Shdr *sh, uint64_t file_size,
         const pm_image *img)
 {
 	for (unsigned i = 0; i < eh->e_shnum; i++) {
@@ -125,7 +125,7 @@ read_fd(const void *fd, uint64_t off, void *dst, size_t n)
 }
 
 static bool
-load_symtab(pm_as_symbols *s, int fd, const pm_image *img)
+load_symtab(pm_sym_work *s, int fd, const pm_image *img)
 {
 	struct stat st;
 	Elf64_Ehdr eh;
@@ -154,7 +154,7 @@ load_symtab(pm_as_symbols *s, int fd, const pm_image *img)
 }
 
 static bool
-from_file(pm_as_symbols *s, const char *path, const pm_image *img, const pm_as_image *ai)
+from_file(pm_sym_work *s, const char *path, const pm_image *img, const pm_as_image *ai)
 {
 	as_symtab_reset(&s->table, ai, &s->want);
 	if (img->build_id_len == 0)
@@ -168,7 +168,7 @@ from_file(pm_as_symbols *s, const char *path, const pm_image *img, const pm_as_i
 }
 
 bool
-as_symtab_from_image_file(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symtab_from_image_file(pm_sym_work *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	(void)mem;
 	/* "[vdso]" and other pseudo-paths name no file. */
@@ -193,7 +193,7 @@ debug_path(char *out, const pm_image *img)
 }
 
 bool
-as_symtab_from_debug_file(pm_as_symbols *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
+as_symtab_from_debug_file(pm_sym_work *s, const pm_image *img, const pm_as_image *ai, const pm_mem *mem)
 {
 	(void)mem;
 	debug_path(s->debug_path, img);

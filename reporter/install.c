@@ -236,8 +236,7 @@ static void
 release_storage(void)
 {
 	as_fds_close();
-	if (as_g.symbols)
-		pmi_as_symbols_destroy(as_g.symbols);
+	pmi_as_symbols_destroy(&as_g.symbols);
 	if (as_g.region)
 		munmap(as_g.region, as_g.region_size);
 	pmi_as_mem_teardown();

@@ -43,7 +43,7 @@ static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct {
 	pm_report report;
 	pm_as_images images;
-	pm_as_symbols *symbols;
+	pm_as_symbols symbols;
 	pm_mem_cache *cache;
 	char *lines;
 	bool ready;
@@ -84,8 +84,7 @@ pmi_live_teardown(void)
 	free(bt.images.maps);
 	free(bt.lines);
 	free(bt.cache);
-	if (bt.symbols)
-		pmi_as_symbols_destroy(bt.symbols);
+	pmi_as_symbols_destroy(&bt.symbols);
 	memset(&bt, 0, sizeof bt);
 	pthread_mutex_unlock(&live_lock);
 }
@@ -151,8 +150,7 @@ walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 	pm_thread t = { .frames = frames, .frame_count = n };
 	bt.report.threads = &t;
 	bt.report.thread_count = 1;
-	if (bt.symbols)
-		as_symbolize(bt.symbols, &bt.report, &bt.images, &mem);
+	as_symbolize(&bt.symbols, &bt.report, &bt.images, &mem);
 	bt.report.threads = NULL;
 	bt.report.thread_count = 0;
 	return n;

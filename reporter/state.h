@@ -16,6 +16,7 @@
 
 #include "as_fds.h"
 #include "as_images.h"
+#include "as_symbols.h"
 #include "postmortem-tools.h"
 
 enum { PM_MAX_SIGNALS = 16 };
@@ -117,7 +118,7 @@ typedef struct pm_state {
 	size_t scratch_cap;
 	pm_frame *frame_tmp;      /* max_frames: one thread's walk */
 	pid_t *tids;              /* max_threads: the threads listed */
-	struct pm_as_symbols *symbols; /* in-handler symbol names, NULL if unavailable */
+	pm_as_symbols symbols;    /* in-handler symbol names (a handle: install touches no page of it) */
 	pm_mem_cache *mem_cache;  /* pages read during one capture */
 	struct pm_cfi_cache *cfi_cache; /* CFI rows found during one capture */
 	pm_mem mem;               /* the reader a capture uses (through mem_cache) */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "formats/model.h"
@@ -78,10 +79,10 @@ add_frame(uint64_t address, uint8_t how)
 static void
 symbolize(size_t work_bytes)
 {
-	pm_as_symbols *s = pmi_as_symbols_create(work_bytes);
-	cr_assert_not_null(s);
-	as_symbolize(s, &rep, &im, &mem);
-	pmi_as_symbols_destroy(s);
+	pm_as_symbols h = pmi_as_symbols_create(work_bytes);
+	cr_assert_not_null(h.work);
+	as_symbolize(&h, &rep, &im, &mem);
+	pmi_as_symbols_destroy(&h);
 }
 
 static void
@@ -305,11 +306,12 @@ Test(symbols, names_a_static_libc_function_from_the_debug_file)
 	expect_named(f1, "start_thread", 3);
 
 	/* .dynsym alone does not know it, and must not name it after a neighbour. */
-	pm_as_symbols *s = pmi_as_symbols_create(WORK_BYTES);
+	pm_as_symbols h = pmi_as_symbols_create(WORK_BYTES);
+	pm_sym_work *s = as_symbols_work(&h);
 	const pm_as_image *libc = image_named("libc.so.6");
 	cr_assert(as_symtab_from_dynamic(s, model_of(libc), libc, &mem));
 	cr_expect_null(as_symtab_lookup(&s->table, at + 3));
-	pmi_as_symbols_destroy(s);
+	pmi_as_symbols_destroy(&h);
 	free(ref.v);
 }
 
@@ -463,7 +465,8 @@ Test(symbols, libc_table_is_sorted_and_binary_search_agrees_with_a_scan)
 	ref_syms ref = { 0 };
 	libc_reference(&ref);
 	const pm_as_image *libc = image_named("libc.so.6");
-	pm_as_symbols *s = pmi_as_symbols_create(WORK_BYTES);
+	pm_as_symbols h = pmi_as_symbols_create(WORK_BYTES);
+	pm_sym_work *s = as_symbols_work(&h);
 	cr_assert(as_symbols_load(s, model_of(libc), libc, &mem));
 	const pm_symtab *t = &s->table;
 	cr_assert(t->count > 100);
@@ -490,7 +493,7 @@ Test(symbols, libc_table_is_sorted_and_binary_search_agrees_with_a_scan)
 		          (int)len, name, (unsigned long long)got->start);
 	}
 	cr_expect(named > 1000, "only %zu of 10000 addresses in libc fell in a function", named);
-	pmi_as_symbols_destroy(s);
+	pmi_as_symbols_destroy(&h);
 	free(ref.v);
 }
 
@@ -649,6 +652,36 @@ Test(symbols, libc_aliases_resolve_as_documented)
 	expect_named(p, "getpid", 2);
 }
 
+/* Pages of [p, p + n) the kernel holds for us (mincore). */
+static size_t
+resident_pages(void *p, size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), count = (n + page - 1) / page, resident = 0;
+	unsigned char *vec = calloc(count, 1);
+	cr_assert_not_null(vec);
+	cr_assert_eq(mincore(p, n, vec), 0);
+	for (size_t i = 0; i < count; i++)
+		resident += vec[i] & 1;
+	free(vec);
+	return resident;
+}
+
+/* pm_install reserves the working memory in every app: no page of it, not
+ * even its head, may be touched before a capture uses it. */
+Test(symbols, reservation_is_untouched_until_the_first_capture)
+{
+	scan_process();
+	pm_as_symbols h = pmi_as_symbols_create(WORK_BYTES);
+	cr_assert_not_null(h.work);
+	cr_expect_eq(resident_pages(h.work, h.bytes), 0, "creating the reservation touched it");
+	pm_frame *f = add_frame((uint64_t)(uintptr_t)&local_target + 1, PM_HOW_CONTEXT);
+	as_symbolize(&h, &rep, &im, &mem);
+	expect_named(f, "local_target", 1);
+	cr_expect_gt(resident_pages(h.work, h.bytes), 0);
+	pmi_as_symbols_destroy(&h);
+	cr_expect_null(h.work);
+}
+
 /* ---- not enough memory, broken input ---- */
 
 /* A table cut short may lack the preferred alias of a function, never name
@@ -727,7 +760,8 @@ Test(symbols, hostile_dynamic_sections_end_quickly)
 	pm_mem fm = { .read = fake_read, .ctx = &f };
 	pm_as_image ai = { .start = 0x10000, .end = 0x11000, .bias = 0x10000, .dynamic = 0x10000 };
 	pm_image img = { .path = "[fake]" };
-	pm_as_symbols *s = pmi_as_symbols_create(1 << 20);
+	pm_as_symbols h = pmi_as_symbols_create(1 << 20);
+	pm_sym_work *s = as_symbols_work(&h);
 	/* DT_HASH claims four billion symbols; the table would run off the image. */
 	memset(&f, 0, sizeof f);
 	Elf64_Dyn huge[] = { { DT_HASH, { 0x200 } }, { DT_SYMTAB, { 0x300 } }, { DT_STRTAB, { 0x100 } },
@@ -746,7 +780,7 @@ Test(symbols, hostile_dynamic_sections_end_quickly)
 	cr_expect(!as_symtab_from_dynamic(s, &img, &ai, &fm));
 	memset(f.bytes, 0xff, sizeof f.bytes);
 	cr_expect(!as_symtab_from_dynamic(s, &img, &ai, &fm));
-	pmi_as_symbols_destroy(s);
+	pmi_as_symbols_destroy(&h);
 }
 
 Test(symbols, hostile_files_are_refused)
@@ -764,10 +798,11 @@ Test(symbols, hostile_files_are_refused)
 	cr_assert_eq(pm_test_run(cmd, &log), 0, "%s", log);
 	free(log);
 	img.path = path;
-	pm_as_symbols *s = pmi_as_symbols_create(1 << 20);
+	pm_as_symbols h = pmi_as_symbols_create(1 << 20);
+	pm_sym_work *s = as_symbols_work(&h);
 	cr_expect(!as_symtab_from_image_file(s, &img, self, &mem));
 	img.path = "/nonexistent/file";
 	cr_expect(!as_symtab_from_image_file(s, &img, self, &mem));
-	pmi_as_symbols_destroy(s);
+	pmi_as_symbols_destroy(&h);
 	remove_dir(dir);
 }

@@ -23,7 +23,7 @@
 
 enum { DEPTH = 20, MAX_FRAMES = 512, SYMBOL_BYTES = 32 << 20 };
 
-static pm_as_symbols *symbols;
+static pm_as_symbols symbols;
 static pm_frame pm_frames[MAX_FRAMES];
 static uint32_t pm_count;
 static const char *pm_stop;
@@ -43,7 +43,7 @@ name_frames(const stop_site *site)
 	pm_thread t = { .frames = pm_frames, .frame_count = pm_count };
 	site->report->threads = &t;
 	site->report->thread_count = 1;
-	as_symbolize(symbols, site->report, site->env.images, &site->env.mem);
+	as_symbolize(&symbols, site->report, site->env.images, &site->env.mem);
 	site->report->threads = NULL;
 	site->report->thread_count = 0;
 }
@@ -71,9 +71,9 @@ dump_stacks(void)
 Test(unwind_libunwind, same_frames_down_to_the_thread_start)
 {
 	symbols = pmi_as_symbols_create(SYMBOL_BYTES);
-	cr_assert_not_null(symbols);
+	cr_assert_not_null(symbols.work);
 	cr_assert_eq(stop_in_qsort(DEPTH, walk_both, NULL), 0, "could not stop a thread in qsort");
-	pmi_as_symbols_destroy(symbols);
+	pmi_as_symbols_destroy(&symbols);
 
 	cr_expect_null(pm_stop, "postmortem's walk stopped early: %s", pm_stop ? pm_stop : "");
 	cr_expect_eq(lu_end, 0, "libunwind's walk stopped early: %s", lu_end_text(lu_end));
