@@ -1,18 +1,20 @@
 /*
- * as_symbols.c — AS-SAFE driver of the in-handler symbolizer: find the
- * images some frame needs, build one table per image from the best source
- * that fits, and name the frames by binary search in it.
+ * as_symbols.c — AS-SAFE driver of the in-handler symbolizer: collect the
+ * distinct addresses the frames look up, build one table per image from
+ * the best source that fits, answer each address once by binary search in
+ * it, then give every frame its address's answer.
  *
  * Memory: only the mapping symbols_setup.c reserved at install, whose head
- * is set up here at its first use.  A table
- * costs its string table plus 16 bytes per kept function: only the symbols
- * that may be the nearest below one of the image's frame addresses are kept
- * (as_symtab_add), so the sort at the end is small even for libc6-dbg's
- * .symtab.  An image whose table does not fit falls back to the next source
- * (see as_symbols_load).
- * Names are copied into the report's arena once per symbol and image, as
- * long as the copy cache remembers them (many threads wait in the same few
- * functions).
+ * is set up here at its first use.  A table costs 16 bytes per kept
+ * function plus the names it needs: only the symbols that may be the
+ * nearest below one of the image's addresses are kept (as_symtab_add), so
+ * the sort at the end is small even for libc6-dbg's .symtab.  An image
+ * whose table does not fit falls back to the next source (see
+ * as_symbols_load).
+ * Frames are walked twice whatever the number of images (1025 threads of 30
+ * frames are 30,000 frames, mostly at the same few addresses): once to
+ * collect, once to name.  Names are copied into the report's arena once per
+ * symbol and image, as long as the copy cache remembers them.
  */
 #include <errno.h>
 #include <string.h>
@@ -43,6 +45,32 @@ as_symbols_load(pm_sym_work *s, const pm_image *img, const pm_as_image *ai, cons
 	return partial < N && sources[partial](s, img, ai, mem);
 }
 
+/* Slots of the direct-mapped memory of addresses already collected. */
+enum { SEEN_SLOTS = 1024 };
+
+/* What a looked-up address is named: a name in the report's arena (NULL:
+ * none) and the start of its symbol. */
+typedef struct found_name {
+	const char *name;
+	uint64_t start;
+} found_name;
+
+/* One capture's naming, in the working memory (see lay_out). */
+typedef struct naming {
+	pm_sym_work *s;
+	pm_report *r;
+	const pm_as_images *im;
+	const pm_mem *mem;
+	uint8_t *wanted;      /* per scanned image: some frame needs a name from it */
+	uint32_t *by_model;   /* per report image: 1 + its index among the scanned ones, 0: none */
+	uint32_t *seen;       /* SEEN_SLOTS: an address's slot, 1 + its index in pcs */
+	pm_sym *pcs;          /* the distinct addresses looked up, sorted (in .start) */
+	uint64_t *kept;       /* per address, for pm_sym_want */
+	found_name *found;    /* per address, its answer */
+	size_t count, cap;
+	bool overflow;        /* more addresses than cap: every table keeps every symbol */
+} naming;
+
 /* Frame list k of r: the threads' in order, then (k == thread_count) the last exception backtrace. */
 static pm_frame *
 frame_list(pm_report *r, uint64_t k, uint32_t *n)
@@ -54,24 +82,74 @@ frame_list(pm_report *r, uint64_t k, uint32_t *n)
 	return f;
 }
 
-/* The image whose table names frame i, or NULL when the frame needs no name. */
+/* The scanned image whose table names frame i, or NULL when the frame needs no name. */
 static const pm_as_image *
-image_to_name(const pm_as_images *im, const pm_frame *f, uint32_t i)
+image_to_name(const naming *n, const pm_frame *f, uint32_t i)
 {
-	if (f->symbol || f->image < 0)
+	if (f->symbol || f->image < 0 || (uint32_t)f->image >= n->r->image_count || !n->by_model[f->image])
 		return NULL;
-	const pm_as_image *ai = as_image_for(im, pm_frame_lookup_address(f, i));
-	return ai && ai->model_index == (uint32_t)f->image ? ai : NULL;
+	const pm_as_image *ai = &n->im->images[n->by_model[f->image] - 1];
+	uint64_t pc = pm_frame_lookup_address(f, i);
+	return pc >= ai->start && pc < ai->end ? ai : NULL;
 }
 
-static void
-mark_wanted(const pm_as_images *im, const pm_frame *f, uint32_t n, uint8_t *wanted)
+static size_t
+seen_slot(uint64_t pc)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		const pm_as_image *ai = image_to_name(im, &f[i], i);
-		if (ai)
-			wanted[ai - im->images] = 1;
+	return (size_t)((pc * UINT64_C(0x9e3779b97f4a7c15)) >> 54) & (SEEN_SLOTS - 1);
+}
+
+/* The first of the sorted addresses at or above pc. */
+static size_t
+lower_bound(const naming *n, uint64_t pc)
+{
+	size_t lo = 0, hi = n->count;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (n->pcs[mid].start < pc)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
+	return lo;
+}
+
+/* Flag the images frames need and collect the distinct addresses they look
+ * up, sorted.  Threads stopped in the same functions repeat the same
+ * addresses: the seen slots drop most repeats before the sort. */
+static void
+collect(naming *n)
+{
+	for (uint64_t k = 0; k <= n->r->thread_count; k++) {
+		uint32_t count;
+		const pm_frame *f = frame_list(n->r, k, &count);
+		for (uint32_t i = 0; i < count; i++) {
+			const pm_as_image *ai = image_to_name(n, &f[i], i);
+			if (!ai)
+				continue;
+			n->wanted[ai - n->im->images] = 1;
+			uint64_t pc = pm_frame_lookup_address(&f[i], i);
+			uint32_t *slot = &n->seen[seen_slot(pc)];
+			if (*slot && n->pcs[*slot - 1].start == pc)
+				continue;
+			if (n->count == n->cap) {
+				n->overflow = true;
+				continue;
+			}
+			n->pcs[n->count] = (pm_sym){ .start = pc };
+			*slot = (uint32_t)++n->count;
+		}
+	}
+	if (n->overflow)
+		n->count = 0;
+	as_symtab_sort(n->pcs, n->count);
+	size_t distinct = 0;
+	for (size_t i = 0; i < n->count; i++)
+		if (distinct == 0 || n->pcs[distinct - 1].start != n->pcs[i].start)
+			n->pcs[distinct++] = n->pcs[i];
+	n->count = distinct;
+	/* From here a slot holds an index among the sorted addresses. */
+	memset(n->seen, 0, SEEN_SLOTS * sizeof *n->seen);
 }
 
 static const char *
@@ -91,86 +169,102 @@ copy_name(pm_sym_work *s, pm_arena *a, const pm_sym *sym)
 	return c->name;
 }
 
-static void
-name_frames(pm_sym_work *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, pm_frame *f,
-            uint32_t n)
+/* pc's answer in the current image's table. */
+static found_name
+look_up(const naming *n, uint64_t pc)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		if (image_to_name(im, &f[i], i) != ai)
-			continue;
-		const pm_sym *sym = as_symtab_lookup(&s->table, pm_frame_lookup_address(&f[i], i));
-		const char *name = sym ? copy_name(s, r->arena, sym) : NULL;
-		if (!name)
-			continue;
-		f[i].symbol = name;
-		f[i].symbol_offset = f[i].address - sym->start;
-		f[i].has_offset = true;
-	}
+	const pm_sym *sym = as_symtab_lookup(&n->s->table, pc);
+	const char *name = sym ? copy_name(n->s, n->r->arena, sym) : NULL;
+	return name ? (found_name){ .name = name, .start = sym->start } : (found_name){ 0 };
 }
 
-/* The addresses the frames in image ai look up, sorted and distinct, into
- * s->want; without room for them, s->want stays empty (every symbol is kept). */
-static void
-collect_wanted(pm_sym_work *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai)
+/* pc's answer among the collected addresses (none when it is not one). */
+static found_name
+collected_answer(const naming *n, uint64_t pc)
 {
-	pm_sym *pcs = s->want_pcs;
-	size_t n = 0;
-	s->want = (pm_sym_want){ 0 };
-	for (uint64_t k = 0; k <= r->thread_count; k++) {
+	uint32_t *slot = &n->seen[seen_slot(pc)];
+	size_t at = *slot && n->pcs[*slot - 1].start == pc ? *slot - 1 : lower_bound(n, pc);
+	if (at == n->count || n->pcs[at].start != pc)
+		return (found_name){ 0 };
+	*slot = (uint32_t)at + 1;
+	return n->found[at];
+}
+
+/* Name the frames: from the collected answers, or (table_of, when the
+ * addresses did not fit) those in image table_of straight from its table. */
+static void
+name_frames(const naming *n, const pm_as_image *table_of)
+{
+	for (uint64_t k = 0; k <= n->r->thread_count; k++) {
 		uint32_t count;
-		const pm_frame *f = frame_list(r, k, &count);
+		pm_frame *f = frame_list(n->r, k, &count);
 		for (uint32_t i = 0; i < count; i++) {
-			if (image_to_name(im, &f[i], i) != ai)
+			const pm_as_image *ai = image_to_name(n, &f[i], i);
+			if (!ai || (table_of && ai != table_of))
 				continue;
 			uint64_t pc = pm_frame_lookup_address(&f[i], i);
-			if (n > 0 && pcs[n - 1].start == pc)
+			found_name got = table_of ? look_up(n, pc) : collected_answer(n, pc);
+			if (!got.name)
 				continue;
-			if (n == s->want_cap)
-				return;
-			pcs[n++] = (pm_sym){ .start = pc };
+			f[i].symbol = got.name;
+			f[i].symbol_offset = f[i].address - got.start;
+			f[i].has_offset = true;
 		}
 	}
-	as_symtab_sort(pcs, n);
-	size_t distinct = 0;
-	for (size_t i = 0; i < n; i++)
-		if (distinct == 0 || pcs[distinct - 1].start != pcs[i].start)
-			pcs[distinct++] = pcs[i];
-	s->want = (pm_sym_want){ .pcs = pcs, .kept = s->want_kept, .count = distinct };
 }
 
+/* Build image ai's table for its collected addresses [lo, hi) and answer them. */
 static void
-name_image(pm_sym_work *s, pm_report *r, const pm_as_images *im, const pm_as_image *ai, const pm_mem *mem)
+name_image(naming *n, const pm_as_image *ai, size_t lo, size_t hi)
 {
-	if (ai->model_index >= r->image_count)
-		return;
-	collect_wanted(s, r, im, ai);
-	if (!as_symbols_load(s, &r->images[ai->model_index], ai, mem))
+	pm_sym_work *s = n->s;
+	for (size_t k = lo; k < hi; k++)
+		n->found[k] = (found_name){ 0 };
+	s->want = n->overflow ? (pm_sym_want){ 0 } : (pm_sym_want){ .pcs = n->pcs + lo, .kept = n->kept, .count = hi - lo };
+	if (!as_symbols_load(s, &n->r->images[ai->model_index], ai, n->mem))
 		return;
 	memset(s->copies, 0, sizeof s->copies);
-	for (uint64_t k = 0; k <= r->thread_count; k++) {
-		uint32_t n;
-		pm_frame *f = frame_list(r, k, &n);
-		name_frames(s, r, im, ai, f, n);
-	}
+	for (size_t k = lo; k < hi; k++)
+		n->found[k] = look_up(n, n->pcs[k].start);
+	if (n->overflow)
+		name_frames(n, ai);
 }
 
-/* The working memory: a flag per image, room for the wanted addresses of the
- * frames (at most a quarter of it), then the area for one table. */
-static bool
-lay_out(pm_sym_work *s, pm_report *r, size_t images)
+static size_t
+align64(size_t n)
 {
-	size_t flag_bytes = (images + 63) & ~(size_t)63;
-	if (flag_bytes > s->work_size)
+	return (n + 63) & ~(size_t)63;
+}
+
+/* The working memory: the flags, the way from report images to scanned
+ * ones, the seen slots, room for the addresses (at most a quarter of it),
+ * then the area for one table. */
+static bool
+lay_out(naming *n)
+{
+	pm_sym_work *s = n->s;
+	size_t flags = align64(n->im->count), models = align64(n->r->image_count * sizeof(uint32_t));
+	size_t fixed = flags + models + SEEN_SLOTS * sizeof(uint32_t);
+	if (fixed > s->work_size)
 		return false;
-	uint64_t frames = r->leb_count;
-	for (uint64_t k = 0; k < r->thread_count; k++)
-		frames += r->threads[k].frame_count;
-	size_t per = sizeof(pm_sym) + sizeof(uint64_t), fit = (s->work_size - flag_bytes) / 4 / per;
-	s->want_cap = frames < fit ? (size_t)frames : fit;
-	s->want_pcs = (pm_sym *)(void *)(s->work + flag_bytes);
-	s->want_kept = (uint64_t *)(void *)(s->work + flag_bytes + s->want_cap * sizeof(pm_sym));
-	s->area = s->work + flag_bytes + s->want_cap * per;
-	s->area_size = s->work_size - flag_bytes - s->want_cap * per;
+	uint64_t frames = n->r->leb_count;
+	for (uint64_t k = 0; k < n->r->thread_count; k++)
+		frames += n->r->threads[k].frame_count;
+	size_t per = sizeof(pm_sym) + sizeof(uint64_t) + sizeof(found_name), fit = (s->work_size - fixed) / 4 / per;
+	n->cap = frames < fit ? (size_t)frames : fit;
+	char *p = s->work;
+	n->wanted = (uint8_t *)p;
+	n->by_model = (uint32_t *)(void *)(p += flags);
+	n->seen = (uint32_t *)(void *)(p += models);
+	n->pcs = (pm_sym *)(void *)(p += SEEN_SLOTS * sizeof(uint32_t));
+	n->kept = (uint64_t *)(void *)(p += n->cap * sizeof(pm_sym));
+	n->found = (found_name *)(void *)(p += n->cap * sizeof(uint64_t));
+	s->area = p + n->cap * sizeof(found_name);
+	s->area_size = s->work_size - fixed - n->cap * per;
+	memset(n->wanted, 0, flags + models + SEEN_SLOTS * sizeof(uint32_t));
+	for (size_t i = 0; i < n->im->count; i++)
+		if (n->im->images[i].model_index < n->r->image_count)
+			n->by_model[n->im->images[i].model_index] = (uint32_t)i + 1;
 	return true;
 }
 
@@ -189,18 +283,18 @@ void
 as_symbolize(const pm_as_symbols *h, pm_report *r, const pm_as_images *im, const pm_mem *mem)
 {
 	pm_sym_work *s = as_symbols_work(h);
-	if (!s || !r || !im || !mem || !lay_out(s, r, im->count))
+	naming n = { .s = s, .r = r, .im = im, .mem = mem };
+	if (!s || !r || !im || !mem || !lay_out(&n))
 		return;
 	int saved_errno = errno;
-	uint8_t *wanted = (uint8_t *)s->work;
-	memset(wanted, 0, im->count);
-	for (uint64_t k = 0; k <= r->thread_count; k++) {
-		uint32_t n;
-		const pm_frame *f = frame_list(r, k, &n);
-		mark_wanted(im, f, n, wanted);
+	collect(&n);
+	/* Images and addresses both ascend: each image's addresses are a run. */
+	for (size_t i = 0; i < im->count; i++) {
+		const pm_as_image *ai = &im->images[i];
+		if (n.wanted[i])
+			name_image(&n, ai, lower_bound(&n, ai->start), lower_bound(&n, ai->end));
 	}
-	for (size_t i = 0; i < im->count; i++)
-		if (wanted[i])
-			name_image(s, r, im, &im->images[i], mem);
+	if (!n.overflow)
+		name_frames(&n, NULL);
 	errno = saved_errno;
 }

@@ -2,11 +2,13 @@
  * as_symbols_internal.h — AS-SAFE pieces of the in-handler symbolizer,
  * shared by its files and its tests.
  *
- * The working memory reserved at install starts with one flag per image (a
- * frame needs its names), then room for the addresses one image's frames look
- * up (pm_sym_want, at most a quarter of it); the rest is the area where one
- * image at a time gets a table of the function symbols that may name those
- * addresses (every function symbol when they did not fit):
+ * The working memory reserved at install starts with what as_symbols.c
+ * keeps for the whole capture: one flag per image (a frame needs its
+ * names), the way from a frame's image to the scanned image, and the
+ * distinct addresses the frames look up with their answers (at most a
+ * quarter of it).  The rest is the area where one image at a time gets a
+ * table of the function symbols that may name its addresses (pm_sym_want;
+ * every function symbol when the addresses did not fit):
  *
  *     area: [ pm_sym entries ...... | the names they need, NUL-terminated ]
  *
@@ -104,9 +106,6 @@ typedef struct pm_sym_work {
 	size_t area_size;
 	pm_symtab table;     /* the image being named */
 	pm_sym_want want;    /* what its frames look up (pcs NULL when they did not fit) */
-	pm_sym *want_pcs;    /* room for want_cap addresses, in the working memory */
-	uint64_t *want_kept;
-	size_t want_cap;
 	pm_sym_copy copies[PM_SYM_COPY_CACHE];
 	char debug_path[PM_SYM_DEBUG_PATH_MAX];
 	pm_sym_chunk chunk;
