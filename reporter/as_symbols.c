@@ -21,6 +21,7 @@
 
 #include "as_symbols_internal.h"
 #include "arena.h"
+#include "as_sys.h"
 #include "as_unwind.h"
 
 bool
@@ -273,6 +274,9 @@ as_symbols_work(const pm_as_symbols *h)
 {
 	pm_sym_work *s = h ? h->work : NULL;
 	if (s && !s->work) {
+		/* Every page of the head (most of it the read buffer) is written by
+		 * the first table: one call instead of a fault each. */
+		as_sys_populate(s, PM_SYM_HEAD);
 		s->work = s->area = (char *)s + PM_SYM_HEAD;
 		s->work_size = s->area_size = h->bytes - PM_SYM_HEAD;
 	}
