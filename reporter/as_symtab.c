@@ -4,7 +4,9 @@
  * Kept: STT_FUNC and STT_GNU_IFUNC symbols that are defined (st_shndx is
  * neither SHN_UNDEF nor SHN_ABS), named (st_name is not 0, the empty string,
  * and lies in the string table: the names themselves are read later, for the
- * few entries a lookup can find), sized, and start inside the image.
+ * few entries a lookup can find, so a nonzero st_name that points at a NUL —
+ * no linker writes one — counts as a name, which then reads as none), sized,
+ * and start inside the image.
  * Size-0 function symbols (hand-written assembly such as glibc's
  * __restore_rt) are dropped: with no extent, the only way to use them is "up
  * to the next symbol", which would also name padding and unrelated code.

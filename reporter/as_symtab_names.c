@@ -29,9 +29,10 @@ static char no_room[1];
 static size_t
 read_whole_name(const pm_symtab *t, const pm_sym_names *src, uint64_t off, name_buf *b)
 {
-	size_t start = b->used;
-	while (off < t->names_len) {
-		size_t n = t->names_len - off < LONG_NAME_CHUNK ? (size_t)(t->names_len - off) : LONG_NAME_CHUNK;
+	size_t start = b->used, chunk = LONG_NAME_CHUNK;
+	/* Each read twice the last: a name of n bytes takes about log2(n / 1024) reads. */
+	for (; off < t->names_len; chunk *= 2) {
+		size_t n = t->names_len - off < chunk ? (size_t)(t->names_len - off) : chunk;
 		if (n >= b->cap - b->used || !src->read(src->ctx, src->at + off, b->p + b->used, n)) {
 			b->used = start;
 			return 0;

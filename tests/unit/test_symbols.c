@@ -641,6 +641,92 @@ Test(symbols, table_for_wanted_addresses_names_them_as_the_full_table)
 	expect_lookup(&part, 0x102f0, "malloc");
 }
 
+/* A string table of 64 KiB: a few names far apart, one of 5000 bytes. */
+enum { BIG_STRTAB = 64 << 10, LONG_NAME = 5000 };
+static char big_strtab[BIG_STRTAB];
+static size_t big_reads, big_bytes;
+
+static bool
+read_big_strtab(const void *ctx, uint64_t at, void *dst, size_t n)
+{
+	(void)ctx;
+	if (at > sizeof big_strtab || n > sizeof big_strtab - at)
+		return false;
+	memcpy(dst, big_strtab + at, n);
+	big_reads++;
+	big_bytes += n;
+	return true;
+}
+
+static Elf64_Sym
+fn_at(Elf64_Word name, uint64_t value)
+{
+	return (Elf64_Sym){ .st_name = name, .st_info = ELF64_ST_INFO(STB_GLOBAL, STT_FUNC), .st_shndx = 1,
+	                    .st_value = value, .st_size = 0x10 };
+}
+
+/* Only the names the wanted addresses need are read, in runs, each whole
+ * however long; with too little room a name is missing, never wrong. */
+Test(symbols, reads_only_the_names_it_needs)
+{
+	memset(big_strtab, 0, sizeof big_strtab);
+	const Elf64_Word near = 100, close_by = 300, far = 40000, tail = BIG_STRTAB - 10, unused = 20000;
+	strcpy(big_strtab + near, "near");
+	strcpy(big_strtab + close_by, "close_by");
+	memset(big_strtab + far, 'x', LONG_NAME);
+	strcpy(big_strtab + tail, "tail");
+	strcpy(big_strtab + unused, "unused");
+	Elf64_Sym syms[] = { fn_at(far, 0x300), fn_at(unused, 0x500), fn_at(near, 0x100), fn_at(close_by, 0x200),
+		             fn_at(tail, 0x400) };
+	const uint64_t pcs[] = { 0x10104, 0x10208, 0x10300, 0x10404 };
+	enum { N = sizeof pcs / sizeof pcs[0] };
+	pm_sym want_pcs[N];
+	uint64_t kept[N];
+	for (size_t i = 0; i < N; i++)
+		want_pcs[i] = (pm_sym){ .start = pcs[i] };
+	pm_sym_want want = { .pcs = want_pcs, .kept = kept, .count = N };
+	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
+	const pm_sym_names source = { .read = read_big_strtab };
+	static char area[16 << 10];
+	const size_t rooms[] = { sizeof area, 5 * sizeof(pm_sym) + 4 * sizeof(pm_sym) + 64 };
+	for (size_t r = 0; r < sizeof rooms / sizeof rooms[0]; r++) {
+		pm_symtab t;
+		as_symtab_reset(&t, &ai, &want);
+		cr_assert(as_symtab_place(&t, area, rooms[r], sizeof big_strtab));
+		cr_assert(as_symtab_add(&t, syms, sizeof syms / sizeof syms[0]));
+		big_reads = big_bytes = 0;
+		as_symtab_finish(&t, &source);
+		cr_expect_eq(t.count, 4, "the entry no address finds is dropped");
+		if (r == 0) {
+			expect_lookup(&t, pcs[0], "near");
+			expect_lookup(&t, pcs[1], "close_by");
+			expect_lookup(&t, pcs[3], "tail");
+			size_t len;
+			const char *name = as_symtab_name(&t, as_symtab_lookup(&t, pcs[2]), &len);
+			cr_expect_eq(len, LONG_NAME);
+			cr_expect_eq(strspn(name, "x"), LONG_NAME);
+			cr_expect(!t.truncated);
+			/* near and close_by share a read, tail has one; the long name takes its
+			 * run's read, then 1, 2 and 4 KiB read again whole. */
+			cr_expect_eq(big_reads, 6, "%zu reads", big_reads);
+			cr_expect_lt(big_bytes, 2 * LONG_NAME, "%zu bytes read of %d", big_bytes, BIG_STRTAB);
+			continue;
+		}
+		/* Room for the entries and a few short names only. */
+		cr_expect(t.truncated);
+		for (size_t i = 0; i < N; i++) {
+			const pm_sym *sym = as_symtab_lookup(&t, pcs[i]);
+			cr_assert_not_null(sym);
+			size_t len;
+			const char *name = as_symtab_name(&t, sym, &len);
+			const char *expected[] = { "near", "close_by", NULL, "tail" };
+			if (len > 0)
+				cr_expect(expected[i] && len == strlen(expected[i]) && memcmp(name, expected[i], len) == 0,
+				          "%#llx named %.*s", (unsigned long long)pcs[i], (int)len, name);
+		}
+	}
+}
+
 Test(symbols, libc_aliases_resolve_as_documented)
 {
 	scan_process();
