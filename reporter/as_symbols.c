@@ -104,15 +104,7 @@ seen_slot(uint64_t pc)
 static size_t
 lower_bound(const naming *n, uint64_t pc)
 {
-	size_t lo = 0, hi = n->count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (n->pcs[mid].start < pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return as_sym_lower_bound(n->pcs, n->count, pc);
 }
 
 /* Flag the images frames need and collect the distinct addresses they look

@@ -133,6 +133,8 @@ bool as_symtab_add(pm_symtab *t, const Elf64_Sym *syms, size_t n);
  * that fails marks the table truncated.  True when some symbol was kept. */
 bool as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t count, pm_sym_reader *read,
                     const void *ctx);
+/* The first of v[0..n), sorted by start, whose start is at or above `start`. */
+size_t as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start);
 /* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
 void as_symtab_sort(pm_sym *v, size_t n);
 /* Sort by address, drop the entries no wanted address can find, read the

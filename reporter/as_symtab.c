@@ -71,6 +71,20 @@ is_named(const pm_symtab *t, const Elf64_Sym *y)
 	return y->st_name != 0 && y->st_name < t->names_len;
 }
 
+size_t
+as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (v[mid].start < start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * Can a symbol starting here be the nearest one at or below a wanted address?
  * Of the symbols whose first wanted address at or after their start is the
@@ -87,14 +101,7 @@ may_name_wanted(const pm_symtab *t, uint64_t start, size_t *at)
 	const pm_sym_want *w = t->want;
 	if (!w)
 		return true;
-	size_t lo = 0, hi = w->count;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (w->pcs[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = as_sym_lower_bound(w->pcs, w->count, start);
 	*at = lo;
 	return lo < w->count && start >= w->kept[lo];
 }

@@ -546,6 +546,15 @@ expect_lookup(const pm_symtab *t, uint64_t a, const char *name)
 	          (unsigned long long)a, (int)len, got, name);
 }
 
+/* The wanted addresses pcs[0..n), sorted, over room for them. */
+static pm_sym_want
+want_for(const uint64_t *pcs, size_t n, pm_sym *room, uint64_t *kept)
+{
+	for (size_t i = 0; i < n; i++)
+		room[i] = (pm_sym){ .start = pcs[i] };
+	return (pm_sym_want){ .pcs = room, .kept = kept, .count = n };
+}
+
 Test(symbols, aliases_resolve_as_documented)
 {
 	Elf64_Sym syms[] = {
@@ -611,9 +620,7 @@ Test(symbols, table_for_wanted_addresses_names_them_as_the_full_table)
 	static char full_area[4096], want_area[4096];
 	pm_sym want_pcs[N];
 	uint64_t kept[N];
-	for (size_t i = 0; i < N; i++)
-		want_pcs[i] = (pm_sym){ .start = pcs[i] };
-	pm_sym_want want = { .pcs = want_pcs, .kept = kept, .count = N };
+	pm_sym_want want = want_for(pcs, N, want_pcs, kept);
 	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
 	pm_symtab full, part;
 	as_symtab_reset(&full, &ai, NULL);
@@ -682,9 +689,7 @@ Test(symbols, reads_only_the_names_it_needs)
 	enum { N = sizeof pcs / sizeof pcs[0] };
 	pm_sym want_pcs[N];
 	uint64_t kept[N];
-	for (size_t i = 0; i < N; i++)
-		want_pcs[i] = (pm_sym){ .start = pcs[i] };
-	pm_sym_want want = { .pcs = want_pcs, .kept = kept, .count = N };
+	pm_sym_want want = want_for(pcs, N, want_pcs, kept);
 	pm_as_image ai = { .start = 0x10000, .end = 0x20000, .bias = 0x10000 };
 	const pm_sym_names source = { .read = read_big_strtab };
 	static char area[16 << 10];
