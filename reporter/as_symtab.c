@@ -74,15 +74,18 @@ is_named(const pm_symtab *t, const Elf64_Sym *y)
 size_t
 as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start)
 {
-	size_t lo = 0, hi = n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (v[mid].start < start)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* Halving without a branch on the comparison (a conditional move): the
+	 * filter runs it for every function of libc's .symtab, whose starts
+	 * fall left and right of the wanted addresses at random. */
+	const pm_sym *base = v;
+	if (n == 0)
+		return 0;
+	while (n > 1) {
+		size_t half = n / 2;
+		base = base[half - 1].start < start ? base + half : base;
+		n -= half;
 	}
-	return lo;
+	return (size_t)(base - v) + (base->start < start);
 }
 
 /*
