@@ -45,7 +45,11 @@ read_whole_name(const pm_symtab *t, const pm_sym_names *src, uint64_t off, name_
 		b->used += n;
 		off += n;
 	}
-	b->p[b->used++] = '\0'; /* room for it was left above */
+	if (b->used == start || b->used >= b->cap) {
+		b->used = start;
+		return 0; /* off was past the table (not for a kept entry) */
+	}
+	b->p[b->used++] = '\0';
 	return start;
 }
 
