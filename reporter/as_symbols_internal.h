@@ -141,7 +141,7 @@ bool as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t cou
 size_t as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start);
 /* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
 void as_symtab_sort(pm_sym *v, size_t n);
-/* Sort by address, drop the entries no wanted address can find, read the
+/* Drop the entries no wanted address can find, sort by address, read the
  * names of the others from `names` and fold aliases into one entry (see
  * as_symtab.c).  A name that could not be read (no room, a failed read)
  * leaves its entry nameless and the table truncated. */

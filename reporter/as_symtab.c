@@ -248,45 +248,28 @@ fold_aliases(pm_symtab *t)
 	t->count = out;
 }
 
-/* The first entry of the group of equal starts that entry i belongs to. */
-static size_t
-group_start(const pm_symtab *t, size_t i)
-{
-	while (i > 0 && t->syms[i - 1].start == t->syms[i].start)
-		i--;
-	return i;
-}
-
-/* Keep, of the sorted entries, the groups of equal starts that are the
- * nearest at or below some wanted address: the only ones a lookup of a
- * wanted address finds, so the only names to read. */
+/* Drop the entries that a greater start with the same first wanted address
+ * outdid after they were kept (see may_name_wanted): what stays is, per
+ * wanted address, the group of the nearest start at or below it, the only
+ * entries a lookup of a wanted address finds, so the only names to read,
+ * and the sort sees no more. */
 static void
-keep_wanted_groups(pm_symtab *t)
+drop_outdone(pm_symtab *t)
 {
 	const pm_sym_want *w = t->want;
-	size_t out = 0, i = 0;
-	for (size_t k = 0; k < w->count && i < t->count; k++) {
-		uint64_t pc = w->pcs[k].start;
-		/* Entries and addresses both ascend: walk to the last entry at or below pc. */
-		while (i < t->count && t->syms[i].start <= pc)
-			i++;
-		if (i == 0)
-			continue;
-		size_t g = group_start(t, i - 1);
-		if (out > 0 && t->syms[out - 1].start >= t->syms[g].start)
-			continue; /* kept for an earlier address */
-		for (size_t j = g; j < i; j++)
-			t->syms[out++] = t->syms[j];
-	}
+	size_t out = 0;
+	for (size_t i = 0; i < t->count; i++)
+		if (t->syms[i].start >= w->kept[as_sym_lower_bound(w->pcs, w->count, t->syms[i].start)])
+			t->syms[out++] = t->syms[i];
 	t->count = out;
 }
 
 void
 as_symtab_finish(pm_symtab *t, const pm_sym_names *names)
 {
-	as_symtab_sort(t->syms, t->count);
 	if (t->want)
-		keep_wanted_groups(t);
+		drop_outdone(t);
+	as_symtab_sort(t->syms, t->count);
 	as_symtab_read_names(t, names);
 	fold_aliases(t);
 }
