@@ -790,6 +790,61 @@ expect_alias(const ref_syms *libc_ref, uint64_t libc_bias, const pm_frame *f, co
 		          "with %zu bytes: %s is not an alias of %s", work_bytes, f->symbol, preferred);
 }
 
+/* Threads stopped at the same addresses, and more distinct addresses than
+ * the memory of those seen has slots: every frame gets the same name
+ * whether the addresses fit in the working memory (each looked up once) or
+ * not (each frame looked up in its image's table of every symbol). */
+enum { MANY_THREADS = 3, MANY_FRAMES = 1500 };
+static pm_thread many[MANY_THREADS];
+static pm_frame many_frames[MANY_THREADS][MANY_FRAMES];
+static const char *many_names[2][MANY_THREADS][MANY_FRAMES];
+
+Test(symbols, repeated_and_many_addresses_name_as_each_alone)
+{
+	scan_process();
+	const pm_as_image *self = NULL;
+	for (size_t i = 0; i < im.count; i++)
+		if (model_of(&as_images[i])->is_app)
+			self = &as_images[i];
+	cr_assert_not_null(self);
+	for (size_t t = 0; t < MANY_THREADS; t++) {
+		/* Threads 0 and 1 alike, thread 2 at addresses of its own. */
+		for (size_t i = 0; i < MANY_FRAMES; i++) {
+			uint64_t step = (t == 2 ? 61 : 37) * (uint64_t)(i + 1);
+			uint64_t at = self->start + 1 + step % (self->end - self->start - 1);
+			many_frames[t][i] = (pm_frame){ .address = at, .image = (int32_t)self->model_index, .how = PM_HOW_CFI };
+		}
+		many[t] = (pm_thread){ .frames = many_frames[t], .frame_count = MANY_FRAMES };
+	}
+	rep.threads = many;
+	rep.thread_count = MANY_THREADS;
+	/* Room for every address, then too little: a quarter of 256 KiB holds
+	 * about 1,600, not the 3,000 distinct ones here (the program's own table
+	 * of every symbol still fits in the rest). */
+	const size_t sizes[] = { WORK_BYTES, 256 << 10 };
+	for (size_t k = 0; k < 2; k++) {
+		for (size_t t = 0; t < MANY_THREADS; t++)
+			for (size_t i = 0; i < MANY_FRAMES; i++)
+				many_frames[t][i].symbol = NULL;
+		symbolize(sizes[k]);
+		for (size_t t = 0; t < MANY_THREADS; t++)
+			for (size_t i = 0; i < MANY_FRAMES; i++)
+				many_names[k][t][i] = many_frames[t][i].symbol;
+	}
+	size_t named = 0;
+	for (size_t t = 0; t < MANY_THREADS; t++)
+		for (size_t i = 0; i < MANY_FRAMES; i++) {
+			const char *a = many_names[0][t][i], *b = many_names[1][t][i];
+			cr_assert((a == NULL) == (b == NULL) && (!a || strcmp(a, b) == 0),
+			          "thread %zu frame %zu at %#llx: %s, with less memory %s", t, i,
+			          (unsigned long long)many_frames[t][i].address, a ? a : "(none)", b ? b : "(none)");
+			named += a != NULL;
+			if (t == 1)
+				cr_assert_eq(a, many_names[0][0][i], "thread 1 frame %zu is named apart from thread 0's", i);
+		}
+	cr_expect_gt(named, MANY_THREADS * MANY_FRAMES / 2, "only %zu frames named", named);
+}
+
 Test(symbols, small_working_area_names_what_fits)
 {
 	scan_process();
