@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "as_sys.h"
@@ -143,6 +144,65 @@ pm_mem
 as_mem_cached(pm_mem_cache *c)
 {
 	return (pm_mem){ .read = cached_read, .ctx = c };
+}
+
+/* The kernel stops at the first range it cannot read whole and returns the
+ * bytes before the bad one: keep those, and go on from the next range. */
+static void
+read_vm_windows(pm_mem_window *w, size_t n)
+{
+	struct iovec local[PM_MEM_WINDOWS], remote[PM_MEM_WINDOWS];
+	pid_t pid = cached_pid ? cached_pid : getpid();
+	size_t i = 0;
+	while (i < n) { /* each round settles at least range i */
+		size_t k = 0;
+		for (size_t j = i; j < n; j++, k++) {
+			local[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)w[j].bytes, .iov_len = w[j].len };
+			remote[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)w[j].start, .iov_len = w[j].len };
+		}
+		long got = as_sys_process_vm_readv_iov(pid, local, remote, k);
+		size_t left = got > 0 ? (size_t)got : 0;
+		for (; i < n && left >= w[i].len; i++)
+			left -= w[i].len;
+		if (i < n)
+			w[i++].len = left;
+	}
+}
+
+void
+as_mem_windows_read(pm_mem_cache *c, pm_mem_window *w, size_t n)
+{
+	if (n > PM_MEM_WINDOWS)
+		n = PM_MEM_WINDOWS;
+	for (size_t i = 0; i < n; i++) {
+		w[i].bytes = c->window[i];
+		if (w[i].len > PM_MEM_WINDOW || w[i].start + w[i].len < w[i].start)
+			w[i].len = 0;
+	}
+	if (!use_pipe) {
+		read_vm_windows(w, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!read_pipe(w[i].start, c->window[i], w[i].len))
+			w[i].len = 0;
+}
+
+static bool
+windowed_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+	const pm_mem_window *w = ctx;
+	if (addr >= w->start && n <= w->len && addr - w->start <= w->len - n) {
+		memcpy(dst, w->bytes + (addr - w->start), n);
+		return true;
+	}
+	return pm_mem_read(w->under, addr, dst, n);
+}
+
+pm_mem
+as_mem_windowed(pm_mem_window *w)
+{
+	return (pm_mem){ .read = windowed_read, .ctx = w };
 }
 
 void

@@ -43,17 +43,46 @@ bool as_mem_read(void *dst, uint64_t src, size_t n);
  */
 enum { PM_MEM_PAGE = 4096, PM_MEM_CACHE_PAGES = 64, PM_MEM_CACHE_WAYS = 4 };
 
+/*
+ * Stack windows: the top of each thread's stack, copied for a batch of
+ * threads with one system call.  A walk reads mostly the few kilobytes
+ * above its stack pointer, and the system call's fixed cost, not the bytes,
+ * is most of a page read: one process_vm_readv of 16 ranges of 4 KiB costs
+ * about what 4 reads of one range do.  A walk that goes past its window
+ * reads the rest through the cache.  Storage is the cache's (after its
+ * pages, so that a capture faults in only the windows it uses).
+ */
+enum { PM_MEM_WINDOW = 4096, PM_MEM_WINDOWS = 16 };
+
 typedef struct pm_mem_cache {
 	uint64_t tag[PM_MEM_CACHE_PAGES];  /* page address + 1; 0: empty */
 	size_t next;                       /* round-robin victim within a set */
 	unsigned char page[PM_MEM_CACHE_PAGES][PM_MEM_PAGE];
+	unsigned char window[PM_MEM_WINDOWS][PM_MEM_WINDOW];
 } pm_mem_cache;
+
+/* A copy of [start, start + len) of our memory; reads outside it go to `under`. */
+typedef struct pm_mem_window {
+	uint64_t start;
+	size_t len;               /* bytes held; 0: none */
+	const unsigned char *bytes;
+	const pm_mem *under;
+} pm_mem_window;
 
 /* Empty the cache, remember our pid for the reads, and switch to the
  * fallback pipe if the current method no longer works.  AS-safe. */
 void as_mem_cache_reset(pm_mem_cache *c);
 /* A reader of our own address space through the cache.  AS-safe. */
 pm_mem as_mem_cached(pm_mem_cache *c);
+
+/* Copy [w[i].start, w[i].start + w[i].len) into window i of c for each
+ * i < n (n <= PM_MEM_WINDOWS, len <= PM_MEM_WINDOW), with one system call
+ * when every range is readable; a range that cannot be read whole keeps
+ * the part read before the bad byte (len shrinks, 0 at worst).  AS-safe. */
+void as_mem_windows_read(pm_mem_cache *c, pm_mem_window *w, size_t n);
+/* A reader that serves reads inside w from its copy, the others from
+ * w->under.  AS-safe. */
+pm_mem as_mem_windowed(pm_mem_window *w);
 
 /* Typed helpers over any source.  AS-safe. */
 static inline bool

@@ -3,6 +3,7 @@
  * its registers and its stack walked from the context it stopped in.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "arch.h"
 #include "arena.h"
@@ -34,12 +35,14 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 	return pmi_arena_strdup(a, note);
 }
 
+/* The stack is read through its window, the rest (unwind tables, a stack
+ * past the window) through the capture's cache. */
 static void
-walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc)
+walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc, pm_mem_window *stack)
 {
 	pm_report *r = c->report;
 	pm_frame *tmp = c->frame_tmp;
-	pm_unwind_env env = { .mem = *c->mem, .images = c->images, .cfi_cache = c->cfi_cache };
+	pm_unwind_env env = { .mem = as_mem_windowed(stack), .images = c->images, .cfi_cache = c->cfi_cache };
 	pm_cpu cpu;
 	const char *stop;
 	as_arch_cpu_from_mcontext(mc, &cpu);
@@ -70,26 +73,54 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 	}
 }
 
+/* The registers of a thread that stopped for the report, or NULL. */
+static const mcontext_t *
+stopped_in(const as_capture_ctx *c, pid_t tid)
+{
+	if (tid == c->tid)
+		return c->mc;
+	pm_slot *s = as_slot_find(tid);
+	return s && atomic_load(&s->state) == SLOT_CAPTURED ? &s->mc : NULL;
+}
+
+/* The windows of threads [first, first + n): each stack from its pointer
+ * up, within its mapping (bound below by the read, which the kernel checks). */
+static void
+read_windows(const as_capture_ctx *c, size_t first, size_t n, pm_mem_window *w)
+{
+	for (size_t k = 0; k < n; k++) {
+		const mcontext_t *mc = stopped_in(c, c->tids[first + k]);
+		uint64_t sp = mc ? as_arch_sp(mc) : 0;
+		const pm_as_map *m = sp ? as_map_for(c->images, sp) : NULL;
+		w[k] = (pm_mem_window){ .under = c->mem };
+		if (m && (m->prot & PROT_READ)) {
+			w[k].start = sp;
+			w[k].len = m->end - sp < PM_MEM_WINDOW ? m->end - sp : PM_MEM_WINDOW;
+		}
+	}
+	as_mem_windows_read(c->mem_cache, w, n);
+}
+
 /* The context a thread stopped in, or NULL when it did not answer; in name,
  * the name it told (empty when it did not). */
 static const mcontext_t *
-context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, bool *blocked, char name[16])
+context_of(const as_capture_ctx *c, pid_t tid, int *also_crashed, bool *blocked, char name[16])
 {
+	const mcontext_t *mc = stopped_in(c, tid);
 	*also_crashed = 0;
 	*blocked = false;
 	name[0] = '\0';
-	if (tid == self) {
+	if (tid == c->tid) {
 		as_sys_thread_name(name);
-		return self_mc;
+		return mc;
 	}
 	pm_slot *s = as_slot_find(tid);
-	int state = s ? atomic_load(&s->state) : SLOT_EMPTY;
-	*blocked = state == SLOT_BLOCKED;
-	if (state != SLOT_CAPTURED)
-		return NULL;
-	*also_crashed = s->signal;
-	memcpy(name, s->name, 16);
-	return &s->mc;
+	*blocked = s && atomic_load(&s->state) == SLOT_BLOCKED;
+	if (mc) {
+		*also_crashed = s->signal;
+		memcpy(name, s->name, 16);
+	}
+	return mc;
 }
 
 /*
@@ -119,14 +150,17 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 	if (!r->threads)
 		return;
 	const char *first = r->arena->cur;
+	pm_mem_window windows[PM_MEM_WINDOWS];
 	for (size_t i = 0; i < n; i++) {
 		if (i == PROBE_THREADS && n >= 2 * PROBE_THREADS)
 			populate_ahead(r->arena, first, n - i);
+		if (i % PM_MEM_WINDOWS == 0)
+			read_windows(c, i, n - i < PM_MEM_WINDOWS ? n - i : PM_MEM_WINDOWS, windows);
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
 		bool blocked;
 		char name[16];
-		const mcontext_t *mc = context_of(tids[i], self, c->mc, &also, &blocked, name);
+		const mcontext_t *mc = context_of(c, tids[i], &also, &blocked, name);
 		t->id = (uint64_t)tids[i];
 		t->number = (uint32_t)i;
 		t->name = name[0] ? pmi_arena_strdup(r->arena, name) : as_proc_name(r->arena, "/proc/self/task/", tids[i]);
@@ -139,7 +173,7 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 		}
 		t->captured = true;
 		fill_registers(r, t, mc);
-		walk(c, t, mc);
+		walk(c, t, mc, &windows[i % PM_MEM_WINDOWS]);
 		if (also && !t->note)
 			t->note = "crashed too while the report was being written";
 	}

@@ -1,0 +1,100 @@
+/*
+ * test_mem_windows.c — stack windows (reporter/as_mem.c, as_mem_windows_read
+ * and as_mem_windowed) over this process's memory: ranges read in one batch
+ * keep their bytes, a range that meets an unreadable page keeps at most
+ * what lies before it, the ranges after it are still read, and a reader
+ * over a window serves what it holds from the copy and the rest from the
+ * reader under it; with process_vm_readv and with the pipe fallback.
+ */
+#include <criterion/criterion.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "reporter/as_mem.h"
+
+enum { PAGES = 8, BAD_PAGE = 3, BEFORE_BAD = 1000 };
+
+static unsigned char *mem;
+static pm_mem_cache *cache;
+
+static void
+setup(void)
+{
+	cr_assert_eq((size_t)sysconf(_SC_PAGESIZE), (size_t)PM_MEM_PAGE);
+	mem = mmap(NULL, PAGES * PM_MEM_PAGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cache = mmap(NULL, sizeof *cache, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(mem != MAP_FAILED && cache != MAP_FAILED);
+	for (size_t i = 0; i < PAGES * PM_MEM_PAGE; i++)
+		mem[i] = (unsigned char)(i * 13 + i / PM_MEM_PAGE + 5);
+	cr_assert_eq(mprotect(mem + BAD_PAGE * PM_MEM_PAGE, PM_MEM_PAGE, PROT_NONE), 0);
+	as_mem_cache_reset(cache);
+}
+
+static uint64_t
+at(size_t offset)
+{
+	return (uint64_t)(uintptr_t)(mem + offset);
+}
+
+static void
+check_bytes(const pm_mem_window *w, const char *what)
+{
+	for (size_t i = 0; i < w->len; i++)
+		cr_assert_eq(w->bytes[i], *(unsigned char *)(uintptr_t)(w->start + i), "%s: byte %zu differs", what, i);
+}
+
+/* Five ranges: whole, running into the bad page, after it, inside it, and
+ * one more after that (a second failure must not stop the rest either). */
+static void
+check_windows(bool may_split)
+{
+	pm_mem self = as_mem_self();
+	pm_mem_window w[5] = {
+		{ .start = at(100), .len = PM_MEM_WINDOW, .under = &self },
+		{ .start = at(BAD_PAGE * PM_MEM_PAGE - BEFORE_BAD), .len = PM_MEM_WINDOW, .under = &self },
+		{ .start = at((BAD_PAGE + 1) * PM_MEM_PAGE + 50), .len = PM_MEM_WINDOW, .under = &self },
+		{ .start = at(BAD_PAGE * PM_MEM_PAGE + 8), .len = 64, .under = &self },
+		{ .start = at((BAD_PAGE + 2) * PM_MEM_PAGE + 7), .len = 2000, .under = &self },
+	};
+	as_mem_windows_read(cache, w, 5);
+	cr_assert_eq(w[0].len, PM_MEM_WINDOW);
+	cr_assert(w[1].len == 0 || (may_split && w[1].len == BEFORE_BAD),
+	          "%zu bytes kept of a range with %d readable", w[1].len, BEFORE_BAD);
+	cr_assert_eq(w[2].len, PM_MEM_WINDOW, "the range after a bad one was not read");
+	cr_assert_eq(w[3].len, 0);
+	cr_assert_eq(w[4].len, 2000, "the range after a second bad one was not read");
+	check_bytes(&w[0], "whole");
+	check_bytes(&w[1], "before the bad page");
+	check_bytes(&w[2], "after the bad page");
+	check_bytes(&w[4], "after the second bad range");
+
+	/* A change after the read: the window still shows the copy, reads outside it see memory. */
+	pm_mem r = as_mem_windowed(&w[2]);
+	uint64_t inside = w[2].start + 16, outside = w[2].start + w[2].len + 16, v, was;
+	memcpy(&was, (void *)(uintptr_t)inside, sizeof was);
+	memset((void *)(uintptr_t)inside, 0xab, sizeof v);
+	memset((void *)(uintptr_t)outside, 0xcd, sizeof v);
+	cr_assert(pm_mem_u64(&r, inside, &v));
+	cr_assert_eq(v, was, "a read inside the window did not come from its copy");
+	cr_assert(pm_mem_u64(&r, outside, &v));
+	cr_assert_eq(v, UINT64_C(0xcdcdcdcdcdcdcdcd), "a read past the window did not go to the reader under it");
+	cr_assert(pm_mem_u64(&r, w[2].start + w[2].len - 4, &v), "a read across the window's end failed");
+	pm_mem bad = as_mem_windowed(&w[3]);
+	cr_assert(!pm_mem_u64(&bad, w[3].start, &v), "an unreadable byte was read");
+}
+
+Test(mem_windows, ranges_are_read_around_bad_pages)
+{
+	setup();
+	check_windows(true);
+}
+
+Test(mem_windows, the_pipe_fallback_reads_the_same_ranges)
+{
+	int fds[2];
+	cr_assert_eq(pipe(fds), 0);
+	setup();
+	as_mem_use_pipe(fds[0], fds[1]);
+	check_windows(false);
+}
