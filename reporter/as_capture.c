@@ -49,7 +49,9 @@ as_capture(const as_capture_ctx *c)
 	r->images = c->model_images;
 	*c->images = (pm_as_images){ .images = c->as_images, .cap = c->image_cap,
 	                             .maps = c->as_maps, .map_cap = c->map_cap };
-	as_images_scan(c->images, r, c->mem, c->facts->exe_path, c->scratch, c->scratch_cap);
+	/* The images' first pages are each read once: not through the cache (as_images.c). */
+	pm_mem direct = as_mem_self();
+	as_images_scan(c->images, r, &direct, c->facts->exe_path, c->scratch, c->scratch_cap);
 	as_fill_header(r, c->facts, &c->now);
 	c->phases->images = as_sys_lap_ns(&t);
 	as_fill_threads(c, n);
