@@ -84,7 +84,7 @@ stopped_in(const as_capture_ctx *c, pid_t tid)
 }
 
 /* The windows of threads [first, first + n): each stack from its pointer
- * up, within its mapping (bound below by the read, which the kernel checks). */
+ * up, within its mapping. */
 static void
 read_windows(const as_capture_ctx *c, size_t first, size_t n, pm_mem_window *w)
 {
@@ -95,7 +95,7 @@ read_windows(const as_capture_ctx *c, size_t first, size_t n, pm_mem_window *w)
 		w[k] = (pm_mem_window){ .under = c->mem };
 		if (m && (m->prot & PROT_READ)) {
 			w[k].start = sp;
-			w[k].len = m->end - sp < PM_MEM_WINDOW ? m->end - sp : PM_MEM_WINDOW;
+			w[k].end = m->end;
 		}
 	}
 	as_mem_windows_read(c->mem_cache, w, n);

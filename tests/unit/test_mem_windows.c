@@ -4,7 +4,8 @@
  * keep their bytes, a range that meets an unreadable page keeps at most
  * what lies before it, the ranges after it are still read, and a reader
  * over a window serves what it holds from the copy and the rest from the
- * reader under it; with process_vm_readv and with the pipe fallback.
+ * reader under it, except a read higher up its stack, which moves the
+ * window there; with process_vm_readv and with the pipe fallback.
  */
 #include <criterion/criterion.h>
 #include <string.h>
@@ -50,15 +51,16 @@ static void
 check_windows(bool may_split)
 {
 	pm_mem self = as_mem_self();
+	uint64_t into_bad = at(BAD_PAGE * PM_MEM_PAGE - BEFORE_BAD), after_bad = at((BAD_PAGE + 1) * PM_MEM_PAGE + 50);
 	pm_mem_window w[5] = {
-		{ .start = at(100), .len = PM_MEM_WINDOW, .under = &self },
-		{ .start = at(BAD_PAGE * PM_MEM_PAGE - BEFORE_BAD), .len = PM_MEM_WINDOW, .under = &self },
-		{ .start = at((BAD_PAGE + 1) * PM_MEM_PAGE + 50), .len = PM_MEM_WINDOW, .under = &self },
-		{ .start = at(BAD_PAGE * PM_MEM_PAGE + 8), .len = 64, .under = &self },
-		{ .start = at((BAD_PAGE + 2) * PM_MEM_PAGE + 7), .len = 2000, .under = &self },
+		{ .start = at(100), .end = at(100) + 2 * PM_MEM_WINDOW, .under = &self },
+		{ .start = into_bad, .end = into_bad + PM_MEM_WINDOW, .under = &self },
+		{ .start = after_bad, .end = after_bad + PM_MEM_WINDOW + 1000, .under = &self },
+		{ .start = at(BAD_PAGE * PM_MEM_PAGE + 8), .end = at(BAD_PAGE * PM_MEM_PAGE + 72), .under = &self },
+		{ .start = at((BAD_PAGE + 2) * PM_MEM_PAGE + 7), .end = at((BAD_PAGE + 2) * PM_MEM_PAGE + 2007), .under = &self },
 	};
 	as_mem_windows_read(cache, w, 5);
-	cr_assert_eq(w[0].len, PM_MEM_WINDOW);
+	cr_assert_eq(w[0].len, PM_MEM_WINDOW, "a window holds at most PM_MEM_WINDOW bytes");
 	cr_assert(w[1].len == 0 || (may_split && w[1].len == BEFORE_BAD),
 	          "%zu bytes kept of a range with %d readable", w[1].len, BEFORE_BAD);
 	cr_assert_eq(w[2].len, PM_MEM_WINDOW, "the range after a bad one was not read");
@@ -69,19 +71,32 @@ check_windows(bool may_split)
 	check_bytes(&w[2], "after the bad page");
 	check_bytes(&w[4], "after the second bad range");
 
-	/* A change after the read: the window still shows the copy, reads outside it see memory. */
+	/* A change after the read: the window still shows the copy, reads past its stack see memory. */
 	pm_mem r = as_mem_windowed(&w[2]);
-	uint64_t inside = w[2].start + 16, outside = w[2].start + w[2].len + 16, v, was;
+	uint64_t inside = w[2].start + 16, past = w[2].end + 16, v, was;
 	memcpy(&was, (void *)(uintptr_t)inside, sizeof was);
 	memset((void *)(uintptr_t)inside, 0xab, sizeof v);
-	memset((void *)(uintptr_t)outside, 0xcd, sizeof v);
+	memset((void *)(uintptr_t)past, 0xcd, sizeof v);
 	cr_assert(pm_mem_u64(&r, inside, &v));
 	cr_assert_eq(v, was, "a read inside the window did not come from its copy");
-	cr_assert(pm_mem_u64(&r, outside, &v));
-	cr_assert_eq(v, UINT64_C(0xcdcdcdcdcdcdcdcd), "a read past the window did not go to the reader under it");
-	cr_assert(pm_mem_u64(&r, w[2].start + w[2].len - 4, &v), "a read across the window's end failed");
+	cr_assert(pm_mem_u64(&r, past, &v));
+	cr_assert_eq(v, UINT64_C(0xcdcdcdcdcdcdcdcd), "a read past the stack did not go to the reader under it");
+	cr_assert_eq(w[2].start, after_bad, "a read past the stack moved the window");
 	pm_mem bad = as_mem_windowed(&w[3]);
 	cr_assert(!pm_mem_u64(&bad, w[3].start, &v), "an unreadable byte was read");
+
+	/* A read above the window, within its stack, moves the copy up there. */
+	pm_mem climb = as_mem_windowed(&w[0]);
+	uint64_t above = w[0].start + PM_MEM_WINDOW + 100;
+	memcpy(&was, (void *)(uintptr_t)above, sizeof was);
+	cr_assert(pm_mem_u64(&climb, above, &v));
+	cr_assert_eq(v, was);
+	cr_assert(w[0].start < above && w[0].start + w[0].len >= above + sizeof v && w[0].start + w[0].len <= w[0].end,
+	          "the window did not move up to the read");
+	check_bytes(&w[0], "moved up");
+	memset((void *)(uintptr_t)above, 0xee, sizeof v);
+	cr_assert(pm_mem_u64(&climb, above, &v));
+	cr_assert_eq(v, was, "a read in the moved window did not come from its copy");
 }
 
 Test(mem_windows, ranges_are_read_around_bad_pages)
