@@ -1,6 +1,8 @@
 /*
- * test_mem_windows.c — stack windows (reporter/as_mem.c, as_mem_windows_read
- * and as_mem_windowed) over this process's memory: ranges read in one batch
+ * test_mem_windows.c — the capture's reads of its own memory
+ * (reporter/as_mem.c).  The cache (as_mem_cached) gives the bytes of
+ * memory across its lines and through evictions.  Stack windows
+ * (as_mem_windows_read and as_mem_windowed): ranges read in one batch
  * keep their bytes, a range that meets an unreadable page keeps at most
  * what lies before it, the ranges after it are still read, and a reader
  * over a window serves what it holds from the copy and the rest from the
@@ -97,6 +99,28 @@ check_windows(bool may_split)
 	memset((void *)(uintptr_t)above, 0xee, sizeof v);
 	cr_assert(pm_mem_u64(&climb, above, &v));
 	cr_assert_eq(v, was, "a read in the moved window did not come from its copy");
+}
+
+/* Reads of every size and offset over 1 MiB: 16 lines to each set of the
+ * cache's, so lines are evicted and their bytes handed to others. */
+Test(mem_windows, the_cache_gives_the_bytes_of_memory)
+{
+	enum { SPAN = 1 << 20, READS = 20000 };
+	setup();
+	unsigned char *big = mmap(NULL, SPAN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	cr_assert(big != MAP_FAILED);
+	for (size_t i = 0; i < SPAN; i++)
+		big[i] = (unsigned char)(i * 31 + i / PM_MEM_LINE);
+	pm_mem m = as_mem_cached(cache);
+	unsigned char got[3 * PM_MEM_LINE];
+	uint64_t x = 88172645463325252u;
+	for (int i = 0; i < READS; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		size_t n = 1 + x % sizeof got, off = (x >> 20) % (SPAN - n);
+		cr_assert(pm_mem_read(&m, (uint64_t)(uintptr_t)(big + off), got, n), "read %d failed", i);
+		cr_assert(memcmp(got, big + off, n) == 0, "read %d: %zu bytes at %zu differ", i, n, off);
+	}
+	munmap(big, SPAN);
 }
 
 Test(mem_windows, ranges_are_read_around_bad_pages)
