@@ -73,14 +73,22 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 	}
 }
 
+/* The state of tid's freeze slot (SLOT_EMPTY when it has none), in *s its slot. */
+static int
+slot_state(pid_t tid, pm_slot **s)
+{
+	*s = as_slot_find(tid);
+	return *s ? atomic_load(&(*s)->state) : SLOT_EMPTY;
+}
+
 /* The registers of a thread that stopped for the report, or NULL. */
 static const mcontext_t *
 stopped_in(const as_capture_ctx *c, pid_t tid)
 {
+	pm_slot *s;
 	if (tid == c->tid)
 		return c->mc;
-	pm_slot *s = as_slot_find(tid);
-	return s && atomic_load(&s->state) == SLOT_CAPTURED ? &s->mc : NULL;
+	return slot_state(tid, &s) == SLOT_CAPTURED ? &s->mc : NULL;
 }
 
 /* The windows of threads [first, first + n): each stack from its pointer
@@ -104,23 +112,23 @@ read_windows(const as_capture_ctx *c, size_t first, size_t n, pm_mem_window *w)
 /* The context a thread stopped in, or NULL when it did not answer; in name,
  * the name it told (empty when it did not). */
 static const mcontext_t *
-context_of(const as_capture_ctx *c, pid_t tid, int *also_crashed, bool *blocked, char name[16])
+context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, bool *blocked, char name[16])
 {
-	const mcontext_t *mc = stopped_in(c, tid);
 	*also_crashed = 0;
 	*blocked = false;
 	name[0] = '\0';
-	if (tid == c->tid) {
+	if (tid == self) {
 		as_sys_thread_name(name);
-		return mc;
+		return self_mc;
 	}
-	pm_slot *s = as_slot_find(tid);
-	*blocked = s && atomic_load(&s->state) == SLOT_BLOCKED;
-	if (mc) {
-		*also_crashed = s->signal;
-		memcpy(name, s->name, 16);
-	}
-	return mc;
+	pm_slot *s;
+	int state = slot_state(tid, &s);
+	*blocked = state == SLOT_BLOCKED;
+	if (state != SLOT_CAPTURED)
+		return NULL;
+	*also_crashed = s->signal;
+	memcpy(name, s->name, 16);
+	return &s->mc;
 }
 
 /*
@@ -160,7 +168,7 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 		int also;
 		bool blocked;
 		char name[16];
-		const mcontext_t *mc = context_of(c, tids[i], &also, &blocked, name);
+		const mcontext_t *mc = context_of(tids[i], self, c->mc, &also, &blocked, name);
 		t->id = (uint64_t)tids[i];
 		t->number = (uint32_t)i;
 		t->name = name[0] ? pmi_arena_strdup(r->arena, name) : as_proc_name(r->arena, "/proc/self/task/", tids[i]);
