@@ -14,8 +14,6 @@
 #include "as_symbols.h"
 #include "as_sys.h"
 
-enum { CFI_POPULATE_THREADS = 8 };
-
 void
 as_capture(const as_capture_ctx *c)
 {
@@ -34,20 +32,20 @@ as_capture(const as_capture_ctx *c)
 	(*c->generation)++;
 	as_mem_cache_reset(c->mem_cache);
 	as_cfi_cache_clear(c->cfi_cache);
-	/* Their pages are fresh at the first crash, and one call faulting them
-	 * all in is cheaper than a fault for each page the walks touch: for the
-	 * memory cache from 1 thread on (a third of its pages at 1 thread, all
-	 * at 257), for the CFI rows (spread by pc, each page read, then written)
-	 * only from a few threads on (measured: a loss at 1 thread, a gain at 17). */
-	as_sys_populate(c->mem_cache, sizeof *c->mem_cache);
-	if (n >= CFI_POPULATE_THREADS)
-		as_sys_populate(c->cfi_cache, as_cfi_cache_size());
+	/* The stack windows the walks will use are fresh at the first crash and
+	 * each filled whole: one call faulting them in is cheaper than a fault
+	 * for each.  Not the memory cache's lines nor the CFI rows, which fill a
+	 * few pages one after another. */
+	size_t windows = n < PM_MEM_WINDOWS ? n : PM_MEM_WINDOWS;
+	as_sys_populate(c->mem_cache->window, windows * sizeof c->mem_cache->window[0]);
 	*c->mem = as_mem_cached(c->mem_cache);
 	r->threads_truncated = truncated;
 	r->images = c->model_images;
 	*c->images = (pm_as_images){ .images = c->as_images, .cap = c->image_cap,
 	                             .maps = c->as_maps, .map_cap = c->map_cap };
-	as_images_scan(c->images, r, c->mem, c->facts->exe_path, c->scratch, c->scratch_cap);
+	/* The images' first pages are each read once: not through the cache (as_images.c). */
+	pm_mem direct = as_mem_self();
+	as_images_scan(c->images, r, &direct, c->facts->exe_path, c->scratch, c->scratch_cap);
 	as_fill_header(r, c->facts, &c->now);
 	c->phases->images = as_sys_lap_ns(&t);
 	as_fill_threads(c, n);

@@ -63,14 +63,38 @@ arch_of(uint16_t machine)
 	}
 }
 
+/*
+ * An image's first page, read in one go: it holds the ELF header and, as
+ * linkers lay images out, the program headers and the build-id note, which
+ * are then taken from it instead of read one by one.  The scan reads it
+ * without the capture's page cache, whose pages are fresh at the first
+ * crash: copying into a fresh page costs several times a read.
+ */
+typedef struct elf_head {
+	const pm_mem *mem;
+	uint64_t base;
+	_Alignas(8) uint8_t bytes[PM_MEM_PAGE];
+} elf_head;
+
+/* n bytes at addr, from the first page when they lie in it. */
+static bool
+head_read(const elf_head *h, uint64_t addr, void *dst, size_t n)
+{
+	if (addr >= h->base && n <= sizeof h->bytes && addr - h->base <= sizeof h->bytes - n) {
+		memcpy(dst, h->bytes + (addr - h->base), n);
+		return true;
+	}
+	return pm_mem_read(h->mem, addr, dst, n);
+}
+
 static void
-read_build_id(const pm_mem *mem, uint64_t addr, uint64_t size, pm_image *img)
+read_build_id(const elf_head *h, uint64_t addr, uint64_t size, pm_image *img)
 {
 	uint8_t notes[MAX_NOTES];
 	size_t at, len;
 	if (size > sizeof notes)
 		size = sizeof notes;
-	if (!pm_mem_read(mem, addr, notes, size) || !as_elf_find_build_id(notes, size, &at, &len) || len == 0)
+	if (!head_read(h, addr, notes, size) || !as_elf_find_build_id(notes, size, &at, &len) || len == 0)
 		return;
 	if (len > PM_BUILD_ID_MAX)
 		len = PM_BUILD_ID_MAX;
@@ -78,16 +102,21 @@ read_build_id(const pm_mem *mem, uint64_t addr, uint64_t size, pm_image *img)
 	img->build_id_len = (uint8_t)len;
 }
 
-/* Fill `ai` and `img` from the ELF header at `base`; false if it is not an ELF image. */
+/* Fill `ai` and `img` from the image mapped at `base`; false if it is not an ELF image. */
 static bool
 read_elf(const pm_mem *mem, uint64_t base, pm_as_image *ai, pm_image *img)
 {
+	elf_head h = { .mem = mem, .base = base };
 	Elf64_Ehdr eh;
 	Elf64_Phdr ph[MAX_PHDRS];
-	if (!pm_mem_read(mem, base, &eh, sizeof eh) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
+	/* A mapping's first page is readable whole, as maps says it is. */
+	if (!pm_mem_read(mem, base, h.bytes, sizeof h.bytes))
+		return false;
+	memcpy(&eh, h.bytes, sizeof eh);
+	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
 	    eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS ||
-	    !pm_mem_read(mem, base + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]))
+	    !head_read(&h, base + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]))
 		return false;
 	uint64_t lo = UINT64_MAX, hi = 0;
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
@@ -111,7 +140,7 @@ read_elf(const pm_mem *mem, uint64_t base, pm_as_image *ai, pm_image *img)
 		else if (ph[i].p_type == PT_DYNAMIC)
 			ai->dynamic = at;
 		else if (ph[i].p_type == PT_NOTE && img->build_id_len == 0)
-			read_build_id(mem, at, ph[i].p_filesz, img);
+			read_build_id(&h, at, ph[i].p_filesz, img);
 	}
 	img->start = ai->start;
 	img->size = ai->end - ai->start;

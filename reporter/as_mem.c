@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "as_sys.h"
@@ -90,28 +91,34 @@ as_mem_cache_reset(pm_mem_cache *c)
 	cached_pid = getpid();
 	if (!use_pipe && !as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
 		as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
-	for (size_t i = 0; i < PM_MEM_CACHE_PAGES; i++)
+	for (size_t i = 0; i < PM_MEM_CACHE_LINES; i++) {
 		c->tag[i] = 0;
+		c->bytes[i] = 0;
+	}
 	c->next = 0;
+	c->handed = 0;
 }
 
-/* The cached copy of the page at `page`, read in whole on a miss; NULL
- * when the page cannot be read.  Set-associative: a page may only live in
+/* The cached copy of the line at `line`, read in whole on a miss; NULL
+ * when the line cannot be read.  Set-associative: a line may only live in
  * the PM_MEM_CACHE_WAYS slots of its set, so a lookup checks a few tags. */
 static const unsigned char *
-cached_page(pm_mem_cache *c, uint64_t page)
+cached_line(pm_mem_cache *c, uint64_t line)
 {
-	size_t sets = PM_MEM_CACHE_PAGES / PM_MEM_CACHE_WAYS;
-	size_t first = (size_t)(page / PM_MEM_PAGE % sets) * PM_MEM_CACHE_WAYS;
+	size_t sets = PM_MEM_CACHE_LINES / PM_MEM_CACHE_WAYS;
+	size_t first = (size_t)(line / PM_MEM_LINE % sets) * PM_MEM_CACHE_WAYS;
 	for (size_t i = first; i < first + PM_MEM_CACHE_WAYS; i++)
-		if (c->tag[i] == page + 1)
-			return c->page[i];
+		if (c->tag[i] == line + 1)
+			return c->line[c->bytes[i] - 1];
 	size_t slot = first + c->next++ % PM_MEM_CACHE_WAYS;
+	if (c->bytes[slot] == 0) /* each slot takes bytes once: handed never passes the lines */
+		c->bytes[slot] = (uint16_t)++c->handed;
+	unsigned char *bytes = c->line[c->bytes[slot] - 1];
 	c->tag[slot] = 0;
-	if (!as_mem_read(c->page[slot], page, PM_MEM_PAGE))
+	if (!as_mem_read(bytes, line, PM_MEM_LINE))
 		return NULL;
-	c->tag[slot] = page + 1;
-	return c->page[slot];
+	c->tag[slot] = line + 1;
+	return bytes;
 }
 
 static bool
@@ -124,11 +131,11 @@ cached_read(void *ctx, uint64_t addr, void *dst, size_t n)
 	if (addr + n < addr)
 		return false;
 	while (n > 0) {
-		uint64_t page = addr & ~(uint64_t)(PM_MEM_PAGE - 1);
-		size_t off = (size_t)(addr - page), k = PM_MEM_PAGE - off;
+		uint64_t line = addr & ~(uint64_t)(PM_MEM_LINE - 1);
+		size_t off = (size_t)(addr - line), k = PM_MEM_LINE - off;
 		if (k > n)
 			k = n;
-		const unsigned char *p = cached_page(c, page);
+		const unsigned char *p = cached_line(c, line);
 		if (!p)
 			return false;
 		memcpy(d, p + off, k);
@@ -143,6 +150,84 @@ pm_mem
 as_mem_cached(pm_mem_cache *c)
 {
 	return (pm_mem){ .read = cached_read, .ctx = c };
+}
+
+/* The kernel stops at the first range it cannot read whole and returns the
+ * bytes before the bad one: keep those, and go on from the next range. */
+static void
+read_vm_windows(pm_mem_window *w, size_t n)
+{
+	struct iovec local[PM_MEM_WINDOWS], remote[PM_MEM_WINDOWS];
+	pid_t pid = cached_pid ? cached_pid : getpid();
+	size_t i = 0;
+	while (i < n) { /* each round settles at least range i */
+		size_t k = 0;
+		for (size_t j = i; j < n; j++, k++) {
+			local[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)w[j].bytes, .iov_len = w[j].len };
+			remote[k] = (struct iovec){ .iov_base = (void *)(uintptr_t)w[j].start, .iov_len = w[j].len };
+		}
+		long got = as_sys_process_vm_readv_iov(pid, local, remote, k);
+		size_t left = got > 0 ? (size_t)got : 0;
+		for (; i < n && left >= w[i].len; i++)
+			left -= w[i].len;
+		if (i < n)
+			w[i++].len = left;
+	}
+}
+
+void
+as_mem_windows_read(pm_mem_cache *c, pm_mem_window *w, size_t n)
+{
+	if (n > PM_MEM_WINDOWS)
+		n = PM_MEM_WINDOWS;
+	for (size_t i = 0; i < n; i++) {
+		w[i].bytes = c->window[i];
+		w[i].len = w[i].end <= w[i].start ? 0 : w[i].end - w[i].start < PM_MEM_WINDOW ? w[i].end - w[i].start
+		                                                                               : PM_MEM_WINDOW;
+	}
+	if (!use_pipe) {
+		read_vm_windows(w, n);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!read_pipe(w[i].start, c->window[i], w[i].len))
+			w[i].len = 0;
+}
+
+/* Below the read that moves a window, what it keeps: the slots a frame
+ * saves lie below its return address, and are not always read first. */
+enum { WINDOW_SLACK = 512 };
+
+static bool
+in_window(const pm_mem_window *w, uint64_t addr, size_t n)
+{
+	return addr >= w->start && n <= w->len && addr - w->start <= w->len - n;
+}
+
+static bool
+windowed_read(void *ctx, uint64_t addr, void *dst, size_t n)
+{
+	pm_mem_window *w = ctx;
+	if (!in_window(w, addr, n) && w->len > 0 && addr >= w->start + w->len && addr < w->end) {
+		uint64_t start = addr - w->start > WINDOW_SLACK ? addr - WINDOW_SLACK : w->start;
+		size_t len = w->end - start < PM_MEM_WINDOW ? (size_t)(w->end - start) : PM_MEM_WINDOW;
+		w->len = 0; /* until the copy is whole */
+		if (as_mem_read(w->bytes, start, len)) {
+			w->start = start;
+			w->len = len;
+		}
+	}
+	if (in_window(w, addr, n)) {
+		memcpy(dst, w->bytes + (addr - w->start), n);
+		return true;
+	}
+	return pm_mem_read(w->under, addr, dst, n);
+}
+
+pm_mem
+as_mem_windowed(pm_mem_window *w)
+{
+	return (pm_mem){ .read = windowed_read, .ctx = w };
 }
 
 void

@@ -61,7 +61,13 @@ as_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n)
 {
 	struct iovec lo = { .iov_base = dst, .iov_len = n };
 	struct iovec re = { .iov_base = (void *)src, .iov_len = n };
-	return raw(SYS_process_vm_readv, pid, L(&lo), 1, L(&re), 1, 0);
+	return as_sys_process_vm_readv_iov(pid, &lo, &re, 1);
+}
+
+long
+as_sys_process_vm_readv_iov(pid_t pid, const struct iovec *local, const struct iovec *remote, size_t n)
+{
+	return raw(SYS_process_vm_readv, pid, L(local), L(n), L(remote), L(n), 0);
 }
 
 long

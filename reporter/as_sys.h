@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 pid_t as_sys_gettid(void);
 long as_sys_tgkill(pid_t tgid, pid_t tid, int sig);
@@ -18,6 +19,8 @@ long as_sys_tgkill(pid_t tgid, pid_t tid, int sig);
 long as_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info);
 long as_sys_getdents64(int fd, void *buf, size_t n);
 long as_sys_process_vm_readv(pid_t pid, void *dst, uintptr_t src, size_t n);
+/* n ranges at once: remote[i] into local[i]; the bytes read before the first that fails. */
+long as_sys_process_vm_readv_iov(pid_t pid, const struct iovec *local, const struct iovec *remote, size_t n);
 /* Wait while *word == expected, at most timeout_ns (0: forever). */
 long as_sys_futex_wait(int *word, int expected, uint64_t timeout_ns);
 long as_sys_futex_wake(int *word);

@@ -3,6 +3,7 @@
  * its registers and its stack walked from the context it stopped in.
  */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "arch.h"
 #include "arena.h"
@@ -34,12 +35,14 @@ not_captured_note(pm_arena *a, pid_t tid, bool blocked)
 	return pmi_arena_strdup(a, note);
 }
 
+/* The stack is read through its window, the rest (unwind tables, a stack
+ * past the window) through the capture's cache. */
 static void
-walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc)
+walk(const as_capture_ctx *c, pm_thread *t, const mcontext_t *mc, pm_mem_window *stack)
 {
 	pm_report *r = c->report;
 	pm_frame *tmp = c->frame_tmp;
-	pm_unwind_env env = { .mem = *c->mem, .images = c->images, .cfi_cache = c->cfi_cache };
+	pm_unwind_env env = { .mem = as_mem_windowed(stack), .images = c->images, .cfi_cache = c->cfi_cache };
 	pm_cpu cpu;
 	const char *stop;
 	as_arch_cpu_from_mcontext(mc, &cpu);
@@ -70,6 +73,42 @@ fill_registers(pm_report *r, pm_thread *t, const mcontext_t *mc)
 	}
 }
 
+/* The state of tid's freeze slot (SLOT_EMPTY when it has none), in *s its slot. */
+static int
+slot_state(pid_t tid, pm_slot **s)
+{
+	*s = as_slot_find(tid);
+	return *s ? atomic_load(&(*s)->state) : SLOT_EMPTY;
+}
+
+/* The registers of a thread that stopped for the report, or NULL. */
+static const mcontext_t *
+stopped_in(const as_capture_ctx *c, pid_t tid)
+{
+	pm_slot *s;
+	if (tid == c->tid)
+		return c->mc;
+	return slot_state(tid, &s) == SLOT_CAPTURED ? &s->mc : NULL;
+}
+
+/* The windows of threads [first, first + n): each stack from its pointer
+ * up, within its mapping. */
+static void
+read_windows(const as_capture_ctx *c, size_t first, size_t n, pm_mem_window *w)
+{
+	for (size_t k = 0; k < n; k++) {
+		const mcontext_t *mc = stopped_in(c, c->tids[first + k]);
+		uint64_t sp = mc ? as_arch_sp(mc) : 0;
+		const pm_as_map *m = sp ? as_map_for(c->images, sp) : NULL;
+		w[k] = (pm_mem_window){ .under = c->mem };
+		if (m && (m->prot & PROT_READ)) {
+			w[k].start = sp;
+			w[k].end = m->end;
+		}
+	}
+	as_mem_windows_read(c->mem_cache, w, n);
+}
+
 /* The context a thread stopped in, or NULL when it did not answer; in name,
  * the name it told (empty when it did not). */
 static const mcontext_t *
@@ -82,8 +121,8 @@ context_of(pid_t tid, pid_t self, const mcontext_t *self_mc, int *also_crashed, 
 		as_sys_thread_name(name);
 		return self_mc;
 	}
-	pm_slot *s = as_slot_find(tid);
-	int state = s ? atomic_load(&s->state) : SLOT_EMPTY;
+	pm_slot *s;
+	int state = slot_state(tid, &s);
 	*blocked = state == SLOT_BLOCKED;
 	if (state != SLOT_CAPTURED)
 		return NULL;
@@ -119,9 +158,12 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 	if (!r->threads)
 		return;
 	const char *first = r->arena->cur;
+	pm_mem_window windows[PM_MEM_WINDOWS];
 	for (size_t i = 0; i < n; i++) {
 		if (i == PROBE_THREADS && n >= 2 * PROBE_THREADS)
 			populate_ahead(r->arena, first, n - i);
+		if (i % PM_MEM_WINDOWS == 0)
+			read_windows(c, i, n - i < PM_MEM_WINDOWS ? n - i : PM_MEM_WINDOWS, windows);
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
 		bool blocked;
@@ -139,7 +181,7 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 		}
 		t->captured = true;
 		fill_registers(r, t, mc);
-		walk(c, t, mc);
+		walk(c, t, mc, &windows[i % PM_MEM_WINDOWS]);
 		if (also && !t->note)
 			t->note = "crashed too while the report was being written";
 	}
