@@ -65,7 +65,7 @@ make_name(char *out, size_t cap, const char *lead, const char *id, const char *e
 
 /* A file written whole under its hidden temporary name, its writeback started. */
 typedef struct staged {
-	int fd; /* -1: nothing to land */
+	int fd; /* -1: nothing to name */
 	char tmp[NAME_MAX + 1], name[NAME_MAX + 1];
 } staged;
 
@@ -73,8 +73,7 @@ typedef struct staged {
  * Files are created relative to the descriptor of pending/ held since
  * install: no path is resolved again, and it needs no free descriptor.
  * The disk starts writing the bytes at once, so that they are on their way
- * while the next file is rendered and one journal commit can cover the files
- * of a report (land).
+ * while the next file is rendered (give_name waits for them).
  */
 static void
 stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path, staged *f)
@@ -102,18 +101,48 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 	unlinkat(dir, f->tmp, 0);
 }
 
-/* Make a staged file's bytes durable, then give it its name. */
+/* Wait until a staged file's bytes are written (a write error there keeps
+ * it from its name), then give it its name: the rename is the last change
+ * to it, and no journal commit can carry the name without its blocks. */
+static void
+give_name(int dir, staged *f, uint64_t *wait_total)
+{
+	if (f->fd < 0)
+		return;
+	uint64_t t = as_sys_now_ns();
+	bool written = as_sys_writeback(f->fd, true) == 0;
+	if (wait_total)
+		*wait_total += as_sys_lap_ns(&t);
+	if (written && renameat(dir, f->tmp, dir, f->name) == 0)
+		return;
+	close(f->fd);
+	f->fd = -1;
+	unlinkat(dir, f->tmp, 0);
+}
+
+/* fsync a named file and close it; false when it has no name or did not sync. */
 static bool
-land(int dir, staged *f, uint64_t *fsync_total)
+seal(staged *f, uint64_t *fsync_total)
 {
 	if (f->fd < 0)
 		return false;
 	bool ok = timed_fsync(f->fd, fsync_total) == 0;
-	ok = close(f->fd) == 0 && ok;
-	if (ok && renameat(dir, f->tmp, dir, f->name) == 0)
-		return true;
-	unlinkat(dir, f->tmp, 0);
-	return false;
+	return close(f->fd) == 0 && ok;
+}
+
+/*
+ * The directory's fsync comes first: on ext4 it commits the running
+ * transaction whatever it holds (a directory's fsync always does), which
+ * carries the names, the files' sizes and extents, and whatever else the
+ * filesystem's other writers queued; the files' own fsyncs then find their
+ * changes committed and only flush the disk's cache.  Files first, the
+ * directory's fsync would commit a second time whenever anything else on
+ * the filesystem changed in between.
+ */
+static bool
+seal_dir(int dir, uint64_t *fsync_total)
+{
+	return timed_fsync(dir, fsync_total) == 0;
 }
 
 /* Its fsyncs are in the minidump's phase: the report's fsync phase ends
@@ -128,16 +157,20 @@ as_write_minidump(const as_capture_ctx *c)
 	int dir = as_pending_fd();
 	staged dmp;
 	stage(c, dir, as_minidump, ".dmp", c->minidump_path, &dmp);
-	bool ok = land(dir, &dmp, NULL);
-	timed_fsync(dir, NULL);
+	give_name(dir, &dmp, NULL);
+	bool ok = seal_dir(dir, NULL);
+	ok = seal(&dmp, NULL) && ok;
 	c->phases->minidump = as_sys_now_ns() - start;
 	errno = saved;
 	return ok;
 }
 
-/* Both files are staged before either is fsync'd: the .crash's bytes are on
- * their way while the .json is rendered, and its fsync's journal commit
- * carries the .json's blocks too.  The .crash is still durable first. */
+/*
+ * Both files are written and their writeback waited for before either is
+ * renamed, and both are renamed before anything is fsync'd: one journal
+ * commit makes the whole report durable (what is durable when:
+ * docs/architecture.md).  The wait for the writeback counts as fsync time.
+ */
 bool
 as_write_report(const as_capture_ctx *c)
 {
@@ -148,16 +181,11 @@ as_write_report(const as_capture_ctx *c)
 	stage(c, dir, write_text, ".crash", c->crash_path, &text);
 	c->report->complete = true;
 	stage(c, dir, write_json, ".json", c->json_path, &json);
-	/* With the .json's blocks written (their extents final), the .crash's
-	 * fsync commits them with its own, and the .json's finds nothing left. */
-	if (json.fd >= 0) {
-		uint64_t t = as_sys_now_ns();
-		as_sys_writeback(json.fd, true);
-		c->phases->fsync += as_sys_lap_ns(&t);
-	}
-	bool landed = land(dir, &text, &c->phases->fsync);
-	landed = land(dir, &json, &c->phases->fsync) && landed;
-	timed_fsync(dir, &c->phases->fsync);
+	give_name(dir, &text, &c->phases->fsync);
+	give_name(dir, &json, &c->phases->fsync);
+	bool landed = seal_dir(dir, &c->phases->fsync);
+	landed = seal(&text, &c->phases->fsync) && landed;
+	landed = seal(&json, &c->phases->fsync) && landed;
 	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
 	return landed;

@@ -8,9 +8,9 @@
 
 /*
  * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
- * under a hidden temporary name, their writeback started; then fsync and
- * rename the .crash, fsync and rename the .json, fsync pending/ (what is
- * durable when: docs/architecture.md); files 0600.  The JSON twin ends with
+ * under a hidden temporary name, their writeback started; then wait for
+ * each one's writeback and rename it, then fsync pending/, the .crash and
+ * the .json (what is durable when: docs/architecture.md); files 0600.  The JSON twin ends with
  * "complete": true, so the next launch can tell a torn report.  Fills
  * c->crash_path / json_path.  True if both landed.
  */
