@@ -86,8 +86,12 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 	as_strlcpy(final_path, c->pending_dir, cap);
 	as_strlcat(final_path, "/", cap);
 	as_strlcat(final_path, f->name, cap);
-	unlinkat(dir, f->tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
-	f->fd = openat(dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	f->fd = openat(dir, f->tmp, flags, 0600);
+	if (f->fd < 0 && errno == EEXIST) {
+		unlinkat(dir, f->tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
+		f->fd = openat(dir, f->tmp, flags, 0600);
+	}
 	if (f->fd < 0)
 		return;
 	pm_out o;
@@ -166,6 +170,26 @@ as_write_minidump(const as_capture_ctx *c)
 }
 
 /*
+ * The writer buffer's pages are fresh at the first capture, and on virtual
+ * machines a page fault costs several times what a page of one
+ * MADV_POPULATE_WRITE call costs (docs/benchmarks.md, (a2)).  The text is
+ * written first, about 80 bytes a frame: when that is more than a few
+ * pages, the part of the buffer it fills is faulted in with one call.
+ */
+static void
+populate_io_buf(const as_capture_ctx *c)
+{
+	enum { TEXT_BYTES_PER_FRAME = 80, MIN_PAGES = 4, PAGE = 4096 };
+	const pm_report *r = c->report;
+	size_t frames = 0;
+	for (uint32_t i = 0; i < r->thread_count; i++)
+		frames += r->threads[i].frame_count;
+	size_t want = frames * TEXT_BYTES_PER_FRAME;
+	if (want >= MIN_PAGES * PAGE)
+		as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
+}
+
+/*
  * Both files are written and their writeback waited for before either is
  * renamed, and both are renamed before anything is fsync'd: one journal
  * commit makes the whole report durable (what is durable when:
@@ -178,6 +202,7 @@ as_write_report(const as_capture_ctx *c)
 	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
 	int dir = as_pending_fd();
 	staged text, json;
+	populate_io_buf(c);
 	stage(c, dir, write_text, ".crash", c->crash_path, &text);
 	c->report->complete = true;
 	stage(c, dir, write_json, ".json", c->json_path, &json);
