@@ -90,13 +90,6 @@ pmi_out_put_slow(pm_out *o, const char *p, size_t n)
 }
 
 void
-pmi_out_str(pm_out *o, const char *s)
-{
-	if (s)
-		pmi_out_put(o, s, strlen(s));
-}
-
-void
 pmi_out_rep(pm_out *o, char c, size_t n)
 {
 	if (pmi_out_drains(o) && n <= o->cap - o->len) {
@@ -212,12 +205,51 @@ pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
 
+/* How many decimal digits v has. */
+static size_t
+dec_len(uint64_t v)
+{
+	size_t n = 1;
+	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
+		n++;
+	return n;
+}
+
+/* How many hex digits pmi_out_hex writes for v padded to `digits`. */
+static size_t
+hex_len(uint64_t v, unsigned digits)
+{
+	size_t n = v ? (size_t)(64 - __builtin_clzll(v) + 3) / 4 : 1;
+	size_t pad = digits < HEX_MAX ? digits : HEX_MAX;
+	return n > pad ? n : pad;
+}
+
+/* Where to render n bytes: straight in the buffer when they fit, else tmp;
+ * then take() appends them from wherever they are. */
+static char *
+room_or(pm_out *o, size_t n, char *tmp)
+{
+	char *p = pmi_out_room(o, n);
+	return p ? p : tmp;
+}
+
+static void
+take(pm_out *o, char *at, size_t n, const char *tmp)
+{
+	if (at == tmp)
+		pmi_out_put(o, tmp, n);
+	else
+		pmi_out_wrote(o, at + n);
+}
+
 void
 pmi_out_u64(pm_out *o, uint64_t v)
 {
 	char tmp[20];
-	const char *p = u64_digits(tmp + sizeof tmp, v);
-	pmi_out_put(o, p, (size_t)(tmp + sizeof tmp - p));
+	size_t n = dec_len(v);
+	char *at = room_or(o, n, tmp);
+	u64_digits(at + n, v);
+	take(o, at, n, tmp);
 }
 
 void
@@ -231,8 +263,10 @@ void
 pmi_out_hex(pm_out *o, uint64_t v, unsigned digits)
 {
 	char tmp[HEX_MAX];
-	const char *p = hex_digits(tmp + sizeof tmp, v, digits, false);
-	pmi_out_put(o, p, (size_t)(tmp + sizeof tmp - p));
+	size_t n = hex_len(v, digits);
+	char *at = room_or(o, n, tmp);
+	hex_digits(at + n, v, digits, false);
+	take(o, at, n, tmp);
 }
 
 void
