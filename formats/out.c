@@ -255,8 +255,10 @@ pmi_out_u64(pm_out *o, uint64_t v)
 void
 pmi_out_i64(pm_out *o, int64_t v)
 {
-	char b[24];
-	pmi_out_put(o, b, pmi_fmt_i64(b, sizeof b, v));
+	if (v < 0)
+		pmi_out_ch(o, '-');
+	/* Negate in unsigned arithmetic so INT64_MIN does not overflow. */
+	pmi_out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 void

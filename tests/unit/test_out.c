@@ -120,19 +120,21 @@ put_numbers(pm_out *o, uint64_t v)
 	pmi_out_hex(o, v, 16);
 	pmi_out_ch(o, ' ');
 	pmi_out_hex(o, v, 20);
+	pmi_out_ch(o, ' ');
+	pmi_out_i64(o, (int64_t)v);
 }
 
 Test(out, numbers_match_snprintf_at_every_length)
 {
-	char want[64], got[64], buf[64];
+	char want[96], got[96], buf[96];
 	pm_out o;
 	for (unsigned shift = 0; shift < 64; shift++) {
 		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift };
 		for (size_t k = 0; k < 2; k++) {
 			for (uint64_t d = 0; d < 3; d++) {
 				uint64_t v = base[k] - 1 + d;
-				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx", (unsigned long long)v,
-				         (unsigned long long)v, (unsigned long long)v, (unsigned long long)v);
+				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx %lld", (unsigned long long)v,
+				         (unsigned long long)v, (unsigned long long)v, (unsigned long long)v, (long long)v);
 				pmi_out_init_buf(&o, got, sizeof got);
 				put_numbers(&o, v);
 				cr_expect_str_eq(got, want);
