@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "as_fds.h"
+#include "as_fs_order.h"
 #include "as_minidump.h"
 #include "as_sys.h"
 #include "as_util.h"
@@ -69,11 +70,20 @@ typedef struct staged {
 	char tmp[NAME_MAX + 1], name[NAME_MAX + 1];
 } staged;
 
+/* A staged file that will not get its name: its temporary goes. */
+static void
+drop(int dir, staged *f)
+{
+	close(f->fd);
+	f->fd = -1;
+	unlinkat(dir, f->tmp, 0);
+}
+
 /*
  * Files are created relative to the descriptor of pending/ held since
  * install: no path is resolved again, and it needs no free descriptor.
  * The disk starts writing the bytes at once, so that they are on their way
- * while the next file is rendered (give_name waits for them).
+ * while the next file is rendered (land waits for them).
  */
 static void
 stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path, staged *f)
@@ -100,53 +110,49 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 		as_sys_writeback(f->fd, false);
 		return;
 	}
-	close(f->fd);
-	f->fd = -1;
-	unlinkat(dir, f->tmp, 0);
-}
-
-/* Wait until a staged file's bytes are written (a write error there keeps
- * it from its name), then give it its name: the rename is the last change
- * to it, and no journal commit can carry the name without its blocks. */
-static void
-give_name(int dir, staged *f, uint64_t *wait_total)
-{
-	if (f->fd < 0)
-		return;
-	uint64_t t = as_sys_now_ns();
-	bool written = as_sys_writeback(f->fd, true) == 0;
-	if (wait_total)
-		*wait_total += as_sys_lap_ns(&t);
-	if (written && renameat(dir, f->tmp, dir, f->name) == 0)
-		return;
-	close(f->fd);
-	f->fd = -1;
-	unlinkat(dir, f->tmp, 0);
-}
-
-/* fsync a named file and close it; false when it has no name or did not sync. */
-static bool
-seal(staged *f, uint64_t *fsync_total)
-{
-	if (f->fd < 0)
-		return false;
-	bool ok = timed_fsync(f->fd, fsync_total) == 0;
-	return close(f->fd) == 0 && ok;
+	drop(dir, f);
 }
 
 /*
- * The directory's fsync comes first: on ext4 it commits the running
- * transaction whatever it holds (a directory's fsync always does), which
- * carries the names, the files' sizes and extents, and whatever else the
- * filesystem's other writers queued; the files' own fsyncs then find their
- * changes committed and only flush the disk's cache.  Files first, the
- * directory's fsync would commit a second time whenever anything else on
- * the filesystem changed in between.
+ * Make staged files durable under their names (what is durable when:
+ * docs/architecture.md).  Each file's writeback is waited for before its
+ * rename.  Where the filesystem keeps a rename behind the blocks written
+ * before it, the files are renamed, then pending/ is fsync'd, then the
+ * files: on ext4 a directory's fsync always commits the running
+ * transaction, so, first, it is the one commit, carrying the names, sizes
+ * and extents, and the files' fsyncs only flush the disk's cache (files
+ * first, the directory's fsync would commit again whenever anything else on
+ * the filesystem changed in between).  Elsewhere each file is fsync'd
+ * before its rename, then the directory: no name reaches the disk before
+ * its file's bytes.  A file whose writeback or fsync fails gets no name.
+ * The waits and fsyncs add to *fsync_total (NULL: not timed).  True if
+ * every file landed.
  */
 static bool
-seal_dir(int dir, uint64_t *fsync_total)
+land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 {
-	return timed_fsync(dir, fsync_total) == 0;
+	bool ordered = as_fs_orders_renames(dir);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].fd < 0)
+			continue;
+		uint64_t t = as_sys_now_ns();
+		bool written = as_sys_writeback(f[i].fd, true) == 0 && (ordered || fsync(f[i].fd) == 0);
+		if (fsync_total)
+			*fsync_total += as_sys_lap_ns(&t);
+		if (!written || renameat(dir, f[i].tmp, dir, f[i].name) != 0)
+			drop(dir, &f[i]);
+	}
+	bool ok = timed_fsync(dir, fsync_total) == 0;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].fd < 0) {
+			ok = false;
+			continue;
+		}
+		if (ordered)
+			ok = timed_fsync(f[i].fd, fsync_total) == 0 && ok;
+		ok = close(f[i].fd) == 0 && ok;
+	}
+	return ok;
 }
 
 /* Its fsyncs are in the minidump's phase: the report's fsync phase ends
@@ -161,9 +167,7 @@ as_write_minidump(const as_capture_ctx *c)
 	int dir = as_pending_fd();
 	staged dmp;
 	stage(c, dir, as_minidump, ".dmp", c->minidump_path, &dmp);
-	give_name(dir, &dmp, NULL);
-	bool ok = seal_dir(dir, NULL);
-	ok = seal(&dmp, NULL) && ok;
+	bool ok = land(dir, &dmp, 1, NULL);
 	c->phases->minidump = as_sys_now_ns() - start;
 	errno = saved;
 	return ok;
@@ -189,28 +193,21 @@ populate_io_buf(const as_capture_ctx *c)
 		as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
 }
 
-/*
- * Both files are written and their writeback waited for before either is
- * renamed, and both are renamed before anything is fsync'd: one journal
- * commit makes the whole report durable (what is durable when:
- * docs/architecture.md).  The wait for the writeback counts as fsync time.
- */
+/* Both files are written before either is landed: the .crash's bytes are
+ * on their way while the .json is rendered, and on a filesystem that orders
+ * renames one journal commit makes the whole report durable. */
 bool
 as_write_report(const as_capture_ctx *c)
 {
 	int saved = errno;
 	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
 	int dir = as_pending_fd();
-	staged text, json;
+	staged f[2];
 	populate_io_buf(c);
-	stage(c, dir, write_text, ".crash", c->crash_path, &text);
+	stage(c, dir, write_text, ".crash", c->crash_path, &f[0]);
 	c->report->complete = true;
-	stage(c, dir, write_json, ".json", c->json_path, &json);
-	give_name(dir, &text, &c->phases->fsync);
-	give_name(dir, &json, &c->phases->fsync);
-	bool landed = seal_dir(dir, &c->phases->fsync);
-	landed = seal(&text, &c->phases->fsync) && landed;
-	landed = seal(&json, &c->phases->fsync) && landed;
+	stage(c, dir, write_json, ".json", c->json_path, &f[1]);
+	bool landed = land(dir, f, 2, &c->phases->fsync);
 	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
 	return landed;

@@ -1,0 +1,71 @@
+/*
+ * as_fs_order.c — AS-SAFE: whether a directory's filesystem keeps a rename
+ * behind the blocks written before it (see as_fs_order.h).
+ *
+ * ext4 with and without a journal share one magic number; a journal shows
+ * as /proc/fs/jbd2/<device>-8 (jbd2's entry for a journal in inode 8, the
+ * one mkfs makes), the device named by /sys/dev/block/<major>:<minor>.  An
+ * external journal is not recognised: such a filesystem gets the order
+ * that is safe everywhere.
+ */
+#include "as_fs_order.h"
+
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+
+#include "as_sys.h"
+#include "as_util.h"
+#include "out.h"
+
+enum {
+	EXT4_MAGIC = 0xEF53,
+	XFS_MAGIC = 0x58465342,
+	TMPFS_MAGIC = 0x01021994,
+};
+
+static bool
+ext4_has_journal(int dir)
+{
+	struct stat st;
+	if (fstat(dir, &st) != 0)
+		return false;
+	char path[PATH_MAX], num[24], link[PATH_MAX];
+	as_strlcpy(path, "/sys/dev/block/", sizeof path);
+	pmi_fmt_u64(num, sizeof num, major(st.st_dev));
+	as_strlcat(path, num, sizeof path);
+	as_strlcat(path, ":", sizeof path);
+	pmi_fmt_u64(num, sizeof num, minor(st.st_dev));
+	as_strlcat(path, num, sizeof path);
+	long n = as_sys_readlink(path, link, sizeof link - 1);
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	as_strlcpy(path, "/proc/fs/jbd2/", sizeof path);
+	as_strlcat(path, as_basename(link), sizeof path);
+	as_strlcat(path, "-8", sizeof path);
+	int fd = as_open_ro(path);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+bool
+as_fs_orders_renames(int dir)
+{
+	struct statfs fs;
+	if (as_sys_fstatfs(dir, &fs) != 0)
+		return false;
+	switch ((unsigned long)fs.f_type) {
+	case XFS_MAGIC:
+	case TMPFS_MAGIC:
+		return true;
+	case EXT4_MAGIC:
+		return ext4_has_journal(dir);
+	default:
+		return false;
+	}
+}
