@@ -176,19 +176,20 @@ as_write_minidump(const as_capture_ctx *c)
 /*
  * The writer buffer's pages are fresh at the first capture, and on virtual
  * machines a page fault costs several times what a page of one
- * MADV_POPULATE_WRITE call costs (docs/benchmarks.md, (a2)).  The text is
- * written first, about 80 bytes a frame: when that is more than a few
- * pages, the part of the buffer it fills is faulted in with one call.
+ * MADV_POPULATE_WRITE call costs (docs/benchmarks.md, (a2)).  Both files
+ * go through it, the larger, the JSON twin, at about 120 bytes a frame:
+ * when that is more than a few pages, the part of the buffer it fills is
+ * faulted in with one call.
  */
 static void
 populate_io_buf(const as_capture_ctx *c)
 {
-	enum { TEXT_BYTES_PER_FRAME = 80, MIN_PAGES = 4, PAGE = 4096 };
+	enum { JSON_BYTES_PER_FRAME = 120, MIN_PAGES = 4, PAGE = 4096 };
 	const pm_report *r = c->report;
 	size_t frames = 0;
 	for (uint32_t i = 0; i < r->thread_count; i++)
 		frames += r->threads[i].frame_count;
-	size_t want = frames * TEXT_BYTES_PER_FRAME;
+	size_t want = frames * JSON_BYTES_PER_FRAME;
 	if (want >= MIN_PAGES * PAGE)
 		as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
 }
