@@ -10,7 +10,6 @@
  */
 #include "as_fs_order.h"
 
-#include <limits.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -32,15 +31,17 @@ ext4_has_journal(int dir)
 	struct stat st;
 	if (fstat(dir, &st) != 0)
 		return false;
-	char path[PATH_MAX], num[24], link[PATH_MAX];
+	/* A device's link is short (../../devices/.../block/sda/sda1); a longer
+	 * one is not followed, and the filesystem gets the order safe everywhere. */
+	char path[96], num[24], link[256];
 	as_strlcpy(path, "/sys/dev/block/", sizeof path);
 	pmi_fmt_u64(num, sizeof num, major(st.st_dev));
 	as_strlcat(path, num, sizeof path);
 	as_strlcat(path, ":", sizeof path);
 	pmi_fmt_u64(num, sizeof num, minor(st.st_dev));
 	as_strlcat(path, num, sizeof path);
-	long n = as_sys_readlink(path, link, sizeof link - 1);
-	if (n <= 0)
+	long n = as_sys_readlink(path, link, sizeof link);
+	if (n <= 0 || (size_t)n >= sizeof link)
 		return false;
 	link[n] = '\0';
 	as_strlcpy(path, "/proc/fs/jbd2/", sizeof path);
