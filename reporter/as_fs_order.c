@@ -10,8 +10,8 @@
  */
 #include "as_fs_order.h"
 
+#include <stdint.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
@@ -25,6 +25,20 @@ enum {
 	TMPFS_MAGIC = 0x01021994,
 };
 
+/* glibc's dev_t layout, written out: major() and minor() are calls to
+ * gnu_dev_major/minor (not on the allow-list) in an unoptimized build. */
+static uint64_t
+dev_major(uint64_t dev)
+{
+	return ((dev >> 8) & 0xfff) | ((dev >> 32) & ~(uint64_t)0xfff);
+}
+
+static uint64_t
+dev_minor(uint64_t dev)
+{
+	return (dev & 0xff) | ((dev >> 12) & ~(uint64_t)0xff);
+}
+
 static bool
 ext4_has_journal(int dir)
 {
@@ -35,10 +49,10 @@ ext4_has_journal(int dir)
 	 * one is not followed, and the filesystem gets the order safe everywhere. */
 	char path[96], num[24], link[256];
 	as_strlcpy(path, "/sys/dev/block/", sizeof path);
-	pmi_fmt_u64(num, sizeof num, major(st.st_dev));
+	pmi_fmt_u64(num, sizeof num, dev_major(st.st_dev));
 	as_strlcat(path, num, sizeof path);
 	as_strlcat(path, ":", sizeof path);
-	pmi_fmt_u64(num, sizeof num, minor(st.st_dev));
+	pmi_fmt_u64(num, sizeof num, dev_minor(st.st_dev));
 	as_strlcat(path, num, sizeof path);
 	long n = as_sys_readlink(path, link, sizeof link);
 	if (n <= 0 || (size_t)n >= sizeof link)
