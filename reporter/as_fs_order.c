@@ -1,6 +1,6 @@
 /*
- * as_fs_order.c — AS-SAFE: whether a directory's filesystem keeps a rename
- * behind the blocks written before it (see as_fs_order.h).
+ * as_fs_order.c — AS-SAFE: what a directory's filesystem promises about a
+ * rename behind the blocks written before it (see as_fs_order.h).
  *
  * ext4 with and without a journal share one magic number; a journal shows
  * as /proc/fs/jbd2/<device>-8 (jbd2's entry for a journal in inode 8, the
@@ -68,19 +68,19 @@ ext4_has_journal(int dir)
 	return true;
 }
 
-bool
-as_fs_orders_renames(int dir)
+as_fs_order
+as_fs_order_of(int dir)
 {
 	struct statfs fs;
 	if (as_sys_fstatfs(dir, &fs) != 0)
-		return false;
+		return AS_FS_UNORDERED;
 	switch ((unsigned long)fs.f_type) {
 	case XFS_MAGIC:
 	case TMPFS_MAGIC:
-		return true;
+		return AS_FS_ORDERED;
 	case EXT4_MAGIC:
-		return ext4_has_journal(dir);
+		return ext4_has_journal(dir) ? AS_FS_DIR_COMMITS_ALL : AS_FS_UNORDERED;
 	default:
-		return false;
+		return AS_FS_UNORDERED;
 	}
 }

@@ -1,20 +1,25 @@
 /*
- * as_fs_order.h — AS-SAFE: whether a directory's filesystem can commit a
- * rename before the blocks its file's finished writeback wrote.
+ * as_fs_order.h — AS-SAFE: what a directory's filesystem promises about a
+ * rename made once its file's writeback has ended, which decides how a
+ * report is made durable (docs/architecture.md, "What is durable when").
  */
 #ifndef PM_REPORTER_AS_FS_ORDER_H
 #define PM_REPORTER_AS_FS_ORDER_H
 
-#include <stdbool.h>
+typedef enum as_fs_order {
+	/* The rename may reach the disk before the file's blocks and size (ext4
+	 * without a journal, filesystems not studied, btrfs among them, and
+	 * whatever cannot be told): each file is fsync'd before its rename. */
+	AS_FS_UNORDERED,
+	/* It reaches the disk only with or after them (XFS, tmpfs): rename, then
+	 * fsync the directory and the files. */
+	AS_FS_ORDERED,
+	/* Ordered, and a directory's fsync commits the whole running transaction
+	 * behind a cache flush (ext4 with a journal): rename, then fsync the
+	 * directory alone. */
+	AS_FS_DIR_COMMITS_ALL,
+} as_fs_order;
 
-/*
- * True when a rename made once a file's writeback has ended reaches the
- * disk only with or after that file's blocks and size: ext4 with a journal,
- * XFS, and tmpfs (where nothing survives a power cut).  False for every
- * other filesystem (ext4 without a journal, and those not studied, btrfs
- * among them) and when it cannot be told (docs/architecture.md, "What is
- * durable when").
- */
-bool as_fs_orders_renames(int dir);
+as_fs_order as_fs_order_of(int dir);
 
 #endif

@@ -116,27 +116,27 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 /*
  * Make staged files durable under their names (what is durable when:
  * docs/architecture.md).  Each file's writeback is waited for before its
- * rename.  Where the filesystem keeps a rename behind the blocks written
- * before it, the files are renamed, then pending/ is fsync'd, then the
- * files: on ext4 a directory's fsync always commits the running
- * transaction, so, first, it is the one commit, carrying the names, sizes
- * and extents, and the files' fsyncs only flush the disk's cache (files
- * first, the directory's fsync would commit again whenever anything else on
- * the filesystem changed in between).  Elsewhere each file is fsync'd
- * before its rename, then the directory: no name reaches the disk before
- * its file's bytes.  A file whose writeback or fsync fails gets no name.
- * The waits and fsyncs add to *fsync_total (NULL: not timed).  True if
- * every file landed.
+ * rename.  Where the filesystem may commit a rename before the file's
+ * blocks, each file is also fsync'd before its rename, then the directory:
+ * no name reaches the disk before its file's bytes.  Where it cannot, the
+ * files are renamed, then pending/ is fsync'd: on ext4 with a journal a
+ * directory's fsync commits the whole running transaction, names, sizes
+ * and extents, behind a cache flush, and is the one commit (the files'
+ * fsyncs after it would find nothing to commit and only flush the cache
+ * again); elsewhere (XFS) the files are fsync'd after it.  A file whose
+ * writeback or fsync fails gets no name.  The waits and fsyncs add to
+ * *fsync_total (NULL: not timed).  True if every file landed.
  */
 static bool
 land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 {
-	bool ordered = as_fs_orders_renames(dir);
+	as_fs_order order = as_fs_order_of(dir);
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].fd < 0)
 			continue;
 		uint64_t t = as_sys_now_ns();
-		bool written = as_sys_writeback(f[i].fd, true) == 0 && (ordered || fsync(f[i].fd) == 0);
+		bool written = as_sys_writeback(f[i].fd, true) == 0 &&
+		               (order != AS_FS_UNORDERED || fsync(f[i].fd) == 0);
 		if (fsync_total)
 			*fsync_total += as_sys_lap_ns(&t);
 		if (!written || renameat(dir, f[i].tmp, dir, f[i].name) != 0)
@@ -148,7 +148,7 @@ land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 			ok = false;
 			continue;
 		}
-		if (ordered)
+		if (order == AS_FS_ORDERED)
 			ok = timed_fsync(f[i].fd, fsync_total) == 0 && ok;
 		ok = close(f[i].fd) == 0 && ok;
 	}

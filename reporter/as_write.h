@@ -9,9 +9,10 @@
 /*
  * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
  * under a hidden temporary name, their writeback started; then rename each
- * once its writeback has ended (and fsync'd, where the filesystem does not
- * keep a rename behind the file's blocks) and fsync pending/ and the files
- * (what is durable when: docs/architecture.md); files 0600.  The JSON twin ends with
+ * once its writeback has ended (and it is fsync'd, where the filesystem may
+ * commit a rename before the file's blocks), and fsync pending/ (and the
+ * files, where the filesystem needs it: what is durable when,
+ * docs/architecture.md); files 0600.  The JSON twin ends with
  * "complete": true, so the next launch can tell a torn report.  Fills
  * c->crash_path / json_path.  True if both landed.
  */

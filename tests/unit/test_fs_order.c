@@ -1,7 +1,7 @@
 /*
- * test_fs_order.c — which filesystems get their report's names committed
- * with its blocks in one journal commit (reporter/as_fs_order.c), and which
- * get each file fsync'd before its rename.
+ * test_fs_order.c — how each filesystem gets a report durable
+ * (reporter/as_fs_order.c): one journal commit by the directory's fsync,
+ * renames before the fsyncs, or each file fsync'd before its rename.
  */
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -15,12 +15,12 @@
 
 #include "reporter/as_fs_order.h"
 
-static bool
-orders(const char *dir)
+static as_fs_order
+order_of(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY);
 	cr_assert(fd >= 0, "%s", dir);
-	bool r = as_fs_orders_renames(fd);
+	as_fs_order r = as_fs_order_of(fd);
 	close(fd);
 	return r;
 }
@@ -36,9 +36,9 @@ fs_type(const char *dir)
 Test(fs_order, tmpfs_orders_renames_and_procfs_does_not)
 {
 	if (fs_type("/dev/shm") == 0x01021994)
-		cr_expect(orders("/dev/shm"));
-	cr_expect_not(orders("/proc"));
-	cr_expect_not(orders("/proc/self"));
+		cr_expect_eq(order_of("/dev/shm"), AS_FS_ORDERED);
+	cr_expect_eq(order_of("/proc"), AS_FS_UNORDERED);
+	cr_expect_eq(order_of("/proc/self"), AS_FS_UNORDERED);
 }
 
 /* Whether ext4 on device `dev` has a journal, asked the way the code does
@@ -72,14 +72,18 @@ ext4_journal_by_sysfs(dev_t dev)
 	return journal;
 }
 
-/* The build tree's filesystem, whatever it is here: ext4 orders renames
- * exactly when it has a journal, XFS always, others never (the safe order). */
+/* The build tree's filesystem, whatever it is here: ext4 commits a report
+ * with its directory's fsync exactly when it has a journal (else each file
+ * is fsync'd before its rename), XFS and tmpfs order renames, others get
+ * the order safe everywhere. */
 Test(fs_order, the_build_trees_filesystem_is_judged_by_its_journal)
 {
 	const char *dir = ".";
 	struct stat st;
 	cr_assert_eq(stat(dir, &st), 0);
 	long t = fs_type(dir);
-	bool want = t == 0x58465342 || t == 0x01021994 || (t == 0xEF53 && ext4_journal_by_sysfs(st.st_dev));
-	cr_expect_eq(orders(dir), want, "filesystem type %#lx", (unsigned long)t);
+	as_fs_order want = t == 0x58465342 || t == 0x01021994 ? AS_FS_ORDERED
+	                   : t == 0xEF53 && ext4_journal_by_sysfs(st.st_dev) ? AS_FS_DIR_COMMITS_ALL
+	                                                                   : AS_FS_UNORDERED;
+	cr_expect_eq(order_of(dir), want, "filesystem type %#lx", (unsigned long)t);
 }
