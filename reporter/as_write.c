@@ -142,7 +142,11 @@ land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 		if (!written || renameat(dir, f[i].tmp, dir, f[i].name) != 0)
 			drop(dir, &f[i]);
 	}
-	bool ok = timed_fsync(dir, fsync_total) == 0;
+	/* Its result decides nothing, as before: the files are in place either
+	 * way (pm_crash_info.written), and some filesystems refuse to sync a
+	 * directory. */
+	timed_fsync(dir, fsync_total);
+	bool ok = true;
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].fd < 0) {
 			ok = false;
