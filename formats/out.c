@@ -205,14 +205,21 @@ pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
 
-/* How many decimal digits v has. */
+/* How many decimal digits v has: from its bit length (log10(2) is about
+ * 1233 / 4096), less one when v is below that power of ten. */
 static size_t
 dec_len(uint64_t v)
 {
-	size_t n = 1;
-	for (uint64_t p = 10; n < 20 && v >= p; p *= 10)
-		n++;
-	return n;
+	static const uint64_t pow10[20] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+		10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+		10000000000000000000u,
+	};
+	if (v < 10)
+		return 1;
+	size_t t = (size_t)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	return t + 1 - (v < pow10[t]);
 }
 
 /* How many hex digits pmi_out_hex writes for v padded to `digits`. */

@@ -128,9 +128,12 @@ Test(out, numbers_match_snprintf_at_every_length)
 {
 	char want[96], got[96], buf[96];
 	pm_out o;
+	uint64_t ten = 1;
 	for (unsigned shift = 0; shift < 64; shift++) {
-		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift };
-		for (size_t k = 0; k < 2; k++) {
+		/* Every power of two and of ten, and the numbers either side. */
+		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift, ten };
+		ten = shift < 19 ? ten * 10 : 1;
+		for (size_t k = 0; k < 3; k++) {
 			for (uint64_t d = 0; d < 3; d++) {
 				uint64_t v = base[k] - 1 + d;
 				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx %lld", (unsigned long long)v,
