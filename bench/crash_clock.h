@@ -2,8 +2,8 @@
  * crash_clock.h — how long postmortem takes from a fault to a finished
  * report, measured inside the crashing process: CLOCK_MONOTONIC just before
  * the faulting store, and again in postmortem's on_crash callback, which
- * runs once both files are written, fsync'd and renamed and the reports
- * directory is fsync'd.
+ * runs once both files are written, renamed and durable (docs/architecture.md,
+ * "What is durable when").
  */
 #ifndef PM_BENCH_CRASH_CLOCK_H
 #define PM_BENCH_CRASH_CLOCK_H

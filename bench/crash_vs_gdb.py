@@ -5,8 +5,8 @@
     eu-stack printing every thread's backtrace of the same kind of process.
       postmortem: the target reads CLOCK_MONOTONIC just before its faulting
                   store and again in postmortem's on_crash callback, which
-                  runs once the .crash and the .json are written, fsync'd
-                  and renamed and the directory is fsync'd, and the minidump
+                  runs once the .crash and the .json are written, renamed
+                  and durable (fsync'd as their filesystem needs), and the minidump
                   after them (crash_target.c).  The report is durable at the
                   callback's time less the minidump's phase (its rendering,
                   writing and fsyncs); "all three" is the callback's time.
@@ -22,7 +22,7 @@
     /dev/shm, where fsync costs nothing, to show the disk's share.
 (b) Where the handler's time goes (pm_crash_phases, from the on_crash
     callback) at 1, 17, 257 and 1025 threads: medians of the disk runs;
-    "fsync" is the report's (.crash, .json, pending/), "minidump" has its own.
+    "fsync" is the report's (its writeback waited for, its fsyncs), "minidump" has its own.
 (c) Bytes of the .crash and the .json, and what each thread adds.
 
 usage: crash_vs_gdb.py TARGET [REPEATS]

@@ -6,6 +6,7 @@
 #include "json_out.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "out.h"
 
@@ -25,6 +26,49 @@ put_escape(pm_out *o, unsigned char c)
 	pmi_out_put(o, u, sizeof u);
 }
 
+/* Keys, names and symbols are mostly short and need no escape. */
+enum { PLAIN_MAX = 120 };
+
+/* The bytes RFC 8259 makes a string escape: one load per byte, where
+ * three comparisons were the writer's largest cost. */
+static const bool needs_escape[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	['"'] = 1, ['\\'] = 1,
+};
+
+static bool
+plain(unsigned char c)
+{
+	return !needs_escape[c];
+}
+
+/*
+ * put_string's common case, copied into the buffer as it is scanned: a
+ * string of at most PLAIN_MAX bytes with nothing to escape, then `tail`
+ * (at most 2 bytes).  False, with nothing appended, for any other string.
+ */
+static bool
+put_plain(pm_out *o, const char *s, size_t n, bool to_nul, const char *tail, size_t tail_n)
+{
+	char *p = pmi_out_room(o, PLAIN_MAX + 4);
+	if (!p)
+		return false;
+	size_t lim = n < PLAIN_MAX ? n : PLAIN_MAX, i = 0;
+	char *q = p + 1;
+	while (i < lim && plain((unsigned char)s[i])) {
+		q[i] = s[i];
+		i++;
+	}
+	if (i != n && !(to_nul && i < lim && s[i] == '\0'))
+		return false;
+	p[0] = '"';
+	q[i] = '"';
+	memcpy(q + i + 1, tail, tail_n);
+	pmi_out_wrote(o, q + i + 1 + tail_n);
+	return true;
+}
+
 /*
  * RFC 8259 string of s[0..n), or of s up to its NUL (to_nul): only '"', '\\'
  * and bytes below 0x20 need escaping.  Stopping at the NUL in the same pass
@@ -33,11 +77,13 @@ put_escape(pm_out *o, unsigned char c)
 static void
 put_string(pm_out *o, const char *s, size_t n, bool to_nul)
 {
+	if (put_plain(o, s, n, to_nul, "", 0))
+		return;
 	size_t run = 0, i = 0;
 	pmi_out_ch(o, '"');
 	for (; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != '"' && c != '\\')
+		if (plain(c))
 			continue;
 		if (c == '\0' && to_nul)
 			break;
@@ -58,13 +104,21 @@ pmi_jw_string(pm_out *o, const char *s, size_t n)
 void
 pmi_jw_next(pm_jw *w)
 {
+	size_t indent = w->one_line ? 0 : 2 * (size_t)w->depth;
+	char sep[2], *p = pmi_out_room(w->o, sizeof sep + indent), *q = p ? p : sep;
 	if (!w->empty)
-		pmi_out_ch(w->o, ',');
-	if (!w->one_line) {
-		pmi_out_ch(w->o, '\n');
-		pmi_out_rep(w->o, ' ', 2 * w->depth);
-	} else if (!w->empty) {
-		pmi_out_ch(w->o, ' ');
+		*q++ = ',';
+	if (!w->one_line)
+		*q++ = '\n';
+	else if (!w->empty)
+		*q++ = ' ';
+	if (p) {
+		for (size_t i = 0; i < indent; i++)
+			*q++ = ' ';
+		pmi_out_wrote(w->o, q);
+	} else {
+		pmi_out_put(w->o, sep, (size_t)(q - sep));
+		pmi_out_rep(w->o, ' ', indent);
 	}
 	w->empty = false;
 }
@@ -73,6 +127,8 @@ void
 pmi_jw_key(pm_jw *w, const char *key)
 {
 	pmi_jw_next(w);
+	if (put_plain(w->o, key, SIZE_MAX, true, ": ", 2))
+		return;
 	put_string(w->o, key, SIZE_MAX, true);
 	pmi_out_put(w->o, ": ", 2);
 }

@@ -90,13 +90,6 @@ pmi_out_put_slow(pm_out *o, const char *p, size_t n)
 }
 
 void
-pmi_out_str(pm_out *o, const char *s)
-{
-	if (s)
-		pmi_out_put(o, s, strlen(s));
-}
-
-void
 pmi_out_rep(pm_out *o, char c, size_t n)
 {
 	if (pmi_out_drains(o) && n <= o->cap - o->len) {
@@ -212,27 +205,77 @@ pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
 
+/* How many decimal digits v has: from its bit length (log10(2) is about
+ * 1233 / 4096), less one when v is below that power of ten. */
+static size_t
+dec_len(uint64_t v)
+{
+	static const uint64_t pow10[20] = {
+		1u, 10u, 100u, 1000u, 10000u, 100000u, 1000000u, 10000000u, 100000000u, 1000000000u,
+		10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+		1000000000000000u, 10000000000000000u, 100000000000000000u, 1000000000000000000u,
+		10000000000000000000u,
+	};
+	if (v < 10)
+		return 1;
+	size_t t = (size_t)(64 - __builtin_clzll(v)) * 1233 >> 12;
+	return t + 1 - (v < pow10[t]);
+}
+
+/* How many hex digits pmi_out_hex writes for v padded to `digits`. */
+static size_t
+hex_len(uint64_t v, unsigned digits)
+{
+	size_t n = v ? (size_t)(64 - __builtin_clzll(v) + 3) / 4 : 1;
+	size_t pad = digits < HEX_MAX ? digits : HEX_MAX;
+	return n > pad ? n : pad;
+}
+
+/* Where to render n bytes: straight in the buffer when they fit, else tmp;
+ * then take() appends them from wherever they are. */
+static char *
+room_or(pm_out *o, size_t n, char *tmp)
+{
+	char *p = pmi_out_room(o, n);
+	return p ? p : tmp;
+}
+
+static void
+take(pm_out *o, char *at, size_t n, const char *tmp)
+{
+	if (at == tmp)
+		pmi_out_put(o, tmp, n);
+	else
+		pmi_out_wrote(o, at + n);
+}
+
 void
 pmi_out_u64(pm_out *o, uint64_t v)
 {
 	char tmp[20];
-	const char *p = u64_digits(tmp + sizeof tmp, v);
-	pmi_out_put(o, p, (size_t)(tmp + sizeof tmp - p));
+	size_t n = dec_len(v);
+	char *at = room_or(o, n, tmp);
+	u64_digits(at + n, v);
+	take(o, at, n, tmp);
 }
 
 void
 pmi_out_i64(pm_out *o, int64_t v)
 {
-	char b[24];
-	pmi_out_put(o, b, pmi_fmt_i64(b, sizeof b, v));
+	if (v < 0)
+		pmi_out_ch(o, '-');
+	/* Negate in unsigned arithmetic so INT64_MIN does not overflow. */
+	pmi_out_u64(o, v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v);
 }
 
 void
 pmi_out_hex(pm_out *o, uint64_t v, unsigned digits)
 {
 	char tmp[HEX_MAX];
-	const char *p = hex_digits(tmp + sizeof tmp, v, digits, false);
-	pmi_out_put(o, p, (size_t)(tmp + sizeof tmp - p));
+	size_t n = hex_len(v, digits);
+	char *at = room_or(o, n, tmp);
+	hex_digits(at + n, v, digits, false);
+	take(o, at, n, tmp);
 }
 
 void

@@ -66,7 +66,7 @@ typedef struct pm_crash_phases {
 	uint64_t threads;         /* each thread's name, registers and stack walk */
 	uint64_t symbols;         /* naming the frames */
 	uint64_t write;           /* rendering and writing the .crash and the .json */
-	uint64_t fsync;           /* the report's fsyncs: the .crash's, the .json's and the reports directory's */
+	uint64_t fsync;           /* making the report durable: waiting for its writeback, and its fsyncs */
 	uint64_t minidump;        /* rendering, writing and fsync'ing the .dmp (0 when turned off) */
 } pm_crash_phases;
 

@@ -113,6 +113,18 @@ as_sys_writeback(int fd, bool wait)
 	return raw(SYS_sync_file_range, fd, 0, 0, flags, 0, 0);
 }
 
+long
+as_sys_fstatfs(int fd, struct statfs *st)
+{
+	return raw(SYS_fstatfs, fd, L(st), 0, 0, 0, 0);
+}
+
+long
+as_sys_readlink(const char *path, char *buf, size_t n)
+{
+	return raw(SYS_readlinkat, AT_FDCWD, L(path), L(buf), L(n), 0, 0);
+}
+
 void
 as_sys_sleep_ns(uint64_t ns)
 {

@@ -36,6 +36,10 @@ long as_sys_populate(void *p, size_t n);
  * or on their way.  Nothing is made durable by this alone (no metadata, no cache
  * flush). */
 long as_sys_writeback(int fd, bool wait);
+/* fstatfs(2) and readlinkat(AT_FDCWD, ...) without libc's wrappers' names (not on the allow-list). */
+struct statfs;
+long as_sys_fstatfs(int fd, struct statfs *st);
+long as_sys_readlink(const char *path, char *buf, size_t n);
 /* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
 void as_sys_sleep_ns(uint64_t ns);
 /* The calling thread's name (prctl PR_GET_NAME: what /proc/.../comm shows), NUL-terminated

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "as_fds.h"
+#include "as_fs_order.h"
 #include "as_minidump.h"
 #include "as_sys.h"
 #include "as_util.h"
@@ -65,16 +66,24 @@ make_name(char *out, size_t cap, const char *lead, const char *id, const char *e
 
 /* A file written whole under its hidden temporary name, its writeback started. */
 typedef struct staged {
-	int fd; /* -1: nothing to land */
+	int fd; /* -1: nothing to name */
 	char tmp[NAME_MAX + 1], name[NAME_MAX + 1];
 } staged;
+
+/* A staged file that will not get its name: its temporary goes. */
+static void
+drop(int dir, staged *f)
+{
+	close(f->fd);
+	f->fd = -1;
+	unlinkat(dir, f->tmp, 0);
+}
 
 /*
  * Files are created relative to the descriptor of pending/ held since
  * install: no path is resolved again, and it needs no free descriptor.
  * The disk starts writing the bytes at once, so that they are on their way
- * while the next file is rendered and one journal commit can cover the files
- * of a report (land).
+ * while the next file is rendered (land waits for them).
  */
 static void
 stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path, staged *f)
@@ -87,8 +96,12 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 	as_strlcpy(final_path, c->pending_dir, cap);
 	as_strlcat(final_path, "/", cap);
 	as_strlcat(final_path, f->name, cap);
-	unlinkat(dir, f->tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
-	f->fd = openat(dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	const int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
+	f->fd = openat(dir, f->tmp, flags, 0600);
+	if (f->fd < 0 && errno == EEXIST) {
+		unlinkat(dir, f->tmp, 0); /* left by an attempt that faulted (see as_handler.c) */
+		f->fd = openat(dir, f->tmp, flags, 0600);
+	}
 	if (f->fd < 0)
 		return;
 	pm_out o;
@@ -97,23 +110,53 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 		as_sys_writeback(f->fd, false);
 		return;
 	}
-	close(f->fd);
-	f->fd = -1;
-	unlinkat(dir, f->tmp, 0);
+	drop(dir, f);
 }
 
-/* Make a staged file's bytes durable, then give it its name. */
+/*
+ * Make staged files durable under their names (what is durable when:
+ * docs/architecture.md).  Each file's writeback is waited for before its
+ * rename.  Where the filesystem may commit a rename before the file's
+ * blocks, each file is also fsync'd before its rename, then the directory:
+ * no name reaches the disk before its file's bytes.  Where it cannot, the
+ * files are renamed, then pending/ is fsync'd: on ext4 with a journal a
+ * directory's fsync commits the whole running transaction, names, sizes
+ * and extents, behind a cache flush, and is the one commit (the files'
+ * fsyncs after it would find nothing to commit and only flush the cache
+ * again); elsewhere (XFS) the files are fsync'd after it.  A file whose
+ * writeback or fsync fails gets no name.  The waits and fsyncs add to
+ * *fsync_total (NULL: not timed).  True if every file landed.
+ */
 static bool
-land(int dir, staged *f, uint64_t *fsync_total)
+land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 {
-	if (f->fd < 0)
-		return false;
-	bool ok = timed_fsync(f->fd, fsync_total) == 0;
-	ok = close(f->fd) == 0 && ok;
-	if (ok && renameat(dir, f->tmp, dir, f->name) == 0)
-		return true;
-	unlinkat(dir, f->tmp, 0);
-	return false;
+	as_fs_order order = as_fs_order_of(dir);
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].fd < 0)
+			continue;
+		uint64_t t = as_sys_now_ns();
+		bool written = as_sys_writeback(f[i].fd, true) == 0 &&
+		               (order != AS_FS_UNORDERED || fsync(f[i].fd) == 0);
+		if (fsync_total)
+			*fsync_total += as_sys_lap_ns(&t);
+		if (!written || renameat(dir, f[i].tmp, dir, f[i].name) != 0)
+			drop(dir, &f[i]);
+	}
+	/* Its result decides nothing, as before: the files are in place either
+	 * way (pm_crash_info.written), and some filesystems refuse to sync a
+	 * directory. */
+	timed_fsync(dir, fsync_total);
+	bool ok = true;
+	for (size_t i = 0; i < n; i++) {
+		if (f[i].fd < 0) {
+			ok = false;
+			continue;
+		}
+		if (order == AS_FS_ORDERED)
+			ok = timed_fsync(f[i].fd, fsync_total) == 0 && ok;
+		ok = close(f[i].fd) == 0 && ok;
+	}
+	return ok;
 }
 
 /* Its fsyncs are in the minidump's phase: the report's fsync phase ends
@@ -128,36 +171,48 @@ as_write_minidump(const as_capture_ctx *c)
 	int dir = as_pending_fd();
 	staged dmp;
 	stage(c, dir, as_minidump, ".dmp", c->minidump_path, &dmp);
-	bool ok = land(dir, &dmp, NULL);
-	timed_fsync(dir, NULL);
+	bool ok = land(dir, &dmp, 1, NULL);
 	c->phases->minidump = as_sys_now_ns() - start;
 	errno = saved;
 	return ok;
 }
 
-/* Both files are staged before either is fsync'd: the .crash's bytes are on
- * their way while the .json is rendered, and its fsync's journal commit
- * carries the .json's blocks too.  The .crash is still durable first. */
+/*
+ * The writer buffer's pages are fresh at the first capture, and on virtual
+ * machines a page fault costs several times what a page of one
+ * MADV_POPULATE_WRITE call costs (docs/benchmarks.md, (a2)).  Both files
+ * go through it, the larger, the JSON twin, at about 120 bytes a frame:
+ * when that is more than a few pages, the part of the buffer it fills is
+ * faulted in with one call.
+ */
+static void
+populate_io_buf(const as_capture_ctx *c)
+{
+	enum { JSON_BYTES_PER_FRAME = 120, MIN_PAGES = 4, PAGE = 4096 };
+	const pm_report *r = c->report;
+	size_t frames = 0;
+	for (uint32_t i = 0; i < r->thread_count; i++)
+		frames += r->threads[i].frame_count;
+	size_t want = frames * JSON_BYTES_PER_FRAME;
+	if (want >= MIN_PAGES * PAGE)
+		as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
+}
+
+/* Both files are written before either is landed: the .crash's bytes are
+ * on their way while the .json is rendered, and on a filesystem that orders
+ * renames one journal commit makes the whole report durable. */
 bool
 as_write_report(const as_capture_ctx *c)
 {
 	int saved = errno;
 	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
 	int dir = as_pending_fd();
-	staged text, json;
-	stage(c, dir, write_text, ".crash", c->crash_path, &text);
+	staged f[2];
+	populate_io_buf(c);
+	stage(c, dir, write_text, ".crash", c->crash_path, &f[0]);
 	c->report->complete = true;
-	stage(c, dir, write_json, ".json", c->json_path, &json);
-	/* With the .json's blocks written (their extents final), the .crash's
-	 * fsync commits them with its own, and the .json's finds nothing left. */
-	if (json.fd >= 0) {
-		uint64_t t = as_sys_now_ns();
-		as_sys_writeback(json.fd, true);
-		c->phases->fsync += as_sys_lap_ns(&t);
-	}
-	bool landed = land(dir, &text, &c->phases->fsync);
-	landed = land(dir, &json, &c->phases->fsync) && landed;
-	timed_fsync(dir, &c->phases->fsync);
+	stage(c, dir, write_json, ".json", c->json_path, &f[1]);
+	bool landed = land(dir, f, 2, &c->phases->fsync);
 	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
 	return landed;

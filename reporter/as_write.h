@@ -8,9 +8,11 @@
 
 /*
  * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
- * under a hidden temporary name, their writeback started; then fsync and
- * rename the .crash, fsync and rename the .json, fsync pending/ (what is
- * durable when: docs/architecture.md); files 0600.  The JSON twin ends with
+ * under a hidden temporary name, their writeback started; then rename each
+ * once its writeback has ended (and it is fsync'd, where the filesystem may
+ * commit a rename before the file's blocks), and fsync pending/ (and the
+ * files, where the filesystem needs it: what is durable when,
+ * docs/architecture.md); files 0600.  The JSON twin ends with
  * "complete": true, so the next launch can tell a torn report.  Fills
  * c->crash_path / json_path.  True if both landed.
  */

@@ -128,8 +128,9 @@ Test(json, empty_report_round_trips)
 	pm_report_free(&r);
 }
 
+/* Through an fd sink with a buffer of `cap` bytes: the bytes of the buffer sink. */
 static void
-assert_fd_sink_matches(fixture_fn *fixture)
+assert_fd_sink_matches(fixture_fn *fixture, size_t cap)
 {
 	size_t len;
 	char *want = fixture_twin(fixture, &len);
@@ -139,9 +140,9 @@ assert_fd_sink_matches(fixture_fn *fixture)
 	char path[] = "/tmp/pm-json-XXXXXX";
 	int fd = mkstemp(path);
 	cr_assert(fd >= 0);
-	char small[64];
+	char *buf = malloc(cap);
 	pm_out o;
-	pmi_out_init_fd(&o, fd, small, sizeof small);
+	pmi_out_init_fd(&o, fd, buf, cap);
 	cr_assert_eq(pmi_write_json(&r, &o), PM_OK);
 	close(fd);
 	char *got = malloc(len + 16);
@@ -153,13 +154,54 @@ assert_fd_sink_matches(fixture_fn *fixture)
 	cr_expect(memcmp(got, want, len) == 0, "the fd sink wrote different bytes");
 	free(got);
 	free(want);
+	free(buf);
 	pm_report_free(&r);
 }
 
 Test(json, fd_sink_through_tiny_buffer_writes_the_same_bytes)
 {
-	assert_fd_sink_matches(pm_fixture_linux_crash);
-	assert_fd_sink_matches(pm_fixture_arm64_apple);
+	assert_fd_sink_matches(pm_fixture_linux_crash, 64);
+	assert_fd_sink_matches(pm_fixture_arm64_apple, 64);
+}
+
+/* Strings of every length up to past the writer's short-string path, plain
+ * and with an escape at their start, middle or end, as keys and values. */
+enum { LONGEST = 300, KINDS = 4 };
+static char every_len[KINDS][LONGEST + 1][LONGEST + 1];
+static pm_kv every_kv[KINDS * (LONGEST + 1)];
+
+static void
+fixture_every_length(pm_report *r)
+{
+	static const char esc[KINDS] = { 0, '"', '\n', '\\' };
+	size_t n = 0;
+	for (size_t k = 0; k < KINDS; k++) {
+		for (size_t len = 0; len <= LONGEST; len++) {
+			char *s = every_len[k][len];
+			for (size_t i = 0; i < len; i++)
+				s[i] = (char)('a' + i % 26);
+			s[len] = '\0';
+			if (esc[k] && len > 0)
+				s[(len - 1) * k / (KINDS - 1)] = esc[k];
+			every_kv[n++] = (pm_kv){ .key = s, .value = s };
+		}
+	}
+	r->header.extra = every_kv;
+	r->header.extra_count = (uint32_t)n;
+}
+
+/* The short-string and number paths write straight into the buffer when
+ * they fit and byte by byte otherwise: both give the buffer sink's bytes,
+ * at every fill level a flush leaves. */
+Test(json, any_buffer_size_writes_the_same_bytes)
+{
+	static const size_t caps[] = { 1, 2, 7, 123, 124, 125, 200, 4096, 65536 };
+	for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+		assert_fd_sink_matches(fixture_every_length, caps[i]);
+		assert_fd_sink_matches(pm_fixture_linux_crash, caps[i]);
+		assert_fd_sink_matches(pm_fixture_arm64_apple, caps[i]);
+	}
+	assert_fixture_reads_back(fixture_every_length);
 }
 
 Test(json, writing_twice_gives_identical_bytes)

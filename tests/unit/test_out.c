@@ -110,26 +110,45 @@ Test(out, times_render_like_apple)
 
 /* Each digit-count boundary, decimal and hex, as snprintf writes it: the
  * formatter writes two decimal digits per step and pads hex itself. */
+static void
+put_numbers(pm_out *o, uint64_t v)
+{
+	pmi_out_u64(o, v);
+	pmi_out_ch(o, ' ');
+	pmi_out_hex(o, v, 0);
+	pmi_out_ch(o, ' ');
+	pmi_out_hex(o, v, 16);
+	pmi_out_ch(o, ' ');
+	pmi_out_hex(o, v, 20);
+	pmi_out_ch(o, ' ');
+	pmi_out_i64(o, (int64_t)v);
+}
+
 Test(out, numbers_match_snprintf_at_every_length)
 {
-	char want[64], got[64];
+	char want[96], got[96], buf[96];
 	pm_out o;
+	uint64_t ten = 1;
 	for (unsigned shift = 0; shift < 64; shift++) {
-		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift };
-		for (size_t k = 0; k < 2; k++) {
+		/* Every power of two and of ten, and the numbers either side. */
+		uint64_t base[] = { (uint64_t)1 << shift, UINT64_MAX >> shift, ten };
+		ten = shift < 19 ? ten * 10 : 1;
+		for (size_t k = 0; k < 3; k++) {
 			for (uint64_t d = 0; d < 3; d++) {
 				uint64_t v = base[k] - 1 + d;
-				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx", (unsigned long long)v,
-				         (unsigned long long)v, (unsigned long long)v, (unsigned long long)v);
+				snprintf(want, sizeof want, "%llu %llx %016llx %20.20llx %lld", (unsigned long long)v,
+				         (unsigned long long)v, (unsigned long long)v, (unsigned long long)v, (long long)v);
 				pmi_out_init_buf(&o, got, sizeof got);
-				pmi_out_u64(&o, v);
-				pmi_out_ch(&o, ' ');
-				pmi_out_hex(&o, v, 0);
-				pmi_out_ch(&o, ' ');
-				pmi_out_hex(&o, v, 16);
-				pmi_out_ch(&o, ' ');
-				pmi_out_hex(&o, v, 20);
+				put_numbers(&o, v);
 				cr_expect_str_eq(got, want);
+				/* Straight into a draining sink's buffer, or a few bytes at a time. */
+				for (size_t cap = 1; cap <= sizeof buf; cap += sizeof buf - 1) {
+					char path[] = "/tmp/pm-out-XXXXXX";
+					int fd = temp_sink(&o, path, buf, cap);
+					put_numbers(&o, v);
+					read_back(&o, fd, path, got, sizeof got);
+					cr_expect_str_eq(got, want);
+				}
 			}
 		}
 	}
