@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <dlfcn.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,8 +22,19 @@
 #include "state.h"
 
 /* The handler freezes threads, walks stacks with CFI and formats text: about
- * 40 KiB at its deepest.  Twice that, plus what the kernel needs. */
-enum { HANDLER_STACK = 128 * 1024 };
+ * 40 KiB at its deepest.  Twice that, plus what the kernel needs.  A frozen
+ * thread's handler (as_on_freeze) needs a few hundred bytes below the
+ * kernel's frame. */
+enum { HANDLER_STACK = 128 * 1024, FREEZE_HANDLER_STACK = 512 };
+
+/* The kernel's own signal frame, as it tells it (glibc's MINSIGSTKSZ is a
+ * generous bound: 13 KiB where the frame takes 3.4). */
+static size_t
+signal_frame_size(void)
+{
+	size_t frame = (size_t)getauxval(AT_MINSIGSTKSZ);
+	return frame ? frame : (size_t)MINSIGSTKSZ;
+}
 
 static pthread_key_t stack_key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -38,6 +50,42 @@ pmi_altstack_size(void)
 	return (min + HANDLER_STACK + page - 1) / page * page;
 }
 
+/*
+ * Stacks of threads that have ended, for the next threads to start: a
+ * stack's top page is written when it is made (as_altstack_make), and
+ * unmapping it again would cost a TLB shootdown at every thread's end.
+ * Reused, a thread that starts pays for no mapping and no page.
+ */
+enum { POOL_CAP = 64 };
+
+/* Lock-free, so that a fork while another thread holds it cannot leave
+ * the child's next pthread_create waiting forever. */
+static _Atomic(void *) pool[POOL_CAP];
+
+static void *
+pool_take(void)
+{
+	for (size_t i = 0; i < POOL_CAP; i++)
+		if (atomic_load(&pool[i])) {
+			void *map = atomic_exchange(&pool[i], NULL);
+			if (map)
+				return map;
+		}
+	return NULL;
+}
+
+/* Keep map for another thread, or unmap it when the pool is full. */
+static void
+pool_give(void *map)
+{
+	for (size_t i = 0; i < POOL_CAP; i++) {
+		void *empty = NULL;
+		if (atomic_compare_exchange_strong(&pool[i], &empty, map))
+			return;
+	}
+	munmap(map, as_altstack_map_size());
+}
+
 /* map: a stack's whole mapping (as_altstack_make). */
 static void
 free_stack(void *map)
@@ -49,7 +97,7 @@ free_stack(void *map)
 	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)map + (size - pmi_altstack_size()))
 		sigaltstack(&off, NULL);
 	as_altstack_known_remove(as_sys_gettid());
-	munmap(map, size);
+	pool_give(map);
 }
 
 static void
@@ -62,16 +110,20 @@ bool
 pmi_altstack_init(void)
 {
 	pthread_once(&key_once, make_key);
-	as_altstack_set_geometry(pmi_altstack_size(), (size_t)sysconf(_SC_PAGESIZE));
+	as_altstack_set_geometry(pmi_altstack_size(), (size_t)sysconf(_SC_PAGESIZE),
+	                         signal_frame_size() + FREEZE_HANDLER_STACK);
 	return key_ok;
 }
 
 bool
-pmi_altstack_ensure(void)
+pmi_altstack_ensure(bool installer)
 {
-	void *made;
+	void *made, *spare = installer ? NULL : pool_take();
 	stack_t now;
-	if (!as_altstack_make(&made, &now))
+	bool ok = as_altstack_make(&made, &now, installer, spare);
+	if (spare && made != spare)
+		pool_give(spare);
+	if (!ok)
 		return false;
 	if (made && key_ok)
 		pthread_setspecific(stack_key, made);
@@ -125,7 +177,7 @@ start_with_altstack(void *p)
 {
 	struct start s = *(struct start *)p;
 	free(p);
-	pmi_altstack_ensure();
+	pmi_altstack_ensure(false);
 	return s.fn(s.arg);
 }
 

@@ -30,8 +30,9 @@
 
 /* Size of each alternate stack: AT_MINSIGSTKSZ plus room for the handler. */
 size_t pmi_altstack_size(void);
-/* Give the calling thread an alternate stack with a guard page, unless it has one. */
-bool pmi_altstack_ensure(void);
+/* Give the calling thread an alternate stack with a guard page, unless it
+ * has one (installer: pm_install's caller; see as_altstack_make). */
+bool pmi_altstack_ensure(bool installer);
 /* Prepare the thread-exit cleanup; call once at install. */
 bool pmi_altstack_init(void);
 /* Ask every other thread not known to hold a stack for one (through
