@@ -86,9 +86,9 @@ pool_give(void *map)
 	munmap(map, as_altstack_map_size());
 }
 
-/* map: a stack's whole mapping (as_altstack_make). */
+/* The calling thread stops using map, a stack's whole mapping (as_altstack_make). */
 static void
-free_stack(void *map)
+leave_stack(void *map)
 {
 	size_t size = as_altstack_map_size();
 	stack_t off = { .ss_flags = SS_DISABLE };
@@ -97,13 +97,20 @@ free_stack(void *map)
 	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)map + (size - pmi_altstack_size()))
 		sigaltstack(&off, NULL);
 	as_altstack_known_remove(as_sys_gettid());
+}
+
+/* At a thread's end: its stack goes to the next thread. */
+static void
+end_thread(void *map)
+{
+	leave_stack(map);
 	pool_give(map);
 }
 
 static void
 make_key(void)
 {
-	key_ok = pthread_key_create(&stack_key, free_stack) == 0;
+	key_ok = pthread_key_create(&stack_key, end_thread) == 0;
 }
 
 bool
@@ -120,7 +127,7 @@ pmi_altstack_ensure(bool installer)
 {
 	void *made, *spare = installer ? NULL : pool_take();
 	stack_t now;
-	bool ok = as_altstack_make(&made, &now, installer, spare);
+	bool ok = as_altstack_make(&made, &now, installer ? AS_ALTSTACK_INSTALLER : AS_ALTSTACK_STARTED, spare);
 	if (spare && made != spare)
 		pool_give(spare);
 	if (!ok)
@@ -138,7 +145,8 @@ pmi_altstack_release(void)
 	void *map = pthread_getspecific(stack_key);
 	if (map) {
 		pthread_setspecific(stack_key, NULL);
-		free_stack(map);
+		leave_stack(map);
+		munmap(map, as_altstack_map_size());
 	}
 }
 

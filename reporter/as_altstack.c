@@ -42,15 +42,20 @@ warm_top(char *top)
 		*(volatile char *)(top - off) = 0;
 }
 
-bool
-as_altstack_make(void **made, stack_t *now, bool installer, void *reuse)
+/* The calling thread holds cur, a stack of its own or the app's: note it. */
+static bool
+held(const stack_t *cur, as_altstack_for who)
 {
-	*made = NULL;
-	if (as_sys_sigaltstack(NULL, now) == 0 && !(now->ss_flags & SS_DISABLE)) {
-		if (!installer)
-			as_altstack_known_add(as_sys_gettid());
-		return true; /* the thread has one (ours or the app's) */
-	}
+	if (cur->ss_flags & SS_DISABLE)
+		return false;
+	if (who != AS_ALTSTACK_INSTALLER)
+		as_altstack_known_add(as_sys_gettid());
+	return true;
+}
+
+static bool
+make_new(void **made, stack_t *now, as_altstack_for who, void *reuse)
+{
 	if (!stack_size)
 		return false;
 	size_t size = as_altstack_map_size();
@@ -69,20 +74,31 @@ as_altstack_make(void **made, stack_t *now, bool installer, void *reuse)
 	}
 	*made = map;
 	*now = ss;
-	if (!installer) {
+	if (who == AS_ALTSTACK_STARTED)
 		warm_top(map + size);
+	if (who != AS_ALTSTACK_INSTALLER)
 		as_altstack_known_add(as_sys_gettid());
-	}
 	return true;
+}
+
+bool
+as_altstack_make(void **made, stack_t *now, as_altstack_for who, void *reuse)
+{
+	*made = NULL;
+	if (as_sys_sigaltstack(NULL, now) == 0 && held(now, who))
+		return true;
+	return make_new(made, now, who, reuse);
 }
 
 void
 as_altstack_on_setup(void *uctx)
 {
-	/* sigreturn restores the alternate stack saved in the signal frame:
+	/* The signal frame holds the thread's stack as it was (a query less
+	 * per thread at install), and sigreturn restores it from there:
 	 * record the new one there, or leaving the handler would undo it. */
+	ucontext_t *uc = uctx;
 	void *made;
 	stack_t now;
-	if (as_altstack_make(&made, &now, false, NULL))
-		((ucontext_t *)uctx)->uc_stack = now;
+	if (!held(&uc->uc_stack, AS_ALTSTACK_EXISTING) && make_new(&made, &now, AS_ALTSTACK_EXISTING, NULL))
+		uc->uc_stack = now;
 }
