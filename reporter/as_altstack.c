@@ -33,7 +33,10 @@ as_altstack_map_size(void)
  * page faults it in from inside the kernel, and on a paravirtualized guest
  * that costs about 20 us: at crash time, every frozen thread paid it once
  * (docs/architecture.md, "The freeze").  Written now, from the thread's own
- * start, the pages the freeze handler uses are there when it runs.
+ * start, the pages the freeze handler uses are there when it runs.  There,
+ * a page the kernel first writes costs another few microseconds even when
+ * the thread wrote it: make_new has the kernel write the top page too (the
+ * thread's previous stack, which sigaltstack reports, is stored there).
  */
 static void
 warm_top(char *top)
@@ -67,7 +70,8 @@ make_new(void **made, stack_t *now, as_altstack_for who, void *reuse)
 	if (!reuse)
 		as_sys_protect(map, page_size, PROT_NONE);
 	stack_t ss = { .ss_sp = map + page_size, .ss_size = stack_size, .ss_flags = 0 };
-	if (as_sys_sigaltstack(&ss, NULL) != 0) {
+	stack_t *old_at_top = who == AS_ALTSTACK_STARTED ? (stack_t *)(map + size) - 1 : NULL;
+	if (as_sys_sigaltstack(&ss, old_at_top) != 0) {
 		if (!reuse)
 			as_sys_unmap(map, size);
 		return false;
