@@ -18,9 +18,11 @@
  *     signal for a moment);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
- * A pthread key frees the stack of a thread started or installed from when
- * it exits; a stack made in the setup handler stays (a key cannot be set
- * there: pthread_setspecific may allocate).
+ * A pthread key hands the stack of a thread started through
+ * pthread_create to the next thread that starts when it exits (a small
+ * pool; past it, unmapped); pm_uninstall unmaps its own thread's stack; a
+ * stack made in the setup handler stays (a key cannot be set there:
+ * pthread_setspecific may allocate).
  */
 #ifndef PM_REPORTER_ALTSTACK_H
 #define PM_REPORTER_ALTSTACK_H
