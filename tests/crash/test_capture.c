@@ -203,8 +203,8 @@ annotation(const pm_report *r, const char *key)
 
 /* A thread started after install finds its stack's top page, where the
  * freeze puts its signal frame, in memory; pm_install's own thread does not
- * pay for it; a stack outlives its thread for the next one, and still
- * catches that one's overflow. */
+ * pay for it; a stack outlives its thread for the next one, and the handler
+ * of that one's crash runs on it. */
 Test(capture, started_thread_gets_a_warm_reused_stack, .timeout = 60)
 {
 	crash_run run;
@@ -216,7 +216,7 @@ Test(capture, started_thread_gets_a_warm_reused_stack, .timeout = 60)
 	int32_t t = pm_report_crashed_thread(&run.json);
 	cr_assert(t >= 0);
 	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
-	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_reused") >= 0);
+	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "crash_on_reused_stack") >= 0);
 	crash_run_free(&run);
 }
 
