@@ -166,6 +166,7 @@ pmi_altstack_broadcast(int sig)
 		if (!info_made)
 			pmi_control_info(&info, sig, PM_CONTROL_SETUP);
 		info_made = true;
+		info.si_uid = (uid_t)tid; /* the thread it is for (as_control_info) */
 		pmi_control_send(info.si_pid, tid, &info);
 	}
 	as_dirents_close(&tasks);

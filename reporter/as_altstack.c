@@ -45,19 +45,19 @@ warm_top(char *top)
 		*(volatile char *)(top - off) = 0;
 }
 
-/* The calling thread holds cur, a stack of its own or the app's: note it. */
+/* The calling thread, tid (0: not to be recorded), holds cur, a stack of
+ * its own or the app's: note it. */
 static bool
-held(const stack_t *cur, as_altstack_for who)
+held(const stack_t *cur, pid_t tid)
 {
 	if (cur->ss_flags & SS_DISABLE)
 		return false;
-	if (who != AS_ALTSTACK_INSTALLER)
-		as_altstack_known_add(as_sys_gettid());
+	as_altstack_known_add(tid);
 	return true;
 }
 
 static bool
-make_new(void **made, stack_t *now, as_altstack_for who, void *reuse)
+make_new(void **made, stack_t *now, as_altstack_for who, pid_t tid, void *reuse)
 {
 	if (!stack_size)
 		return false;
@@ -80,8 +80,7 @@ make_new(void **made, stack_t *now, as_altstack_for who, void *reuse)
 	*now = ss;
 	if (who == AS_ALTSTACK_STARTED)
 		warm_top(map + size);
-	if (who != AS_ALTSTACK_INSTALLER)
-		as_altstack_known_add(as_sys_gettid());
+	as_altstack_known_add(tid);
 	return true;
 }
 
@@ -89,13 +88,14 @@ bool
 as_altstack_make(void **made, stack_t *now, as_altstack_for who, void *reuse)
 {
 	*made = NULL;
-	if (as_sys_sigaltstack(NULL, now) == 0 && held(now, who))
+	pid_t tid = who == AS_ALTSTACK_INSTALLER ? 0 : as_sys_gettid();
+	if (as_sys_sigaltstack(NULL, now) == 0 && held(now, tid))
 		return true;
-	return make_new(made, now, who, reuse);
+	return make_new(made, now, who, tid, reuse);
 }
 
 void
-as_altstack_on_setup(void *uctx)
+as_altstack_on_setup(pid_t self, void *uctx)
 {
 	/* The signal frame holds the thread's stack as it was (a query less
 	 * per thread at install), and sigreturn restores it from there:
@@ -103,6 +103,6 @@ as_altstack_on_setup(void *uctx)
 	ucontext_t *uc = uctx;
 	void *made;
 	stack_t now;
-	if (!held(&uc->uc_stack, AS_ALTSTACK_EXISTING) && make_new(&made, &now, AS_ALTSTACK_EXISTING, NULL))
+	if (!held(&uc->uc_stack, self) && make_new(&made, &now, AS_ALTSTACK_EXISTING, self, NULL))
 		uc->uc_stack = now;
 }

@@ -26,7 +26,7 @@ as_on_control(int sig, siginfo_t *info, void *uctx)
 	if (tagged(info, PM_CONTROL_SAMPLE))
 		as_on_sample(uctx);
 	else if (tagged(info, PM_CONTROL_SETUP))
-		as_altstack_on_setup(uctx);
+		as_altstack_on_setup((pid_t)info->si_uid, uctx);
 	else if (tagged(info, PM_CONTROL_FREEZE) && atomic_load(&as_g.owner) != 0)
 		as_on_freeze(sig, info, uctx);
 }
