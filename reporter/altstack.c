@@ -86,25 +86,32 @@ pool_give(void *map)
 	munmap(map, as_altstack_map_size());
 }
 
-/* The calling thread stops using map, a stack's whole mapping (as_altstack_make). */
-static void
+/* The calling thread stops using map, a stack's whole mapping
+ * (as_altstack_make).  False while it runs on it (pthread_exit or
+ * pm_uninstall from a signal handler): the mapping must then stay as it
+ * is, neither unmapped nor given to another thread. */
+static bool
 leave_stack(void *map)
 {
 	size_t size = as_altstack_map_size();
 	stack_t off = { .ss_flags = SS_DISABLE };
 	stack_t cur;
 	/* Only disable it if it is still ours (not replaced by the app). */
-	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)map + (size - pmi_altstack_size()))
+	if (sigaltstack(NULL, &cur) == 0 && cur.ss_sp == (char *)map + (size - pmi_altstack_size())) {
+		if (cur.ss_flags & SS_ONSTACK)
+			return false;
 		sigaltstack(&off, NULL);
+	}
 	as_altstack_known_remove(as_sys_gettid());
+	return true;
 }
 
 /* At a thread's end: its stack goes to the next thread. */
 static void
 end_thread(void *map)
 {
-	leave_stack(map);
-	pool_give(map);
+	if (leave_stack(map))
+		pool_give(map);
 }
 
 static void
@@ -145,8 +152,8 @@ pmi_altstack_release(void)
 	void *map = pthread_getspecific(stack_key);
 	if (map) {
 		pthread_setspecific(stack_key, NULL);
-		leave_stack(map);
-		munmap(map, as_altstack_map_size());
+		if (leave_stack(map))
+			munmap(map, as_altstack_map_size());
 	}
 }
 
