@@ -32,7 +32,7 @@ as_altstack_map_size(void)
  * with AVX-512) goes at the top of the stack.  The first frame on a fresh
  * page faults it in from inside the kernel, and on a paravirtualized guest
  * that costs about 20 us: at crash time, every frozen thread paid it once
- * (docs/architecture.md, "The freeze").  Written now, from the thread's own
+ * (docs/architecture.md, "Stacks of started threads").  Written now, from the thread's own
  * start, the pages the freeze handler uses are there when it runs.  There,
  * a page the kernel first writes costs another few microseconds even when
  * the thread wrote it: make_new has the kernel write the top page too (the

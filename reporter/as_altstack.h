@@ -35,9 +35,9 @@ typedef enum {
 bool as_altstack_make(void **made, stack_t *now, as_altstack_for who, void *reuse);
 size_t as_altstack_map_size(void);
 /* The setup signal's work on each thread (self: its tid, which the request
- * names): a stack, recorded in the signal frame so that sigreturn keeps it.  Nobody waits for it (altstack.h).  A
- * stack made here is never freed: no thread-exit hook can be registered
- * from a handler. */
+ * names): a stack, recorded in the signal frame so that sigreturn keeps it.
+ * Nobody waits for it (altstack.h).  A stack made here is never freed: no
+ * thread-exit hook can be registered from a handler. */
 void as_altstack_on_setup(pid_t self, void *uctx);
 
 /* Threads known to hold an alternate stack (as_altstack_known.c). */

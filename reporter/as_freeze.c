@@ -3,7 +3,8 @@
  *
  *   as_freeze()            reporting thread
  *     list_tasks()            getdents64 on /proc/self/task
- *     ask()                   claim a slot, tgkill(freeze signal)
+ *     populate_slots()        one madvise for the slots the tids hash to
+ *     ask()                   claim a slot, send the freeze request naming the thread
  *     wait_for_answers()      sleep until the last answer, a stall or the timeout
  *   as_on_freeze()         every other thread, in its freeze handler
  *     copy mcontext into its slot, mark it captured, park
