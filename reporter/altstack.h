@@ -18,9 +18,11 @@
  *     signal for a moment);
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
- * A pthread key frees the stack of a thread started or installed from when
- * it exits; a stack made in the setup handler stays (a key cannot be set
- * there: pthread_setspecific may allocate).
+ * A pthread key hands the stack of a thread started through
+ * pthread_create to the next thread that starts when it exits (a small
+ * pool; past it, unmapped); pm_uninstall unmaps its own thread's stack; a
+ * stack made in the setup handler stays (a key cannot be set there:
+ * pthread_setspecific may allocate).
  */
 #ifndef PM_REPORTER_ALTSTACK_H
 #define PM_REPORTER_ALTSTACK_H
@@ -30,8 +32,9 @@
 
 /* Size of each alternate stack: AT_MINSIGSTKSZ plus room for the handler. */
 size_t pmi_altstack_size(void);
-/* Give the calling thread an alternate stack with a guard page, unless it has one. */
-bool pmi_altstack_ensure(void);
+/* Give the calling thread an alternate stack with a guard page, unless it
+ * has one (installer: pm_install's caller; see as_altstack_make). */
+bool pmi_altstack_ensure(bool installer);
 /* Prepare the thread-exit cleanup; call once at install. */
 bool pmi_altstack_init(void);
 /* Ask every other thread not known to hold a stack for one (through

@@ -5,13 +5,19 @@
 #define PM_REPORTER_AS_CONTROL_H
 
 #include <signal.h>
+#include <sys/types.h>
 
-/* The control signal serves three purposes: a live backtrace's sample
- * request and the alternate-stack setup that pm_install asks of each
- * thread (each says so in its siginfo: PM_CONTROL_*), and stopping threads
- * while a report is captured (untagged, while a report has an owner).  A
- * setup request still pending when a crash starts is served as a setup,
- * and the thread then answers the freeze signal sent after it. */
+/* The control signal serves three purposes, each saying so in its siginfo
+ * (PM_CONTROL_*): a live backtrace's sample request, the alternate-stack
+ * setup that pm_install asks of each thread, and stopping threads while a
+ * report is captured (only while a report has an owner).  A setup request
+ * still pending when a crash starts is served as a setup, and the thread
+ * then answers the freeze signal sent after it. */
 void as_on_control(int sig, siginfo_t *info, void *uctx);
+/* A control request of kind tag, sent by pid.  The freeze and the setup
+ * requests tell the thread its own tid in si_uid, which the kernel leaves
+ * as given for a signal to our own process (as_freeze.c, altstack.c): it
+ * spares each thread a gettid.  A sample request tells uid. */
+void as_control_info(siginfo_t *info, int sig, int tag, pid_t pid, uid_t uid);
 
 #endif

@@ -3,20 +3,15 @@
  */
 #include "control_send.h"
 
-#include <string.h>
 #include <unistd.h>
 
+#include "as_control.h"
 #include "as_sys.h"
 
 void
 pmi_control_info(siginfo_t *info, int sig, int tag)
 {
-	memset(info, 0, sizeof *info);
-	info->si_signo = sig;
-	info->si_code = SI_QUEUE;
-	info->si_pid = getpid();
-	info->si_uid = getuid();
-	info->si_value.sival_int = tag;
+	as_control_info(info, sig, tag, getpid(), getuid());
 }
 
 long

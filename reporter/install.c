@@ -286,7 +286,7 @@ pm_install(const pm_config *cfg)
 	for (size_t i = 0; i < as_g.signal_count; i++)
 		pmi_go_text_note(&as_g.previous[i]);
 	as_g.installed = true;
-	pmi_altstack_ensure();
+	pmi_altstack_ensure(true);
 	pmi_altstack_broadcast(as_g.freeze_signal);
 	return 0;
 }

@@ -37,7 +37,7 @@ typedef struct pm_slot {
  * SAMPLE_TAKEN and waits (bounded) for SAMPLE_DONE before going on. */
 enum { SAMPLE_IDLE = 0, SAMPLE_ASKED, SAMPLE_TAKEN, SAMPLE_DONE };
 /* What a tagged control signal asks for (its si_value; as_control.c). */
-enum { PM_CONTROL_SAMPLE = 0x706d5350, PM_CONTROL_SETUP = 0x706d5355 };
+enum { PM_CONTROL_SAMPLE = 0x706d5350, PM_CONTROL_SETUP = 0x706d5355, PM_CONTROL_FREEZE = 0x706d5346 };
 
 typedef struct pm_sample {
 	int tid;

@@ -192,6 +192,34 @@ Test(capture, reinstall_does_not_signal_a_thread_that_has_its_stack, .timeout = 
 	crash_run_free(&run);
 }
 
+static const char *
+annotation(const pm_report *r, const char *key)
+{
+	for (uint32_t i = 0; i < r->annotation_count; i++)
+		if (strcmp(r->annotations[i].key, key) == 0)
+			return r->annotations[i].value;
+	return "(none)";
+}
+
+/* A thread started after install finds its stack's top page, where the
+ * freeze puts its signal frame, in memory; pm_install's own thread does not
+ * pay for it; a stack outlives its thread for the next one, and the handler
+ * of that one's crash runs on it. */
+Test(capture, started_thread_gets_a_warm_reused_stack, .timeout = 60)
+{
+	crash_run run;
+	crash_run_program(&run, program("reused_stack"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	cr_expect_str_eq(annotation(&run.json, "worker_top"), "1", "the worker's top page was not in memory");
+	cr_expect_str_eq(annotation(&run.json, "installer_top"), "0", "pm_install wrote its own thread's stack");
+	cr_expect_str_eq(annotation(&run.json, "reused"), "1", "the second thread did not get the first one's stack");
+	int32_t t = pm_report_crashed_thread(&run.json);
+	cr_assert(t >= 0);
+	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
+	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "crash_on_reused_stack") >= 0);
+	crash_run_free(&run);
+}
+
 /* pm_install returns before the threads have taken its setup requests;
  * pm_uninstall must not leave one pending, where it would meet the control
  * signal's default action (the end of the process). */
