@@ -18,15 +18,16 @@
 #include "as_dirents.h"
 #include "as_sys.h"
 #include "control_send.h"
+#include "start_data.h"
 #include "state.h"
 
 /* The handler freezes threads, walks stacks with CFI and formats text: about
  * 40 KiB at its deepest.  Twice that, plus what the kernel needs. */
 enum { HANDLER_STACK = 128 * 1024 };
 
-static pthread_key_t stack_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static bool key_ok;
+PM_START_DATA static pthread_key_t stack_key;
+PM_START_DATA static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+PM_START_DATA static bool key_ok;
 
 size_t
 pmi_altstack_size(void)
