@@ -1,5 +1,5 @@
 /*
- * start_data.h — where a small static that pm_install writes belongs.
+ * start_data.h — where a static that pm_install writes belongs.
  *
  * The loader writes libpostmortem's .data page at every start (its own
  * relocations, and the zeroing of .bss where it begins in that page), so a

@@ -78,7 +78,8 @@ enum { PM_PATH_POOL = 3 * PATH_MAX };
  * pages as it can (each fresh page costs a process's start a fault): the
  * configuration, the storage's places, the facts, then the paths packed one
  * after another, short as they mostly are.  What only a crash writes comes
- * after.  as_g is page aligned (as_state.c), so that this is two pages. */
+ * after.  as_g starts in the .data page the loader has written already
+ * (as_state.c, start_data.h), so that this costs one fresh page. */
 typedef struct pm_state {
 	bool installed;
 
