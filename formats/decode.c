@@ -158,7 +158,7 @@ pmi_signal_by_name(pm_os os, const char *name)
 bool
 pmi_signal_has_address(pm_os os, int signo)
 {
-	static const char *const fault_signals[] = {
+	static const char fault_signals[][10] = {
 		"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGTRAP",
 	};
 	const pm_signal_info *s = pmi_signal_by_number(os, signo);
@@ -182,61 +182,61 @@ pmi_signal_has_address(pm_os os, int signo)
  *                     returned (hardware memory error consumed by the access).
  *   BUS_MCEERR_AO, SEGV_BNDERR, SEGV_PKUERR, the SPARC ADI and arm64 MTE codes,
  *   SEGV_CPERR, and every ILL/FPE/TRAP/SYS code have no kern_return_t
- *   equivalent: NULL, and the writer prints the si_code name instead.
+ *   equivalent: "", and the writer prints the si_code name instead.
  * Generic codes (signo 0) come last so a signal-specific row wins a lookup.
  */
 static const pm_si_code_info si_codes[] = {
-	{ 4, 1, "ILL_ILLOPC", NULL, "illegal opcode" },
-	{ 4, 2, "ILL_ILLOPN", NULL, "illegal operand" },
-	{ 4, 3, "ILL_ILLADR", NULL, "illegal addressing mode" },
-	{ 4, 4, "ILL_ILLTRP", NULL, "illegal trap" },
-	{ 4, 5, "ILL_PRVOPC", NULL, "privileged opcode" },
-	{ 4, 6, "ILL_PRVREG", NULL, "privileged register" },
-	{ 4, 7, "ILL_COPROC", NULL, "coprocessor error" },
-	{ 4, 8, "ILL_BADSTK", NULL, "internal stack error" },
-	{ 4, 9, "ILL_BADIADDR", NULL, "unimplemented instruction address" },
-	{ 8, 1, "FPE_INTDIV", NULL, "integer division by zero" },
-	{ 8, 2, "FPE_INTOVF", NULL, "integer overflow" },
-	{ 8, 3, "FPE_FLTDIV", NULL, "floating-point division by zero" },
-	{ 8, 4, "FPE_FLTOVF", NULL, "floating-point overflow" },
-	{ 8, 5, "FPE_FLTUND", NULL, "floating-point underflow" },
-	{ 8, 6, "FPE_FLTRES", NULL, "floating-point inexact result" },
-	{ 8, 7, "FPE_FLTINV", NULL, "invalid floating-point operation" },
-	{ 8, 8, "FPE_FLTSUB", NULL, "subscript out of range" },
-	{ 8, 14, "FPE_FLTUNK", NULL, "undiagnosed floating-point exception" },
-	{ 8, 15, "FPE_CONDTRAP", NULL, "trap on condition" },
+	{ 4, 1, "ILL_ILLOPC", "", "illegal opcode" },
+	{ 4, 2, "ILL_ILLOPN", "", "illegal operand" },
+	{ 4, 3, "ILL_ILLADR", "", "illegal addressing mode" },
+	{ 4, 4, "ILL_ILLTRP", "", "illegal trap" },
+	{ 4, 5, "ILL_PRVOPC", "", "privileged opcode" },
+	{ 4, 6, "ILL_PRVREG", "", "privileged register" },
+	{ 4, 7, "ILL_COPROC", "", "coprocessor error" },
+	{ 4, 8, "ILL_BADSTK", "", "internal stack error" },
+	{ 4, 9, "ILL_BADIADDR", "", "unimplemented instruction address" },
+	{ 8, 1, "FPE_INTDIV", "", "integer division by zero" },
+	{ 8, 2, "FPE_INTOVF", "", "integer overflow" },
+	{ 8, 3, "FPE_FLTDIV", "", "floating-point division by zero" },
+	{ 8, 4, "FPE_FLTOVF", "", "floating-point overflow" },
+	{ 8, 5, "FPE_FLTUND", "", "floating-point underflow" },
+	{ 8, 6, "FPE_FLTRES", "", "floating-point inexact result" },
+	{ 8, 7, "FPE_FLTINV", "", "invalid floating-point operation" },
+	{ 8, 8, "FPE_FLTSUB", "", "subscript out of range" },
+	{ 8, 14, "FPE_FLTUNK", "", "undiagnosed floating-point exception" },
+	{ 8, 15, "FPE_CONDTRAP", "", "trap on condition" },
 	{ 11, 1, "SEGV_MAPERR", "KERN_INVALID_ADDRESS", "address not mapped" },
 	{ 11, 2, "SEGV_ACCERR", "KERN_PROTECTION_FAILURE", "mapping does not allow this access" },
-	{ 11, 3, "SEGV_BNDERR", NULL, "failed address bound check" },
-	{ 11, 4, "SEGV_PKUERR", NULL, "failed protection key check" },
-	{ 11, 5, "SEGV_ACCADI", NULL, "ADI not enabled for the mapping" },
-	{ 11, 6, "SEGV_ADIDERR", NULL, "disrupting ADI (memory corruption detection) error" },
-	{ 11, 7, "SEGV_ADIPERR", NULL, "precise ADI (memory corruption detection) error" },
-	{ 11, 8, "SEGV_MTEAERR", NULL, "asynchronous memory tagging (MTE) error" },
-	{ 11, 9, "SEGV_MTESERR", NULL, "synchronous memory tagging (MTE) error" },
-	{ 11, 10, "SEGV_CPERR", NULL, "control-flow protection (shadow stack) fault" },
+	{ 11, 3, "SEGV_BNDERR", "", "failed address bound check" },
+	{ 11, 4, "SEGV_PKUERR", "", "failed protection key check" },
+	{ 11, 5, "SEGV_ACCADI", "", "ADI not enabled for the mapping" },
+	{ 11, 6, "SEGV_ADIDERR", "", "disrupting ADI (memory corruption detection) error" },
+	{ 11, 7, "SEGV_ADIPERR", "", "precise ADI (memory corruption detection) error" },
+	{ 11, 8, "SEGV_MTEAERR", "", "asynchronous memory tagging (MTE) error" },
+	{ 11, 9, "SEGV_MTESERR", "", "synchronous memory tagging (MTE) error" },
+	{ 11, 10, "SEGV_CPERR", "", "control-flow protection (shadow stack) fault" },
 	{ 7, 1, "BUS_ADRALN", "EXC_ARM_DA_ALIGN", "invalid address alignment" },
 	{ 7, 2, "BUS_ADRERR", "KERN_PROTECTION_FAILURE",
 	  "no backing for the address (e.g. past the end of a mapped file)" },
 	{ 7, 3, "BUS_OBJERR", "KERN_MEMORY_ERROR", "object-specific hardware error" },
 	{ 7, 4, "BUS_MCEERR_AR", "KERN_MEMORY_ERROR", "hardware memory error consumed by this access" },
-	{ 7, 5, "BUS_MCEERR_AO", NULL, "hardware memory error detected in a page, not yet consumed" },
-	{ 5, 1, "TRAP_BRKPT", NULL, "breakpoint" },
-	{ 5, 2, "TRAP_TRACE", NULL, "trace trap (single step)" },
-	{ 5, 3, "TRAP_BRANCH", NULL, "taken-branch trap" },
-	{ 5, 4, "TRAP_HWBKPT", NULL, "hardware breakpoint or watchpoint" },
-	{ 5, 5, "TRAP_UNK", NULL, "undiagnosed trap" },
-	{ 5, 6, "TRAP_PERF", NULL, "perf event with sigtrap set" },
-	{ 31, 1, "SYS_SECCOMP", NULL, "system call refused by a seccomp filter" },
-	{ 31, 2, "SYS_USER_DISPATCH", NULL, "system call caught by syscall user dispatch" },
-	{ 0, 0, "SI_USER", NULL, "sent by kill() or raise()" },
-	{ 0, 0x80, "SI_KERNEL", NULL, "sent by the kernel" },
-	{ 0, -1, "SI_QUEUE", NULL, "sent by sigqueue()" },
-	{ 0, -2, "SI_TIMER", NULL, "a POSIX timer expired" },
-	{ 0, -3, "SI_MESGQ", NULL, "a message arrived on a POSIX message queue" },
-	{ 0, -4, "SI_ASYNCIO", NULL, "an asynchronous I/O request completed" },
-	{ 0, -5, "SI_SIGIO", NULL, "queued SIGIO" },
-	{ 0, -6, "SI_TKILL", NULL, "sent by tkill() or tgkill(), as abort() does" },
+	{ 7, 5, "BUS_MCEERR_AO", "", "hardware memory error detected in a page, not yet consumed" },
+	{ 5, 1, "TRAP_BRKPT", "", "breakpoint" },
+	{ 5, 2, "TRAP_TRACE", "", "trace trap (single step)" },
+	{ 5, 3, "TRAP_BRANCH", "", "taken-branch trap" },
+	{ 5, 4, "TRAP_HWBKPT", "", "hardware breakpoint or watchpoint" },
+	{ 5, 5, "TRAP_UNK", "", "undiagnosed trap" },
+	{ 5, 6, "TRAP_PERF", "", "perf event with sigtrap set" },
+	{ 31, 1, "SYS_SECCOMP", "", "system call refused by a seccomp filter" },
+	{ 31, 2, "SYS_USER_DISPATCH", "", "system call caught by syscall user dispatch" },
+	{ 0, 0, "SI_USER", "", "sent by kill() or raise()" },
+	{ 0, 0x80, "SI_KERNEL", "", "sent by the kernel" },
+	{ 0, -1, "SI_QUEUE", "", "sent by sigqueue()" },
+	{ 0, -2, "SI_TIMER", "", "a POSIX timer expired" },
+	{ 0, -3, "SI_MESGQ", "", "a message arrived on a POSIX message queue" },
+	{ 0, -4, "SI_ASYNCIO", "", "an asynchronous I/O request completed" },
+	{ 0, -5, "SI_SIGIO", "", "queued SIGIO" },
+	{ 0, -6, "SI_TKILL", "", "sent by tkill() or tgkill(), as abort() does" },
 };
 
 const pm_si_code_info *
@@ -452,23 +452,23 @@ static const pm_magic_code magic_codes[] = {
 	{ 0xbada5e47, "bad assert(ion)",
 	  "The app was killed for holding too many background-task assertions.",
 	  "Background tasks that are started but never ended; match every begin with an end." },
-	{ 0xc51bad01, NULL,
+	{ 0xc51bad01, "",
 	  "watchOS killed a background task for using too much CPU.",
 	  "Do less work per background refresh." },
-	{ 0xc51bad02, NULL,
+	{ 0xc51bad02, "",
 	  "watchOS killed a background task that did not finish within its time allowance.",
 	  "Do less work per background refresh, or finish it sooner." },
-	{ 0xc51bad03, NULL,
+	{ 0xc51bad03, "",
 	  "watchOS killed a background task that did not finish in time while the system "
 	  "was busy overall.",
 	  "Not necessarily the app's fault; reduce the work done in the background." },
-	{ 0x2182bad2, NULL,
+	{ 0x2182bad2, "",
 	  "A background task did not complete in time.",
 	  "End background tasks promptly, including on their expiration handler." },
-	{ 0x2182bad3, NULL,
+	{ 0x2182bad3, "",
 	  "A background URL session did not complete in time.",
 	  "Call the session's completion handler promptly." },
-	{ 0x2182bad4, NULL,
+	{ 0x2182bad4, "",
 	  "A background fetch did not complete in time.",
 	  "Call the fetch completion handler promptly." },
 	{ 0xbaadca11, "bad call",
@@ -529,21 +529,21 @@ put_text(char *buf, size_t cap, const char *s)
  */
 typedef struct resource_kind {
 	uint8_t type, flavor;
-	const char *subtype;
-	const char *unit;
+	char subtype[12];
+	char unit[12];
 	uint8_t limit_bits;
 	uint8_t interval_shift, interval_bits;
-	const char *tail;
+	char tail[40];
 } resource_kind;
 
 static const resource_kind resource_kinds[] = {
-	{ 1, 1, "CPU", "%", 7, 7, 25, NULL },
-	{ 1, 2, "CPU_FATAL", "%", 7, 7, 25, NULL },
-	{ 2, 1, "WAKEUPS", "/sec", 20, 20, 12, NULL },
+	{ 1, 1, "CPU", "%", 7, 7, 25, "" },
+	{ 1, 2, "CPU_FATAL", "%", 7, 7, 25, "" },
+	{ 2, 1, "WAKEUPS", "/sec", 20, 20, 12, "" },
 	{ 3, 1, "MEMORY", " MB", 13, 0, 0, "Crossed High Water Mark" },
 	{ 3, 2, "MEMORY", " MB", 13, 0, 0, "Crossed Diagnostic Memory Limit" },
-	{ 4, 1, "IO", " MB", 15, 15, 17, NULL },
-	{ 4, 2, "IO", " MB", 15, 15, 17, NULL },
+	{ 4, 1, "IO", " MB", 15, 15, 17, "" },
+	{ 4, 2, "IO", " MB", 15, 15, 17, "" },
 	{ 5, 1, "THREADS", " threads", 15, 0, 0, "Crossed High Water Mark" },
 	{ 6, 1, "PORT_SPACE", " ports", 24, 0, 0, "Port Space Full" },
 };
@@ -586,7 +586,7 @@ pmi_decode_exc_resource(uint64_t code, uint64_t subcode, char *subtype, size_t s
 
 typedef struct flag_name {
 	uint32_t bit;
-	const char *name;
+	char name[12];
 } flag_name;
 
 /* kGUARD_EXC_* of sys/guarded.h, as the Exception Message spells them. */
@@ -603,20 +603,19 @@ static const flag_name fd_guard_flavors[] = {
  */
 typedef struct guard_kind {
 	unsigned type;
-	const char *name;
-	const char *target;      /* NULL: the target field is unused */
-	const char *payload;
-	const flag_name *flavors;
-	size_t flavor_count;
+	char name[24];
+	char target[20];         /* "": the target field is unused */
+	char payload[12];
+	bool fd_flavors;         /* the flavor bits are fd_guard_flavors */
 } guard_kind;
 
 static const guard_kind guard_kinds[] = {
-	{ 1, "GUARD_TYPE_MACH_PORT", "mach port", "payload", NULL, 0 },
-	{ 2, "GUARD_TYPE_FD", "file descriptor", "guard", fd_guard_flavors, COUNT(fd_guard_flavors) },
-	{ 3, "GUARD_TYPE_USER", "namespace", "reason", NULL, 0 },
-	{ 4, "GUARD_TYPE_VN", "vnode of pid", "guard", NULL, 0 },
-	{ 5, "GUARD_TYPE_VIRT_MEMORY", NULL, "offset", NULL, 0 },
-	{ 6, "GUARD_TYPE_REJECTED_SC", "system call", "payload", NULL, 0 },
+	{ 1, "GUARD_TYPE_MACH_PORT", "mach port", "payload", false },
+	{ 2, "GUARD_TYPE_FD", "file descriptor", "guard", true },
+	{ 3, "GUARD_TYPE_USER", "namespace", "reason", false },
+	{ 4, "GUARD_TYPE_VN", "vnode of pid", "guard", false },
+	{ 5, "GUARD_TYPE_VIRT_MEMORY", "", "offset", false },
+	{ 6, "GUARD_TYPE_REJECTED_SC", "system call", "payload", false },
 };
 
 /* Named flavor bits joined by '|'; bits without a name as "flavor 0x..". */
@@ -625,12 +624,12 @@ put_flavor(pm_out *o, const guard_kind *g, uint32_t flavor)
 {
 	uint32_t left = flavor;
 	const char *sep = "";
-	for (size_t i = 0; i < g->flavor_count; i++) {
-		if (!(left & g->flavors[i].bit))
+	for (size_t i = 0; g->fd_flavors && i < COUNT(fd_guard_flavors); i++) {
+		if (!(left & fd_guard_flavors[i].bit))
 			continue;
 		pmi_out_str(o, sep);
-		pmi_out_str(o, g->flavors[i].name);
-		left &= ~g->flavors[i].bit;
+		pmi_out_str(o, fd_guard_flavors[i].name);
+		left &= ~fd_guard_flavors[i].bit;
 		sep = "|";
 	}
 	if (left != 0 || flavor == 0) {
@@ -655,7 +654,7 @@ pmi_decode_exc_guard(uint64_t code, uint64_t subcode, char *subtype, size_t subt
 	pm_out o;
 	pmi_out_init_buf(&o, message, message_cap);
 	put_flavor(&o, g, (uint32_t)bits(code, 32, 29));
-	if (g->target) {
+	if (g->target[0]) {
 		pmi_out_str(&o, " on ");
 		pmi_out_str(&o, g->target);
 		pmi_out_ch(&o, ' ');

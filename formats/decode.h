@@ -10,14 +10,23 @@
 
 #include "postmortem-tools.h"
 
+/*
+ * The tables hold their text in arrays, not pointers: a pointer in a static
+ * table is a relocation the loader applies at every start of every program
+ * that links libpostmortem, in a page of its own it must copy first
+ * (docs/benchmarks.md, issue 13).  A field that may be absent is "".  Each
+ * array is a few bytes longer than its longest text (test_decode checks that
+ * every one is terminated).
+ */
+
 /* ---- BSD / Linux signals ------------------------------------------------ */
 
 typedef struct pm_signal_info {
 	int number;              /* in the table's OS numbering */
-	const char *name;        /* "SIGSEGV" */
-	const char *text;        /* Darwin strsignal wording: "Segmentation fault" */
-	const char *mach_type;   /* Exception Type to print: "EXC_BAD_ACCESS" (§13.2) */
-	const char *meaning;     /* one plain sentence */
+	char name[12];           /* "SIGSEGV" */
+	char text[28];           /* Darwin strsignal wording: "Segmentation fault" */
+	char mach_type[24];      /* Exception Type to print: "EXC_BAD_ACCESS" (§13.2) */
+	char meaning[184];       /* one plain sentence */
 } pm_signal_info;
 
 /* Signal by number in the numbering of `os` (PM_OS_UNKNOWN reads as Darwin); NULL if unknown. */
@@ -30,9 +39,9 @@ const pm_signal_info *pmi_signal_by_name(pm_os os, const char *name);
 typedef struct pm_si_code_info {
 	int signo;               /* Linux signal number, 0 for codes valid with any signal */
 	int code;
-	const char *name;        /* "SEGV_MAPERR", "SI_USER" */
-	const char *subtype;     /* Apple Exception Subtype name: "KERN_INVALID_ADDRESS", or NULL */
-	const char *meaning;
+	char name[20];           /* "SEGV_MAPERR", "SI_USER" */
+	char subtype[28];        /* Apple Exception Subtype name: "KERN_INVALID_ADDRESS", or "" */
+	char meaning[72];
 } pm_si_code_info;
 
 /* si_code of a Linux signal; NULL if unknown. */
@@ -46,8 +55,8 @@ bool pmi_signal_has_address(pm_os os, int signo);
 
 typedef struct pm_mach_exc_info {
 	int number;              /* EXC_BAD_ACCESS = 1, ... */
-	const char *name;
-	const char *meaning;
+	char name[24];
+	char meaning[88];
 } pm_mach_exc_info;
 
 const pm_mach_exc_info *pmi_mach_exc_by_number(int number);
@@ -56,8 +65,8 @@ const pm_mach_exc_info *pmi_mach_exc_by_name(const char *name);
 /* A named code: kern_return_t values, arch-specific codes, guard types, ... */
 typedef struct pm_code_info {
 	uint64_t code;
-	const char *name;
-	const char *meaning;
+	char name[28];
+	char meaning[112];
 } pm_code_info;
 
 /* EXC_BAD_ACCESS codes (kern_return_t and arch codes such as EXC_ARM_DA_ALIGN). */
@@ -83,9 +92,9 @@ const pm_code_info *pmi_namespace_by_name(const char *name);
 
 typedef struct pm_magic_code {
 	uint64_t code;           /* 0x8badf00d */
-	const char *nickname;    /* "ate bad food" */
-	const char *meaning;     /* what happened, in plain words */
-	const char *cause;       /* the usual cause and what to look at */
+	char nickname[24];       /* "ate bad food", or "" */
+	char meaning[144];       /* what happened, in plain words */
+	char cause[136];         /* the usual cause and what to look at */
 } pm_magic_code;
 
 /* A magic termination code (0x8badf00d, 0xdead10cc, ...); NULL if not one. */

@@ -5,7 +5,8 @@
  * syndrome gives the fault status (bits 5–0) and, for data, whether it was a
  * write (WnR, bit 6); Apple joins them as "(Data Abort) byte write
  * Permission fault".  Every answer is a whole static string so the crash
- * path can hand it to the model without copying.
+ * path can hand it to the model without copying; the tables hold the text
+ * itself, not pointers to it (no relocations at load: decode.h).
  */
 #include "decode_esr.h"
 
@@ -13,7 +14,7 @@
 
 enum { EC_DATA_LOWER = 0x24, EC_DATA_SAME = 0x25, EC_INSN_LOWER = 0x20, EC_INSN_SAME = 0x21, EC_BRK = 0x3c };
 
-static const char *const data_abort[2][PM_ESR_STATUS_KINDS] = {
+static const char data_abort[2][PM_ESR_STATUS_KINDS][56] = {
 	{ "(Data Abort) byte read Address size fault", "(Data Abort) byte read Translation fault",
 	  "(Data Abort) byte read Access flag fault", "(Data Abort) byte read Permission fault",
 	  "(Data Abort) byte read Alignment fault", "(Data Abort) byte read Synchronous external abort",
@@ -23,7 +24,7 @@ static const char *const data_abort[2][PM_ESR_STATUS_KINDS] = {
 	  "(Data Abort) byte write Alignment fault", "(Data Abort) byte write Synchronous external abort",
 	  "(Data Abort) byte write" },
 };
-static const char *const insn_abort[PM_ESR_STATUS_KINDS] = {
+static const char insn_abort[PM_ESR_STATUS_KINDS][52] = {
 	"(Instruction Abort) Address size fault", "(Instruction Abort) Translation fault",
 	"(Instruction Abort) Access flag fault", "(Instruction Abort) Permission fault",
 	"(Instruction Abort) Alignment fault", "(Instruction Abort) Synchronous external abort",
@@ -34,7 +35,7 @@ static const char *const insn_abort[PM_ESR_STATUS_KINDS] = {
  * GCC's __builtin_trap (0x3e8), clang's (0xf000), Rust's panic (0xf000 too). */
 static const struct {
 	uint16_t imm;
-	const char *text;
+	char text[28];
 } brks[] = {
 	{ 0x0, "(Breakpoint) brk 0" }, { 0x1, "(Breakpoint) brk 1" },
 	{ 0x3e8, "(Breakpoint) brk 1000" }, { 0xf000, "(Breakpoint) brk 61440" },
@@ -42,7 +43,7 @@ static const struct {
 
 static const struct {
 	uint8_t ec;
-	const char *text;
+	char text[32];
 } classes[] = {
 	{ 0x00, "(Unknown)" },          /* an undefined instruction */
 	{ 0x0e, "(Illegal Execution State)" },

@@ -141,7 +141,7 @@ gather_termination(pm_explain_facts *f)
 	t->has_code = e->has_term_code || t->magic;
 	t->code = t->magic ? t->magic->code : e->term_code;
 	if (t->magic) {
-		t->name = t->magic->nickname;
+		t->name = t->magic->nickname[0] ? t->magic->nickname : NULL;
 		t->meaning = t->magic->meaning;
 	} else if (pmi_explain_same(t->ns, "SIGNAL") && t->has_code) {
 		const pm_signal_info *s = pmi_signal_by_number(f->os, (int)t->code);

@@ -73,7 +73,7 @@ subtype_in_text(const char *text, char *buf, size_t cap)
 	                                ? pmi_bad_access_code_by_number(strtoull(buf + 10, NULL, 16))
 	                                : NULL;
 	const pm_si_code_info *si = pmi_si_code_by_name(buf);
-	return c ? c->name : si && si->subtype ? si->subtype : buf;
+	return c ? c->name : si && si->subtype[0] ? si->subtype : buf;
 }
 
 /*
@@ -89,7 +89,7 @@ access_subtype(const pm_explain_facts *f, char *buf, size_t cap)
 	if (si && si->code == 0x80 && strcmp(f->sig->name, "SIGSEGV") == 0)
 		return gp_fault;
 	if (si)
-		return si->subtype ? si->subtype : si->name;
+		return si->subtype[0] ? si->subtype : si->name;
 	const char *named = subtype_in_text(e->subtype ? e->subtype : e->codes, buf, cap);
 	if (named)
 		return named;

@@ -172,7 +172,7 @@ pmi_mdr_exception(pm_mdr *m, const uint8_t *dir)
 	snprintf(name, sizeof name, "UNKNOWN_%d", code);
 	const char *cname = c ? c->name : name;
 	e->codes = e->has_address ? printed(a, "%s at 0x%016llx", cname, e->address) : pmi_arena_strdup(a, cname);
-	if (e->has_address && c && c->subtype)
+	if (e->has_address && c && c->subtype[0])
 		e->subtype = printed(a, "%s at 0x%016llx", c->subtype, e->address);
 	e->term_namespace = "SIGNAL";
 	e->has_term_code = true;

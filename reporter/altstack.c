@@ -19,6 +19,7 @@
 #include "as_dirents.h"
 #include "as_sys.h"
 #include "control_send.h"
+#include "start_data.h"
 #include "state.h"
 
 /* The handler freezes threads, walks stacks with CFI and formats text: about
@@ -36,9 +37,9 @@ signal_frame_size(void)
 	return frame ? frame : (size_t)MINSIGSTKSZ;
 }
 
-static pthread_key_t stack_key;
-static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static bool key_ok;
+PM_START_DATA static pthread_key_t stack_key;
+PM_START_DATA static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+PM_START_DATA static bool key_ok;
 
 size_t
 pmi_altstack_size(void)

@@ -141,7 +141,7 @@ as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *inf
 	e->si_code = info->si_code;
 	e->has_address = has_addr;
 	e->address = has_addr ? addr : 0;
-	if (has_addr && c && c->subtype) {
+	if (has_addr && c && c->subtype[0]) {
 		char prefix[64];
 		as_strlcpy(prefix, c->subtype, sizeof prefix);
 		as_strlcat(prefix, " at ", sizeof prefix);

@@ -118,58 +118,60 @@ launch_time(uint64_t ticks, long hz, int16_t tz_min)
 static void
 from_stat(pm_facts *f, char *buf, size_t cap)
 {
+	pm_late_facts *l = f->late;
 	long n = as_read_small_file("/proc/self/stat", buf, cap);
 	size_t len = n > 0 ? (size_t)n : 0;
 	uint64_t start, env_start, env_end;
 	/* Where the kernel put the environment's strings: fields 50 and 51. */
 	if (stat_field(buf, len, 50, &env_start) && stat_field(buf, len, 51, &env_end) && env_start < env_end) {
-		f->environ_start = env_start;
-		f->environ_end = env_end;
+		l->environ_start = env_start;
+		l->environ_end = env_end;
 	}
 	if (stat_field(buf, len, 22, &start))
-		f->launch_time = launch_time(start, f->clock_ticks, f->tz_min);
+		l->launch_time = launch_time(start, f->clock_ticks, f->tz_min);
 }
 
 static void
 from_uname(pm_facts *f, char *buf, size_t cap)
 {
+	pm_late_facts *l = f->late;
 	struct utsname u;
 	if (uname(&u) != 0)
 		memset(&u, 0, sizeof u);
 	if (u.sysname[0])
 		as_strlcpy(f->os_name, u.sysname, sizeof f->os_name);
 	/* "Debian GNU/Linux 12 (bookworm) (Linux 6.1.0-13-amd64)" */
-	pretty_name(f->os_version, sizeof f->os_version, buf, cap);
-	if (f->os_version[0])
-		as_strlcat(f->os_version, " ", sizeof f->os_version);
-	as_strlcat(f->os_version, "(", sizeof f->os_version);
-	as_strlcat(f->os_version, f->os_name, sizeof f->os_version);
-	as_strlcat(f->os_version, " ", sizeof f->os_version);
-	as_strlcat(f->os_version, u.release, sizeof f->os_version);
-	as_strlcat(f->os_version, ")", sizeof f->os_version);
+	pretty_name(l->os_version, sizeof l->os_version, buf, cap);
+	if (l->os_version[0])
+		as_strlcat(l->os_version, " ", sizeof l->os_version);
+	as_strlcat(l->os_version, "(", sizeof l->os_version);
+	as_strlcat(l->os_version, f->os_name, sizeof l->os_version);
+	as_strlcat(l->os_version, " ", sizeof l->os_version);
+	as_strlcat(l->os_version, u.release, sizeof l->os_version);
+	as_strlcat(l->os_version, ")", sizeof l->os_version);
 	/* uname -srvm */
 	const char *const parts[] = { f->os_name, " ", u.release, " ", u.version, " ", u.machine };
-	f->kernel[0] = '\0';
+	l->kernel[0] = '\0';
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-		as_strlcat(f->kernel, parts[i], sizeof f->kernel);
-	kernel_version(u.release, f->kernel_version);
+		as_strlcat(l->kernel, parts[i], sizeof l->kernel);
+	kernel_version(u.release, l->kernel_version);
 	if (as_read_small_file("/sys/class/dmi/id/product_name", buf, cap) > 0) {
 		const char *nl = memchr(buf, '\n', strlen(buf));
-		copy_n(f->hardware_model, sizeof f->hardware_model, buf, nl ? (size_t)(nl - buf) : strlen(buf));
+		copy_n(l->hardware_model, sizeof l->hardware_model, buf, nl ? (size_t)(nl - buf) : strlen(buf));
 	}
-	if (!f->hardware_model[0])
-		as_strlcpy(f->hardware_model, u.machine, sizeof f->hardware_model);
+	if (!l->hardware_model[0])
+		as_strlcpy(l->hardware_model, u.machine, sizeof l->hardware_model);
 }
 
 void
 as_facts_read(pm_facts *f, char *scratch, size_t scratch_cap)
 {
 	int unread = FACTS_UNREAD;
-	if (!__atomic_compare_exchange_n(&f->late_state, &unread, FACTS_READING, false, __ATOMIC_ACQ_REL,
+	if (!__atomic_compare_exchange_n(&f->late->state, &unread, FACTS_READING, false, __ATOMIC_ACQ_REL,
 	                                 __ATOMIC_ACQUIRE))
 		return;
 	from_uname(f, scratch, scratch_cap);
-	f->cpu_count = online_cpus(scratch, scratch_cap);
+	f->late->cpu_count = online_cpus(scratch, scratch_cap);
 	from_stat(f, scratch, scratch_cap);
-	__atomic_store_n(&f->late_state, FACTS_READ, __ATOMIC_RELEASE);
+	__atomic_store_n(&f->late->state, FACTS_READ, __ATOMIC_RELEASE);
 }

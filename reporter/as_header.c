@@ -55,7 +55,7 @@ as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	 * Linux signal numbers from Apple's by it) and the time. */
 	r->os = PM_OS_LINUX;
 	r->os_name = f->os_name;
-	h->hardware_model = f->hardware_model;
+	h->hardware_model = f->late->hardware_model;
 	h->process_name = f->exe_name;
 	h->process_path = f->exe_path;
 	h->identifier = f->app_id;
@@ -64,8 +64,8 @@ as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	/* Apple prints tenths of milliseconds; keep exactly what the text shows. */
 	h->time = (pm_time){ .sec = now->tv_sec, .usec = (uint32_t)(now->tv_nsec / 100000) * 100,
 	                     .tz_min = f->tz_min, .digits = 4, .set = true };
-	h->launch_time = f->launch_time;
-	h->os_version = f->os_version;
+	h->launch_time = f->late->launch_time;
+	h->os_version = f->late->os_version;
 	h->report_version = "104";
 	h->incident_id = incident_id(r->arena, now);
 	h->pid = getpid();

@@ -18,14 +18,15 @@
 #include <unistd.h>
 
 #include "as_sys.h"
+#include "start_data.h"
 
 static int pipe_fds[2] = { -1, -1 };
-static bool use_pipe;
+PM_START_DATA static bool use_pipe;
 static int fallback_fds[2] = { -1, -1 };
 /* Our pid, cached by as_mem_cache_reset at the start of a capture so a
  * read costs one system call; 0 means "ask getpid()" (a forked child must
  * read its own memory). */
-static pid_t cached_pid;
+PM_START_DATA static pid_t cached_pid;
 
 static bool
 read_vm(uint64_t src, void *dst, size_t n)

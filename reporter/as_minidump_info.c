@@ -16,15 +16,15 @@ as_md_system_info(pm_md_writer *w)
 	as_md_stream_begin(w, PM_MD_SYSTEM_INFO);
 	pm_md_put16(b, w->ctx ? w->ctx->cpu : 0xffff);
 	as_arch_minidump_cpu(b + 2, b + 4, b + 32);
-	b[6] = f->cpu_count;
-	pm_md_put32(b + 8, f->kernel_version[0]);
-	pm_md_put32(b + 12, f->kernel_version[1]);
-	pm_md_put32(b + 16, f->kernel_version[2]);
+	b[6] = f->late->cpu_count;
+	pm_md_put32(b + 8, f->late->kernel_version[0]);
+	pm_md_put32(b + 12, f->late->kernel_version[1]);
+	pm_md_put32(b + 16, f->late->kernel_version[2]);
 	pm_md_put32(b + 20, PM_MD_OS_LINUX);
 	pm_md_put32(b + 24, as_md_rva(w) + sizeof b);
 	pmi_out_put(w->o, (const char *)b, sizeof b);
 	as_md_stream_end(w);
-	pmi_md_put_string(w->o, f->kernel);
+	pmi_md_put_string(w->o, f->late->kernel);
 }
 
 void

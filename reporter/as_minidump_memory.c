@@ -114,10 +114,10 @@ static void
 blank_environ(const pm_md_writer *w, char *buf, uint64_t at, size_t n)
 {
 	const pm_facts *f = w->facts;
-	if (w->environ || f->environ_end <= f->environ_start)
+	if (w->environ || f->late->environ_end <= f->late->environ_start)
 		return;
-	uint64_t lo = at > f->environ_start ? at : f->environ_start;
-	uint64_t hi = at + n < f->environ_end ? at + n : f->environ_end;
+	uint64_t lo = at > f->late->environ_start ? at : f->late->environ_start;
+	uint64_t hi = at + n < f->late->environ_end ? at + n : f->late->environ_end;
 	for (uint64_t a = lo; a < hi; a++)
 		buf[a - at] = 0;
 }

@@ -4,9 +4,11 @@
  * Zero-initialised: nothing is installed until pm_install fills it.
  */
 #include "as_capture_ctx.h"
+#include "start_data.h"
 
-/* Page aligned: what install writes is laid out to fill whole pages (state.h). */
-_Alignas(4096) pm_state as_g;
+/* In .data, right after the little the loader writes there at every start:
+ * the beginning of what install writes (state.h) shares that page. */
+PM_START_DATA pm_state as_g;
 
 as_capture_ctx
 as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const siginfo_t *info,

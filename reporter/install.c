@@ -273,6 +273,7 @@ pm_install(const pm_config *cfg)
 		return fail(e);
 	}
 	as_arch_tls_remember();
+	as_g.facts.late = &as_g.late_facts;
 	pmi_facts_gather(&as_g.facts, cfg, path_after(as_g.pending_dir));
 	if (!map_region())
 		return fail(ENOMEM);

@@ -114,6 +114,6 @@ pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room)
 	f->abort_msg_var = (uint64_t)(uintptr_t)dlsym(RTLD_DEFAULT, "__abort_msg");
 	f->emulated = under_emulator(f->exe_path);
 	if (f->emulated)
-		environ_strings(&f->environ_start, &f->environ_end);
+		environ_strings(&f->late->environ_start, &f->late->environ_end);
 	f->tz_min = tz_offset_minutes();
 }

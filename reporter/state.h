@@ -45,9 +45,22 @@ typedef struct pm_sample {
 	mcontext_t mc;
 } pm_sample;
 
-/* Facts about the process: the first group gathered at install (what needs
- * libc, or catching a crash needs), the second read by the first capture
- * (as_facts.c: system calls and small files a report alone needs). */
+/* Facts a report alone needs, read by the first capture (as_facts.c: system
+ * calls and small files).  Apart from pm_facts, so that they sit after what
+ * install writes (pm_state) instead of in the middle of it. */
+typedef struct pm_late_facts {
+	int state;                 /* unread, being read, read (as_facts.c) */
+	char os_version[512];
+	char hardware_model[256];
+	pm_time launch_time;
+	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
+	uint32_t kernel_version[3]; /* major, minor, patch of the release */
+	uint8_t cpu_count;         /* online CPUs, 255 at most */
+	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
+} pm_late_facts;
+
+/* Facts about the process gathered at install: what needs libc, or catching
+ * a crash needs; and where the late ones are. */
 typedef struct pm_facts {
 	const char *exe_path;      /* in pm_state's path pool */
 	char exe_name[256];
@@ -60,15 +73,7 @@ typedef struct pm_facts {
 	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
 	bool go_text_looked;       /* go_text.c: looked for once another's handler sat beside ours */
 	uint64_t go_text_lo, go_text_hi; /* a Go executable's own code (0, 0: none, or not looked for) */
-
-	int late_state;            /* the group below: unread, being read, read (as_facts.c) */
-	char os_version[512];
-	char hardware_model[256];
-	pm_time launch_time;
-	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
-	uint32_t kernel_version[3]; /* major, minor, patch of the release */
-	uint8_t cpu_count;         /* online CPUs, 255 at most */
-	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
+	pm_late_facts *late;       /* pm_state's late_facts */
 } pm_facts;
 
 /* Room for the three paths install writes (the reports directory, its
@@ -79,7 +84,8 @@ enum { PM_PATH_POOL = 3 * PATH_MAX };
  * pages as it can (each fresh page costs a process's start a fault): the
  * configuration, the storage's places, the facts, then the paths packed one
  * after another, short as they mostly are.  What only a crash writes comes
- * after.  as_g is page aligned (as_state.c), so that this is two pages. */
+ * after.  as_g starts in the .data page the loader has written already
+ * (as_state.c, start_data.h), so that this costs one fresh page. */
 typedef struct pm_state {
 	bool installed;
 
@@ -127,6 +133,8 @@ typedef struct pm_state {
 
 	pm_facts facts;
 	char paths[PM_PATH_POOL];
+
+	pm_late_facts late_facts;  /* written by the first capture */
 
 	pm_sample sample;
 	unsigned capture_generation; /* counts captures: a live report is stale once it moves */

@@ -11,7 +11,7 @@ Test(decode, signals_by_number_and_name)
 	cr_expect_str_eq(s->name, "SIGSEGV");
 	cr_expect_str_eq(s->text, "Segmentation fault");
 	cr_expect_str_eq(s->mach_type, "EXC_BAD_ACCESS");
-	cr_expect_not_null(s->meaning);
+	cr_expect(s->meaning[0]);
 	cr_expect_eq(pmi_signal_by_name(PM_OS_LINUX, "SIGSEGV"), s);
 
 	s = pmi_signal_by_name(PM_OS_DARWIN, "SIGABRT");
@@ -42,7 +42,7 @@ Test(decode, every_signal_round_trips)
 			cr_expect_eq(s->number, n);
 			cr_expect_eq(pmi_signal_by_name((pm_os)os, s->name), s, "%s", s->name);
 			cr_expect(strncmp(s->name, "SIG", 3) == 0);
-			cr_expect(s->text && s->mach_type && s->meaning && s->meaning[0]);
+			cr_expect(s->text[0] && s->mach_type[0] && s->meaning[0]);
 		}
 		cr_expect_eq(found, 31, "os %d has %d signals numbered 1..31", os, found);
 	}
@@ -110,7 +110,7 @@ Test(decode, si_codes_both_directions)
 	cr_expect_str_eq(pmi_si_code_by_number(7, 1)->subtype, "EXC_ARM_DA_ALIGN");
 	cr_expect_str_eq(pmi_si_code_by_number(7, 2)->subtype, "KERN_PROTECTION_FAILURE");
 	cr_expect_str_eq(pmi_si_code_by_number(7, 3)->subtype, "KERN_MEMORY_ERROR");
-	cr_expect_null(pmi_si_code_by_number(11, 4)->subtype, "SEGV_PKUERR has no Apple name");
+	cr_expect_str_empty(pmi_si_code_by_number(11, 4)->subtype, "SEGV_PKUERR has no Apple name");
 	cr_expect_str_eq(pmi_si_code_by_number(11, 9)->name, "SEGV_MTESERR");
 	cr_expect_str_eq(pmi_si_code_by_number(4, 9)->name, "ILL_BADIADDR");
 	cr_expect_str_eq(pmi_si_code_by_number(8, 1)->name, "FPE_INTDIV");
@@ -165,7 +165,7 @@ Test(decode, mach_exceptions)
 		const pm_mach_exc_info *m = pmi_mach_exc_by_number(n);
 		cr_assert_not_null(m, "%d", n);
 		cr_expect_eq(pmi_mach_exc_by_name(m->name), m);
-		cr_expect(m->meaning && m->meaning[0]);
+		cr_expect(m->meaning[0]);
 	}
 	cr_expect_str_eq(pmi_mach_exc_by_number(1)->name, "EXC_BAD_ACCESS");
 	cr_expect_str_eq(pmi_mach_exc_by_number(10)->name, "EXC_CRASH");
@@ -209,7 +209,7 @@ Test(decode, namespaces)
 		const pm_code_info *c = pmi_namespace_by_number(n);
 		cr_assert_not_null(c, "%llu", (unsigned long long)n);
 		cr_expect_eq(pmi_namespace_by_name(c->name), c, "%s", c->name);
-		cr_expect(c->meaning && c->meaning[0]);
+		cr_expect(c->meaning[0]);
 	}
 	cr_expect_eq(pmi_namespace_by_name("TCC")->code, 11);
 	cr_expect_eq(pmi_namespace_by_name("ASSERTIOND")->code, 15);
@@ -228,12 +228,12 @@ Test(decode, magic_codes)
 	cr_assert_not_null(m);
 	cr_expect_str_eq(m->nickname, "ate bad food");
 	cr_expect(strstr(m->meaning, "watchdog") || strstr(m->meaning, "Watchdog"));
-	cr_expect(m->cause && m->cause[0]);
+	cr_expect(m->cause[0]);
 	cr_expect_eq(pmi_magic_code_lookup(2343432205u), m, "the .ips decimal form");
 	cr_expect_str_eq(pmi_magic_code_lookup(0xdead10cc)->nickname, "dead lock");
 	cr_expect_str_eq(pmi_magic_code_lookup(0xc00010ff)->nickname, "cool off");
 	cr_expect_str_eq(pmi_magic_code_lookup(0xbada5e47)->nickname, "bad assert(ion)");
-	cr_expect_null(pmi_magic_code_lookup(0xc51bad01)->nickname);
+	cr_expect_str_empty(pmi_magic_code_lookup(0xc51bad01)->nickname);
 	cr_expect_null(pmi_magic_code_lookup(0));
 	cr_expect_null(pmi_magic_code_lookup(0xb));
 	cr_expect_null(pmi_magic_code_lookup(0x8badf00e));
@@ -243,8 +243,52 @@ Test(decode, magic_codes)
 	cr_expect_eq(n, 17);
 	for (size_t i = 0; i < n; i++) {
 		cr_expect_eq(pmi_magic_code_lookup(all[i].code), &all[i]);
-		cr_expect(all[i].meaning && all[i].meaning[0] && all[i].cause && all[i].cause[0]);
+		cr_expect(all[i].meaning[0] && all[i].cause[0]);
 	}
+}
+
+/* The tables hold their text in fixed arrays (decode.h): each must keep room
+ * for its terminator, or a lookup would hand out a string that runs on. */
+#define TERMINATED(field) (memchr((field), '\0', sizeof(field)) != NULL)
+
+Test(decode, every_text_is_terminated)
+{
+	size_t seen = 0;
+	for (int os = PM_OS_LINUX; os <= PM_OS_DARWIN; os++)
+		for (int n = 1; n <= 64; n++) {
+			const pm_signal_info *s = pmi_signal_by_number((pm_os)os, n);
+			if (s && ++seen)
+				cr_expect(TERMINATED(s->name) && TERMINATED(s->text) && TERMINATED(s->mach_type) &&
+				          TERMINATED(s->meaning), "signal %d", n);
+		}
+	static const int signos[] = { 0, 4, 5, 7, 8, 11, 31 };
+	for (size_t i = 0; i < sizeof signos / sizeof signos[0]; i++)
+		for (int code = -16; code <= 0x100; code++) {
+			const pm_si_code_info *c = pmi_si_code_by_number(signos[i], code);
+			if (c && ++seen)
+				cr_expect(TERMINATED(c->name) && TERMINATED(c->subtype) && TERMINATED(c->meaning),
+				          "si_code %d/%d", signos[i], code);
+		}
+	for (int n = 0; n <= 64; n++) {
+		const pm_mach_exc_info *m = pmi_mach_exc_by_number(n);
+		if (m && ++seen)
+			cr_expect(TERMINATED(m->name) && TERMINATED(m->meaning), "mach exception %d", n);
+	}
+	for (uint64_t n = 0; n <= 0x200; n++) {
+		const pm_code_info *c = pmi_bad_access_code_by_number(n);
+		if (c && ++seen)
+			cr_expect(TERMINATED(c->name) && TERMINATED(c->meaning), "bad access code %#lx", (unsigned long)n);
+		c = pmi_namespace_by_number(n);
+		if (c && ++seen)
+			cr_expect(TERMINATED(c->name) && TERMINATED(c->meaning), "namespace %lu", (unsigned long)n);
+	}
+	size_t n = 0;
+	const pm_magic_code *all = pmi_magic_codes(&n);
+	for (size_t i = 0; i < n; i++, seen++)
+		cr_expect(TERMINATED(all[i].nickname) && TERMINATED(all[i].meaning) && TERMINATED(all[i].cause),
+		          "magic code %#lx", (unsigned long)all[i].code);
+	/* 62 signal rows, 40-odd si_codes, 13 Mach exceptions, 16 + 37 codes, 17 magic codes */
+	cr_expect_gt(seen, 170);
 }
 
 Test(decode, exc_resource_worked_example)

@@ -44,7 +44,8 @@ check_range_bytes(void)
 	cr_assert(chunk && out);
 	pm_out o;
 	pmi_out_init_buf(&o, out, len + 1);
-	pm_facts facts = { 0 };
+	pm_late_facts late = { 0 };
+	pm_facts facts = { .late = &late };
 	pm_md_range range = { .start = (uint64_t)(uintptr_t)mem + START_OFFSET,
 	                      .end = (uint64_t)(uintptr_t)mem + PAGES * page };
 	pm_md_writer w = { .o = &o, .ranges = &range, .range_count = 1, .range_cap = 1,
