@@ -24,7 +24,16 @@ typedef struct text_item {
 
 #define TEXT_ITEM(cap) struct { _Atomic uint32_t seq; uint32_t len; char text[cap]; }
 
-static TEXT_ITEM(PM_CRASH_MESSAGE_MAX) crash_message;
+/* What every crash reads, on one page: the crash message's head (as_asi.c
+ * reads it), a bit for each annotation slot ever claimed and the count of
+ * breadcrumbs ever added.  The crash reads no other page of the tables
+ * below unless a call wrote it: a first read of a page is a fault, tens
+ * of microseconds on a paravirtualized guest. */
+static struct {
+	_Atomic uint32_t annotations_claimed;
+	_Atomic uint64_t crumb_next;
+	TEXT_ITEM(PM_CRASH_MESSAGE_MAX) crash_message;
+} hot __attribute__((aligned(64)));
 
 static struct annotation {
 	_Atomic uint64_t hash;    /* 0: free; claims the slot for one key */
@@ -32,12 +41,12 @@ static struct annotation {
 	char key[PM_ANNOTATION_KEY_MAX + 1];
 	TEXT_ITEM(PM_ANNOTATION_VALUE_MAX) value;
 } annotations[PM_ANNOTATIONS_MAX];
+_Static_assert(PM_ANNOTATIONS_MAX <= 32, "annotations_claimed has a bit per slot");
 
 static struct crumb {
 	struct timespec time;
 	TEXT_ITEM(PM_BREADCRUMB_MAX) text;
 } crumbs[PM_BREADCRUMBS_MAX];
-static _Atomic uint64_t crumb_next;
 
 static const char ellipsis[] = "\xe2\x80\xa6"; /* … */
 
@@ -81,7 +90,7 @@ set_text(text_item *item, size_t cap, const char *text, bool keep_newlines)
 void
 pm_set_crash_message(const char *message)
 {
-	set_text((text_item *)&crash_message, sizeof crash_message.text, message, true);
+	set_text((text_item *)&hot.crash_message, sizeof hot.crash_message.text, message, true);
 }
 
 static bool
@@ -108,9 +117,11 @@ annotation_slot(const char *key, size_t n)
 {
 	uint64_t h = key_hash(key, n);
 	for (size_t probe = 0; probe < PM_ANNOTATIONS_MAX; probe++) {
-		struct annotation *a = &annotations[(h + probe) % PM_ANNOTATIONS_MAX];
+		size_t slot = (h + probe) % PM_ANNOTATIONS_MAX;
+		struct annotation *a = &annotations[slot];
 		uint64_t seen = 0;
 		if (atomic_compare_exchange_strong(&a->hash, &seen, h)) {
+			atomic_fetch_or(&hot.annotations_claimed, 1u << slot);
 			memcpy(a->key, key, n);
 			a->key[n] = '\0';
 			atomic_store_explicit(&a->key_ready, true, memory_order_release);
@@ -149,7 +160,7 @@ pm_annotate(const char *key, const char *value)
 void
 pm_breadcrumb(const char *message)
 {
-	uint64_t ticket = atomic_fetch_add(&crumb_next, 1);
+	uint64_t ticket = atomic_fetch_add(&hot.crumb_next, 1);
 	struct crumb *c = &crumbs[ticket % PM_BREADCRUMBS_MAX];
 	/* A writer a whole ring behind still holds this slot: ours is newer, theirs gives way. */
 	uint32_t s = atomic_load_explicit(&c->text.seq, memory_order_relaxed);
@@ -193,25 +204,28 @@ copy_item(pm_arena *arena, const text_item *item, char *buf, size_t cap)
 size_t
 as_context_message(char *buf, size_t cap)
 {
-	return read_text((const text_item *)&crash_message, buf, cap);
+	return read_text((const text_item *)&hot.crash_message, buf, cap);
 }
 
 void
 as_fill_context(pm_report *r, int16_t tz_min, char *buf, size_t cap)
 {
 	pm_arena *arena = r->arena;
-	r->annotations = pmi_arena_alloc(arena, PM_ANNOTATIONS_MAX * sizeof *r->annotations, _Alignof(pm_kv));
+	uint32_t claimed = atomic_load(&hot.annotations_claimed);
+	r->annotations = claimed ? pmi_arena_alloc(arena, PM_ANNOTATIONS_MAX * sizeof *r->annotations, _Alignof(pm_kv))
+	                         : NULL;
 	for (size_t i = 0; r->annotations && i < PM_ANNOTATIONS_MAX; i++) {
 		const struct annotation *a = &annotations[i];
-		if (!atomic_load_explicit(&a->key_ready, memory_order_acquire))
+		if (!(claimed & (1u << i)) || !atomic_load_explicit(&a->key_ready, memory_order_acquire))
 			continue;
 		const char *v = copy_item(arena, (const text_item *)&a->value, buf, cap);
 		if (v)
 			r->annotations[r->annotation_count++] = (pm_kv){ pmi_arena_strdup(arena, a->key), v };
 	}
-	r->breadcrumbs = pmi_arena_alloc(arena, PM_BREADCRUMBS_MAX * sizeof *r->breadcrumbs, _Alignof(pm_crumb));
-	uint64_t end = atomic_load(&crumb_next);
+	uint64_t end = atomic_load(&hot.crumb_next);
 	uint64_t start = end > PM_BREADCRUMBS_MAX ? end - PM_BREADCRUMBS_MAX : 0;
+	r->breadcrumbs = end ? pmi_arena_alloc(arena, PM_BREADCRUMBS_MAX * sizeof *r->breadcrumbs, _Alignof(pm_crumb))
+	                     : NULL;
 	for (uint64_t t = start; r->breadcrumbs && t < end; t++) {
 		const struct crumb *c = &crumbs[t % PM_BREADCRUMBS_MAX];
 		const char *m = copy_item(arena, (const text_item *)&c->text, buf, cap);
