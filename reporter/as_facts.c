@@ -3,6 +3,8 @@
  * as_facts.h; format reference §15.1 for where each comes from).  Each is
  * one system call or one small file, read with open/read; none may have
  * changed since pm_install except by an exec, which ends the install too.
+ * What only the minidump shows is read when the first one is written,
+ * after the report is durable: a small file costs the capture about 20 us.
  */
 #include "as_facts.h"
 
@@ -132,14 +134,13 @@ from_stat(pm_facts *f, char *buf, size_t cap)
 }
 
 static void
-from_uname(pm_facts *f, char *buf, size_t cap)
+from_uname(pm_facts *f, struct utsname *u, char *buf, size_t cap)
 {
 	pm_late_facts *l = f->late;
-	struct utsname u;
-	if (uname(&u) != 0)
-		memset(&u, 0, sizeof u);
-	if (u.sysname[0])
-		as_strlcpy(f->os_name, u.sysname, sizeof f->os_name);
+	if (uname(u) != 0)
+		memset(u, 0, sizeof *u);
+	if (u->sysname[0])
+		as_strlcpy(f->os_name, u->sysname, sizeof f->os_name);
 	/* "Debian GNU/Linux 12 (bookworm) (Linux 6.1.0-13-amd64)" */
 	pretty_name(l->os_version, sizeof l->os_version, buf, cap);
 	if (l->os_version[0])
@@ -147,31 +148,49 @@ from_uname(pm_facts *f, char *buf, size_t cap)
 	as_strlcat(l->os_version, "(", sizeof l->os_version);
 	as_strlcat(l->os_version, f->os_name, sizeof l->os_version);
 	as_strlcat(l->os_version, " ", sizeof l->os_version);
-	as_strlcat(l->os_version, u.release, sizeof l->os_version);
+	as_strlcat(l->os_version, u->release, sizeof l->os_version);
 	as_strlcat(l->os_version, ")", sizeof l->os_version);
 	/* uname -srvm */
-	const char *const parts[] = { f->os_name, " ", u.release, " ", u.version, " ", u.machine };
+	const char *const parts[] = { f->os_name, " ", u->release, " ", u->version, " ", u->machine };
 	l->kernel[0] = '\0';
 	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
 		as_strlcat(l->kernel, parts[i], sizeof l->kernel);
-	kernel_version(u.release, l->kernel_version);
+	kernel_version(u->release, l->kernel_version);
 	if (as_read_small_file("/sys/class/dmi/id/product_name", buf, cap) > 0) {
 		const char *nl = memchr(buf, '\n', strlen(buf));
 		copy_n(l->hardware_model, sizeof l->hardware_model, buf, nl ? (size_t)(nl - buf) : strlen(buf));
 	}
 	if (!l->hardware_model[0])
-		as_strlcpy(l->hardware_model, u.machine, sizeof l->hardware_model);
+		as_strlcpy(l->hardware_model, u->machine, sizeof l->hardware_model);
+}
+
+/* True for the one caller that is to read the group state guards. */
+static bool
+claim(int *state)
+{
+	int unread = FACTS_UNREAD;
+	return __atomic_compare_exchange_n(state, &unread, FACTS_READING, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 void
 as_facts_read(pm_facts *f, char *scratch, size_t scratch_cap)
 {
-	int unread = FACTS_UNREAD;
-	if (!__atomic_compare_exchange_n(&f->late->state, &unread, FACTS_READING, false, __ATOMIC_ACQ_REL,
-	                                 __ATOMIC_ACQUIRE))
+	if (!claim(&f->late->state))
 		return;
-	from_uname(f, scratch, scratch_cap);
-	f->late->cpu_count = online_cpus(scratch, scratch_cap);
+	/* uname's answer goes where the freeze has read the thread list, a page
+	 * already there, not on the signal stack: the kernel writing a fresh
+	 * page costs a fault, about 20 us on a paravirtualized guest. */
+	struct utsname *u = (struct utsname *)scratch;
+	from_uname(f, u, scratch + sizeof *u, scratch_cap - sizeof *u);
 	from_stat(f, scratch, scratch_cap);
 	__atomic_store_n(&f->late->state, FACTS_READ, __ATOMIC_RELEASE);
+}
+
+void
+as_facts_read_minidump(pm_facts *f, char *scratch, size_t scratch_cap)
+{
+	if (!claim(&f->late->minidump_state))
+		return;
+	f->late->cpu_count = online_cpus(scratch, scratch_cap);
+	__atomic_store_n(&f->late->minidump_state, FACTS_READ, __ATOMIC_RELEASE);
 }

@@ -10,10 +10,14 @@
 
 #include "state.h"
 
-/* Fill the OS and kernel names, the CPU count, the hardware model, the
- * environment's range and the launch time, once per process: the first
- * capture reads them (through scratch), later ones find them read.  A
- * capture that finds another one reading them goes on with what is there. */
+/* Fill the OS and kernel names, the hardware model, the environment's
+ * range and the launch time, once per process: the first capture reads
+ * them (through scratch), later ones find them read.  A capture that finds
+ * another one reading them goes on with what is there. */
 void as_facts_read(pm_facts *f, char *scratch, size_t scratch_cap);
+
+/* The same for what only the minidump shows (the CPU count), read by the
+ * first minidump written. */
+void as_facts_read_minidump(pm_facts *f, char *scratch, size_t scratch_cap);
 
 #endif

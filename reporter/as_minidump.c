@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arch.h"
+#include "as_facts.h"
 #include "out.h"
 
 uint32_t
@@ -89,6 +90,7 @@ as_minidump(const as_capture_ctx *c, pm_out *o)
 	};
 	if (o->fd < 0)
 		return PM_E_INVAL;
+	as_facts_read_minidump(c->facts, c->scratch, c->scratch_cap);
 	put_header(&w, 0);
 	pmi_out_put(o, (const char *)w.dir, sizeof w.dir);
 	as_md_memory_plan(&w);

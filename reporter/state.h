@@ -55,6 +55,7 @@ typedef struct pm_late_facts {
 	pm_time launch_time;
 	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
 	uint32_t kernel_version[3]; /* major, minor, patch of the release */
+	int minidump_state;        /* the same for what only the minidump shows: */
 	uint8_t cpu_count;         /* online CPUs, 255 at most */
 	uint64_t environ_start, environ_end; /* the initial environment's strings (0, 0: unknown) */
 } pm_late_facts;

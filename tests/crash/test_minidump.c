@@ -173,6 +173,13 @@ Test(minidump, stackwalk_reads_reason_modules_and_frames)
 
 	/* Frames of the crashed thread, symbolicated from the .sym: the app's functions, in
 	 * the .crash's order. */
+	/* The online CPUs, which the first minidump reads after the report (as_facts.c). */
+	const char *cpu = mline(out, "CPU|");
+	cr_assert(cpu != NULL, "no CPU line:\n%s", out);
+	long online = sysconf(_SC_NPROCESSORS_ONLN), count = 0;
+	cr_assert_eq(sscanf(cpu, "CPU|%*[^|]|%*[^|]|%ld", &count), 1, "%.200s", cpu);
+	cr_expect_eq(count, online > 255 ? 255 : online, "%.200s", cpu);
+
 	const pm_thread *t = crashed_thread(&run.json);
 	const char *names[] = { "crash_with_locals", "descend", "descend", "descend", "descend", "main" };
 	for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++) {
