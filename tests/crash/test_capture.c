@@ -158,15 +158,31 @@ Test(capture, install_uninstall_install, .timeout = 60)
 	crash_run_free(&run);
 }
 
+static const char *
+annotation(const pm_report *r, const char *key)
+{
+	for (uint32_t i = 0; i < r->annotation_count; i++)
+		if (strcmp(r->annotations[i].key, key) == 0)
+			return r->annotations[i].value;
+	return "(none)";
+}
+
+/* The crash is on a thread other than main, with fn on its stack. */
+static void
+expect_worker_crashed_in(const pm_report *r, const char *fn)
+{
+	int32_t t = pm_report_crashed_thread(r);
+	cr_assert(t >= 0);
+	cr_expect_neq(r->threads[t].id, (uint64_t)r->header.pid, "the crash is on the worker");
+	cr_expect(crash_frame_index(r, &r->threads[t], fn) >= 0, "no %s on the crashed thread", fn);
+}
+
 Test(capture, thread_from_before_install_overflows_its_stack, .timeout = 60)
 {
 	crash_run run;
 	crash_run_program(&run, program("early_thread"), NULL, NULL);
 	cr_expect(died_of(run.status, SIGSEGV));
-	int32_t t = pm_report_crashed_thread(&run.json);
-	cr_assert(t >= 0);
-	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
-	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	expect_worker_crashed_in(&run.json, "recurse_early");
 	crash_run_free(&run);
 }
 
@@ -176,29 +192,13 @@ Test(capture, reinstall_does_not_signal_a_thread_that_has_its_stack, .timeout = 
 	crash_run run;
 	crash_run_program(&run, program("early_thread"), args, NULL);
 	cr_expect(died_of(run.status, SIGSEGV));
-	const char *counts = NULL;
-	for (uint32_t i = 0; i < run.json.annotation_count; i++)
-		if (strcmp(run.json.annotations[i].key, "interrupted") == 0)
-			counts = run.json.annotations[i].value;
-	cr_assert(counts != NULL, "the program did not say how often its thread was interrupted");
+	const char *counts = annotation(&run.json, "interrupted");
 	int first, second;
 	cr_assert_eq(sscanf(counts, "%d %d", &first, &second), 2, "interrupted: %s", counts);
 	cr_expect_eq(second, first, "the second pm_install interrupted the thread again (%s)", counts);
 	/* It still has the stack the first install gave it. */
-	int32_t t = pm_report_crashed_thread(&run.json);
-	cr_assert(t >= 0);
-	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
-	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	expect_worker_crashed_in(&run.json, "recurse_early");
 	crash_run_free(&run);
-}
-
-static const char *
-annotation(const pm_report *r, const char *key)
-{
-	for (uint32_t i = 0; i < r->annotation_count; i++)
-		if (strcmp(r->annotations[i].key, key) == 0)
-			return r->annotations[i].value;
-	return "(none)";
 }
 
 /* A thread started after install finds its stack's top page, where the
@@ -213,10 +213,7 @@ Test(capture, started_thread_gets_a_warm_reused_stack, .timeout = 60)
 	cr_expect_str_eq(annotation(&run.json, "worker_top"), "1", "the worker's top page was not in memory");
 	cr_expect_str_eq(annotation(&run.json, "installer_top"), "0", "pm_install wrote its own thread's stack");
 	cr_expect_str_eq(annotation(&run.json, "reused"), "1", "the second thread did not get the first one's stack");
-	int32_t t = pm_report_crashed_thread(&run.json);
-	cr_assert(t >= 0);
-	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
-	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "crash_on_reused_stack") >= 0);
+	expect_worker_crashed_in(&run.json, "crash_on_reused_stack");
 	crash_run_free(&run);
 }
 
@@ -229,10 +226,7 @@ Test(capture, uninstall_right_after_install_leaves_no_request_pending, .timeout 
 	crash_run run;
 	crash_run_program(&run, program("early_thread"), args, NULL);
 	cr_expect(died_of(run.status, SIGSEGV), "status %d: not the worker's overflow", run.status);
-	int32_t t = pm_report_crashed_thread(&run.json);
-	cr_assert(t >= 0);
-	cr_expect_neq(run.json.threads[t].id, (uint64_t)run.json.header.pid, "the crash is on the worker");
-	cr_expect(crash_frame_index(&run.json, &run.json.threads[t], "recurse_early") >= 0);
+	expect_worker_crashed_in(&run.json, "recurse_early");
 	crash_run_free(&run);
 }
 
