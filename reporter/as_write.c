@@ -124,8 +124,9 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
  * and extents, behind a cache flush, and is the one commit (the files'
  * fsyncs after it would find nothing to commit and only flush the cache
  * again); elsewhere (XFS) the files are fsync'd after it.  A file whose
- * writeback fails, or whose fsync fails where it comes first, gets no name.  The waits and fsyncs add to
- * *fsync_total (NULL: not timed).  True if every file landed.
+ * writeback fails, or whose fsync fails where it comes first, gets no
+ * name.  The waits and fsyncs add to *fsync_total (NULL: not timed).  True
+ * if every file landed.
  */
 static bool
 land(int dir, staged *f, size_t n, uint64_t *fsync_total)
