@@ -1,8 +1,9 @@
 /*
  * as_capture.c — AS-SAFE: freeze, images, header, threads (see as_capture.h).
  *
- * The other threads are stopped first, so their stacks do not move while
- * the images are scanned and every stack is walked.
+ * The other threads are asked to stop first: from then on none runs its own
+ * code, so the images are scanned while they answer, and each thread is
+ * walked once it has answered (as_fill_threads waits for the ones not in yet).
  */
 #include "as_capture.h"
 #include "model.h"
@@ -18,13 +19,13 @@ void
 as_capture(const as_capture_ctx *c)
 {
 	pm_report *r = c->report;
-	bool truncated;
 	uint64_t t = as_sys_now_ns();
 	*c->phases = (pm_crash_phases){ 0 };
-	size_t n = as_freeze(c, &truncated);
+	as_frozen frozen = as_freeze_ask(c);
+	size_t n = frozen.n;
 	if (n == 0) {
 		c->tids[0] = c->tid; /* no /proc: report at least ourselves */
-		n = 1;
+		n = frozen.n = 1;
 	}
 	c->phases->freeze = as_sys_lap_ns(&t);
 	as_facts_read(c->facts, c->scratch, c->scratch_cap);
@@ -39,7 +40,7 @@ as_capture(const as_capture_ctx *c)
 	size_t windows = n < PM_MEM_WINDOWS ? n : PM_MEM_WINDOWS;
 	as_sys_populate(c->mem_cache->window, windows * sizeof c->mem_cache->window[0]);
 	*c->mem = as_mem_cached(c->mem_cache);
-	r->threads_truncated = truncated;
+	r->threads_truncated = frozen.truncated;
 	r->images = c->model_images;
 	*c->images = (pm_as_images){ .images = c->as_images, .cap = c->image_cap,
 	                             .maps = c->as_maps, .map_cap = c->map_cap };
@@ -48,7 +49,7 @@ as_capture(const as_capture_ctx *c)
 	as_images_scan(c->images, r, &direct, c->facts->exe_path, c->scratch, c->scratch_cap);
 	as_fill_header(r, c->facts, &c->now);
 	c->phases->images = as_sys_lap_ns(&t);
-	as_fill_threads(c, n);
+	as_fill_threads(c, &frozen);
 	c->phases->threads = as_sys_lap_ns(&t);
 }
 

@@ -1,11 +1,12 @@
 /*
  * as_freeze.c — AS-SAFE: stop every other thread and collect its registers.
  *
- *   as_freeze()            reporting thread
+ *   as_freeze_ask()        reporting thread
  *     list_tasks()            getdents64 on /proc/self/task
  *     populate_slots()        one madvise for the slots the tids hash to
  *     ask()                   claim a slot, send the freeze request naming the thread
- *     wait_for_answers()      sleep until the last answer, a stall or the timeout
+ *   as_freeze_wait()       reporting thread, before it walks the next threads
+ *     sleep until those have answered, at a stall give up on the blocked, or time out
  *   as_on_freeze()         every other thread, in its freeze handler
  *     copy mcontext into its slot, mark it captured, park
  *
@@ -27,6 +28,10 @@
 #include "as_control.h"
 #include "as_sys.h"
 #include "as_util.h"
+
+/* How long the silent threads are waited for, after the last answer, before
+ * they are checked for a blocked signal. */
+static const uint64_t grace_ns = 2000000;
 
 static size_t
 slot_cap(void)
@@ -167,38 +172,37 @@ populate_slots(const pid_t *tids, size_t n)
 }
 
 /*
- * True when the thread was sent the freeze signal (and will answer unless it
- * blocks it).  The request carries the tid it is sent to in si_uid, which
+ * Send the thread the freeze signal (it answers unless it blocks it), its
+ * slot marked asked.  The request carries the tid it is sent to in si_uid, which
  * the kernel leaves as given for a signal to our own process: the frozen
  * thread finds its slot without asking the kernel who it is (a system call
  * less for each thread, about 3 us on a paravirtualized VM).  A request
  * that waited past its capture (a thread that blocked it) finds a slot that
  * names another thread, or none, and is dropped.
  */
-static bool
+static void
 ask(siginfo_t *info, pid_t self, pid_t tid)
 {
 	pm_slot *s = as_slot_claim(tid);
 	int empty = SLOT_EMPTY;
 	/* A thread that crashed too may have filled its slot already: leave it. */
 	if (!s || tid == self || !atomic_compare_exchange_strong(&s->state, &empty, SLOT_ASKED))
-		return false;
+		return;
 	info->si_uid = (uid_t)tid;
-	if (as_sys_tgsigqueueinfo(info->si_pid, tid, info->si_signo, info) == 0)
-		return true;
-	atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
-	return false;
+	if (as_sys_tgsigqueueinfo(info->si_pid, tid, info->si_signo, info) != 0)
+		atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
 }
 
-static bool
-all_answered(const pid_t *tids, size_t n)
+/* How many of tids[0, n) are asked and have not answered. */
+static int
+still_asked(const pid_t *tids, size_t n)
 {
+	int left = 0;
 	for (size_t i = 0; i < n; i++) {
 		pm_slot *s = as_slot_find(tids[i]);
-		if (s && atomic_load(&s->state) == SLOT_ASKED)
-			return false;
+		left += s && atomic_load(&s->state) == SLOT_ASKED;
 	}
-	return true;
+	return left;
 }
 
 /* The value of the "<key>:" line of a status file, past its blanks; NULL if none. */
@@ -260,76 +264,76 @@ blocks_signal(const as_capture_ctx *c, pid_t tid)
 	return mask_has(buf, end, "SigPnd:", 7, sig) && mask_has(buf, end, "SigBlk:", 7, sig);
 }
 
-/* Stop waiting for threads that block the freeze signal: they cannot answer.
- * Returns how many were given up on. */
-static int
+/* Stop waiting for threads that block the freeze signal: they cannot answer. */
+static void
 give_up_on_blocked(const as_capture_ctx *c, size_t n)
 {
 	const pid_t *tids = c->tids;
-	int given_up = 0;
 	for (size_t i = 0; i < n; i++) {
 		pm_slot *s = as_slot_find(tids[i]);
 		int asked = SLOT_ASKED;
-		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(c, tids[i]) &&
-		    atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED))
-			given_up++;
+		if (s && atomic_load(&s->state) == SLOT_ASKED && blocks_signal(c, tids[i]))
+			atomic_compare_exchange_strong(&s->state, &asked, SLOT_BLOCKED);
 	}
-	return given_up;
+}
+
+as_frozen
+as_freeze_ask(const as_capture_ctx *c)
+{
+	as_frozen f = { 0 };
+	f.n = list_tasks(c, &f.truncated);
+	populate_slots(c->tids, f.n);
+	siginfo_t info;
+	as_control_info(&info, c->freeze_signal, PM_CONTROL_FREEZE, getpid(), 0);
+	/* No answer wakes us before a wait says which one would. */
+	__atomic_store_n(&as_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
+	__atomic_store_n(&as_g.answers, 0, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < f.n; i++)
+		ask(&info, c->tid, c->tids[i]);
+	uint64_t now = as_sys_now_ns();
+	f.deadline = now + (uint64_t)c->freeze_timeout_ms * 1000000u;
+	f.next_check = now + grace_ns;
+	return f;
 }
 
 /*
- * Sleep on the answer count until `asked` threads have answered or been given
- * up on: the last answer wakes us (as_on_freeze).  While answers keep
- * coming, threads are still being scheduled; only after grace_ns without one
- * are the silent ones checked for a blocked signal (a /proc read each), and
- * again every recheck_ns (a thread still runnable now may go to sleep
- * blocking it).
+ * Sleep on the answer count until the threads waited for have answered.
+ * Answers come in any order, so the count that wakes us is the least at
+ * which they can all be in: the count now plus those still silent; the
+ * slots decide at each wakeup.  The count misses a thread that crashed too
+ * (it fills its slot itself): a stall rechecks the slots.  While answers
+ * keep coming, threads are still being scheduled; only after the grace
+ * period without one are the silent ones, all of them, checked for a
+ * blocked signal (a /proc read each), and again every recheck period (a
+ * thread still runnable now may go to sleep blocking it).
  */
-static void
-wait_for_answers(const as_capture_ctx *c, size_t n, int asked)
+void
+as_freeze_wait(const as_capture_ctx *c, as_frozen *f, size_t first, size_t count)
 {
-	static const uint64_t grace_ns = 2000000, recheck_ns = 10000000;
+	static const uint64_t recheck_ns = 10000000;
+	const pid_t *tids = c->tids + first;
 	uint64_t now = as_sys_now_ns();
-	uint64_t deadline = now + (uint64_t)c->freeze_timeout_ms * 1000000u, next_check = now + grace_ns;
-	int blocked = 0, seen = 0;
-	while (now < deadline) {
+	while (now < f->deadline) {
 		int got = __atomic_load_n(&as_g.answers, __ATOMIC_ACQUIRE);
-		/* The count misses a thread that crashed too (it fills its slot
-		 * itself): at a stall the slots decide. */
-		if ((got + blocked >= asked || now >= next_check) && all_answered(c->tids, n))
-			return;
-		if (got != seen) {
-			seen = got;
-			next_check = now + grace_ns;
+		int left = still_asked(tids, count);
+		if (left == 0)
+			break;
+		if (got != f->seen) {
+			f->seen = got;
+			f->next_check = now + grace_ns;
 		}
-		if (now >= next_check) {
-			blocked += give_up_on_blocked(c, n);
-			next_check = as_sys_now_ns() + recheck_ns;
+		if (now >= f->next_check) {
+			give_up_on_blocked(c, f->n);
+			f->next_check = as_sys_now_ns() + recheck_ns;
 		} else {
-			__atomic_store_n(&as_g.answers_wanted, asked - blocked, __ATOMIC_RELEASE);
-			uint64_t until = next_check < deadline ? next_check : deadline;
+			__atomic_store_n(&as_g.answers_wanted, got + left, __ATOMIC_RELEASE);
+			uint64_t until = f->next_check < f->deadline ? f->next_check : f->deadline;
 			as_sys_futex_wait(&as_g.answers, got, until - now);
 		}
 		now = as_sys_now_ns();
 	}
-}
-
-size_t
-as_freeze(const as_capture_ctx *c, bool *truncated)
-{
-	*truncated = false;
-	size_t n = list_tasks(c, truncated);
-	populate_slots(c->tids, n);
-	siginfo_t info;
-	as_control_info(&info, c->freeze_signal, PM_CONTROL_FREEZE, getpid(), 0);
-	int asked = 0;
-	/* No answer wakes us before all are asked. */
+	/* The answers that come while we walk need not wake anyone. */
 	__atomic_store_n(&as_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
-	__atomic_store_n(&as_g.answers, 0, __ATOMIC_RELEASE);
-	for (size_t i = 0; i < n; i++)
-		asked += ask(&info, c->tid, c->tids[i]);
-	wait_for_answers(c, n, asked);
-	return n;
 }
 
 int
@@ -390,7 +394,7 @@ as_on_freeze(int sig, siginfo_t *info, void *uctx)
 		as_sys_thread_name(s->name);
 		/* The slot may have been reset meanwhile (a snapshot gave up on us). */
 		if (atomic_compare_exchange_strong(&s->state, &asked, SLOT_CAPTURED)) {
-			/* The last answer wakes the reporting thread (wait_for_answers). */
+			/* The answer a wait needs wakes the reporting thread (as_freeze_wait). */
 			if (__atomic_add_fetch(&as_g.answers, 1, __ATOMIC_ACQ_REL) >=
 			    __atomic_load_n(&as_g.answers_wanted, __ATOMIC_ACQUIRE))
 				as_sys_futex_wake(&as_g.answers);

@@ -9,6 +9,8 @@
 #define PM_REPORTER_AS_FREEZE_H
 
 #include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "as_capture_ctx.h"
@@ -18,13 +20,25 @@ pm_slot *as_slot_claim(pid_t tid);
 /* The slot of tid or NULL. */
 pm_slot *as_slot_find(pid_t tid);
 
+/* A freeze under way: what its waits share. */
+typedef struct as_frozen {
+	size_t n;                 /* tids listed in c->tids */
+	bool truncated;           /* more threads than c->max_threads */
+	uint64_t deadline;        /* no wait goes past it (c->freeze_timeout_ms after the asks) */
+	uint64_t next_check;      /* when the silent threads are checked for a blocked signal */
+	int seen;                 /* the answer count when last looked at */
+} as_frozen;
+
 /*
- * List every thread of the process into c->tids (at most c->max_threads,
- * *truncated set when more exist) and stop each one but c->tid, waiting at
- * most c->freeze_timeout_ms.  Returns the number of tids listed.  The slots
- * and the answer count stay in as_g: the freeze handler must find them.
+ * List every thread of the process into c->tids and ask each one but c->tid
+ * to stop, without waiting: once asked, a thread runs none of its own code
+ * until it is released, unless it blocks the signal.  The slots and the
+ * answer count stay in as_g: the freeze handler must find them.
  */
-size_t as_freeze(const as_capture_ctx *c, bool *truncated);
+as_frozen as_freeze_ask(const as_capture_ctx *c);
+/* Wait until each of c->tids[first, first + count) has answered, or is given
+ * up on (it blocks the signal), or f->deadline has passed. */
+void as_freeze_wait(const as_capture_ctx *c, as_frozen *f, size_t first, size_t count);
 /* Let parked threads go on: after a snapshot, or before chaining to a
  * handler that may recover.  Each release is a new generation. */
 void as_release(void);

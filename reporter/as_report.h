@@ -24,10 +24,12 @@ bool as_is_reraised_fault(int sig, const siginfo_t *info);
  * walk passed the original fault's signal frame, the exception block describes that
  * fault, and says who re-raised it (as_reraise.c). */
 void as_fill_reraised(const as_capture_ctx *c);
-/* One report thread for each of the first n of c->tids; c->tid is the calling
- * thread, whose registers are c->mc (the others come from their slots).  When
- * c->signal is set, it is the crashed thread and triggered_thread points at it. */
-void as_fill_threads(const as_capture_ctx *c, size_t n);
+/* One report thread for each of the f->n first of c->tids, each walked once
+ * it has answered the freeze f; c->tid is the calling thread, whose registers
+ * are c->mc (the others come from their slots).  When c->signal is set, it is
+ * the crashed thread and triggered_thread points at it. */
+struct as_frozen;
+void as_fill_threads(const as_capture_ctx *c, struct as_frozen *f);
 
 /* The name in <dir><id>/comm ("/proc/" for a process, "/proc/self/task/" for
  * one of our threads), copied into the arena; NULL if gone. */

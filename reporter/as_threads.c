@@ -149,8 +149,9 @@ populate_ahead(pm_arena *a, const char *first, size_t threads_left)
 }
 
 void
-as_fill_threads(const as_capture_ctx *c, size_t n)
+as_fill_threads(const as_capture_ctx *c, as_frozen *f)
 {
+	size_t n = f->n;
 	pm_report *r = c->report;
 	const pid_t *tids = c->tids;
 	pid_t self = c->tid;
@@ -162,8 +163,11 @@ as_fill_threads(const as_capture_ctx *c, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (i == PROBE_THREADS && n >= 2 * PROBE_THREADS)
 			populate_ahead(r->arena, first, n - i);
-		if (i % PM_MEM_WINDOWS == 0)
-			read_windows(c, i, n - i < PM_MEM_WINDOWS ? n - i : PM_MEM_WINDOWS, windows);
+		if (i % PM_MEM_WINDOWS == 0) {
+			size_t batch = n - i < PM_MEM_WINDOWS ? n - i : PM_MEM_WINDOWS;
+			as_freeze_wait(c, f, i, batch);
+			read_windows(c, i, batch, windows);
+		}
 		pm_thread *t = &r->threads[r->thread_count++];
 		int also;
 		bool blocked;
