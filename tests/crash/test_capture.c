@@ -269,6 +269,54 @@ Test(capture, a_thread_that_blocks_every_signal_is_listed_not_captured, .timeout
 	crash_run_free(&run);
 }
 
+/* The thread of the report called name; NULL (and a failed expectation) if none. */
+static const pm_thread *
+thread_named(const pm_report *r, const char *name)
+{
+	for (uint32_t i = 0; i < r->thread_count; i++)
+		if (r->threads[i].name && strcmp(r->threads[i].name, name) == 0)
+			return &r->threads[i];
+	cr_expect_fail("no thread named %s", name);
+	return NULL;
+}
+
+/* The reporter walks each thread once it has answered, not once all have: a
+ * thread whose answer comes late (it blocks the freeze signal for a while,
+ * running) must be walked from where it answered, in the first batch of
+ * stacks read together or a later one; one that blocks it for good is
+ * listed and noted. */
+Test(capture, a_thread_that_answers_late_is_walked_from_its_answer, .timeout = 60)
+{
+	crash_run run;
+	crash_run_program(&run, program("slow_answer"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	cr_assert_eq(run.json.thread_count, 24 + crash_emulator_threads());
+	for (int k = 1; k <= 2; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "slow-%d", k);
+		const pm_thread *t = thread_named(&run.json, name);
+		if (!t)
+			continue;
+		cr_expect(t->captured, "%s was not captured: %s", name, t->note ? t->note : "(no note)");
+		int at = crash_frame_index(&run.json, t, "unblock_all");
+		cr_expect(at >= 0 && crash_frame_index(&run.json, t, "slow_worker") == at + 1,
+		          "%s is not walked from its answer in unblock_all (%u frames)", name, t->frame_count);
+	}
+	cr_expect_gt(thread_named(&run.json, "slow-2") - run.json.threads, 16, "slow-2 is not in the second batch");
+	for (int k = 0; k < 20; k++) {
+		char name[16];
+		snprintf(name, sizeof name, "idle-%d", k);
+		const pm_thread *t = thread_named(&run.json, name);
+		cr_expect(t && t->captured && crash_frame_index(&run.json, t, "idle_worker") >= 0, "%s not walked", name);
+	}
+	const pm_thread *deaf = thread_named(&run.json, "deaf-worker");
+	cr_assert(deaf != NULL);
+	cr_expect_not(deaf->captured);
+	const char *why = crash_emulator_threads() ? "did not stop" : "blocks the signal";
+	cr_expect(deaf->note && strstr(deaf->note, why) != NULL, "note: %s", deaf->note ? deaf->note : "(none)");
+	crash_run_free(&run);
+}
+
 Test(capture, fault_in_the_callback_keeps_the_report_and_the_signal, .timeout = 60)
 {
 	crash_run run;
