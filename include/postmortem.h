@@ -61,9 +61,10 @@ typedef struct pm_frame {
 /* Where the handler's time went, in nanoseconds (CLOCK_MONOTONIC), for tuning and
  * benchmarks.  The time before the handler ran (the kernel's signal delivery) is in none. */
 typedef struct pm_crash_phases {
-	uint64_t freeze;          /* stopping the other threads */
+	uint64_t freeze;          /* listing the other threads and asking each to stop */
 	uint64_t images;          /* /proc/self/maps and each image's ELF headers */
-	uint64_t threads;         /* each thread's name, registers and stack walk */
+	uint64_t threads;         /* each thread's name, registers and stack walk, and the
+	                           * waits for threads that had not stopped yet */
 	uint64_t symbols;         /* naming the frames */
 	uint64_t write;           /* rendering and writing the .crash and the .json */
 	uint64_t fsync;           /* making the report durable: waiting for its writeback, and its fsyncs */
