@@ -299,7 +299,7 @@ Test(capture, a_thread_that_answers_late_is_walked_from_its_answer, .timeout = 6
 			continue;
 		cr_expect(t->captured, "%s was not captured: %s", name, t->note ? t->note : "(no note)");
 		int at = crash_frame_index(&run.json, t, "unblock_all");
-		cr_expect(at >= 0 && crash_frame_index(&run.json, t, "slow_worker") == at + 1,
+		cr_expect(at >= 0 && crash_frame_index(&run.json, t, "blocking_worker") == at + 1,
 		          "%s is not walked from its answer in unblock_all (%u frames)", name, t->frame_count);
 	}
 	cr_expect_gt(thread_named(&run.json, "slow-2") - run.json.threads, 16, "slow-2 is not in the second batch");

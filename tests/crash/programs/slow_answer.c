@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <time.h>
 #include <unistd.h>
@@ -36,34 +37,30 @@ unblock_all(const sigset_t *all)
 	atomic_fetch_add(&unblocked, 1);
 }
 
+/* A thread that blocks every signal: asleep for good, or running until
+ * HOLD_MS after the crash and then taking the freeze request. */
+typedef struct blocker {
+	const char *name;
+	bool for_good;
+} blocker;
+
 __attribute__((noinline)) void *
-slow_worker(void *arg)
+blocking_worker(void *arg)
 {
+	const blocker *b = arg;
 	sigset_t all;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_setname_np(pthread_self(), arg);
+	pthread_setname_np(pthread_self(), b->name);
 	atomic_fetch_add(&ready, 1);
+	while (b->for_good)
+		pause();
 	while (!atomic_load(&go))
 		sched_yield();
 	uint64_t until = now_ms() + HOLD_MS;
 	while (now_ms() < until)
 		sched_yield();
 	unblock_all(&all);
-	for (;;)
-		pause();
-	return NULL;
-}
-
-__attribute__((noinline)) void *
-deaf_worker(void *arg)
-{
-	(void)arg;
-	sigset_t all;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	pthread_setname_np(pthread_self(), "deaf-worker");
-	atomic_fetch_add(&ready, 1);
 	for (;;)
 		pause();
 	return NULL;
@@ -80,10 +77,10 @@ idle_worker(void *arg)
 }
 
 static void
-start(void *(*fn)(void *), const char *name)
+start(void *(*fn)(void *), const void *arg)
 {
 	pthread_t t;
-	pthread_create(&t, NULL, fn, (void *)name);
+	pthread_create(&t, NULL, fn, (void *)arg);
 }
 
 int
@@ -95,11 +92,12 @@ main(void)
 	for (int i = 0; i < IDLE_BEFORE + IDLE_AFTER; i++)
 		snprintf(names[i], sizeof names[i], "idle-%d", i);
 	/* In tid order, which is the report's: main, slow-1, deaf, idle..., slow-2 (the 18th), idle... */
-	start(slow_worker, "slow-1");
-	start(deaf_worker, NULL);
+	static const blocker slow1 = { "slow-1", false }, deaf = { "deaf-worker", true }, slow2 = { "slow-2", false };
+	start(blocking_worker, &slow1);
+	start(blocking_worker, &deaf);
 	for (int i = 0; i < IDLE_BEFORE; i++)
 		start(idle_worker, names[i]);
-	start(slow_worker, "slow-2");
+	start(blocking_worker, &slow2);
 	for (int i = IDLE_BEFORE; i < IDLE_BEFORE + IDLE_AFTER; i++)
 		start(idle_worker, names[i]);
 	while (atomic_load(&ready) < THREADS)
