@@ -230,6 +230,32 @@ Test(capture, uninstall_right_after_install_leaves_no_request_pending, .timeout 
 	crash_run_free(&run);
 }
 
+/* Past the threads pm_install asks itself, a helper thread asks the rest
+ * after it has returned: the thread listed last gets its stack too. */
+Test(capture, many_threads_from_before_install_all_get_stacks, .timeout = 60)
+{
+	const char *args[] = { "many", NULL };
+	crash_run run;
+	crash_run_program(&run, program("early_thread"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV), "status %d: not the worker's overflow", run.status);
+	expect_worker_crashed_in(&run.json, "recurse_early");
+	crash_run_free(&run);
+}
+
+/* pm_uninstall waits for the helper before the control signal's handler
+ * goes (a request after it would end the process), and a child forked
+ * while the helper runs finds no helper to wait for. */
+Test(capture, uninstall_reinstall_and_fork_while_the_helper_asks, .timeout = 60)
+{
+	const char *args[] = { "many_uninstall_fork", NULL };
+	crash_run run;
+	crash_run_program(&run, program("early_thread"), args, NULL);
+	cr_expect(died_of(run.status, SIGSEGV), "status %d: not the worker's overflow", run.status);
+	cr_expect_str_eq(annotation(&run.json, "child"), "0", "the forked child's status");
+	expect_worker_crashed_in(&run.json, "recurse_early");
+	crash_run_free(&run);
+}
+
 Test(capture, library_loaded_after_install_is_found, .timeout = 60)
 {
 	const char *lib = pm_test_build("tests/libpm_late_library.so");

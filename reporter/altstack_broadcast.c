@@ -1,0 +1,165 @@
+/*
+ * altstack_broadcast.c — the setup requests to the threads that exist at
+ * pm_install (see altstack.h): the first few from pm_install itself, the
+ * rest, in a process with many threads, from a short-lived helper thread.
+ * NOT AS-safe.
+ *
+ * Listing /proc/self/task costs about 1 µs a thread (procfs makes each
+ * name it lists) and each request 1–2 µs more: with 256 threads, most of
+ * what pm_install took.
+ */
+#include "altstack.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <unistd.h>
+
+#include "as_altstack.h"
+#include "as_dirents.h"
+#include "as_sys.h"
+#include "control_send.h"
+#include "start_data.h"
+#include "state.h"
+
+/* pm_install asks the first INLINE_TIDS threads it lists itself, from one
+ * read of INLINE_BYTES (each name takes at most 32 bytes, "." and ".." too):
+ * a process with fewer other threads never sees a helper. */
+enum { INLINE_TIDS = 30, INLINE_BYTES = (INLINE_TIDS + 2) * 32 };
+
+/* The helper lists the whole directory again in one read (about 1000
+ * threads fit): procfs resumes a later read by position, and a thread
+ * that ended before it would shift an unread one past it.  Its listing
+ * also ends early where the thread it just listed ends; that thread is
+ * then gone, and the helper lists again (at most PASSES times). */
+enum { HELPER_BYTES = 32 * 1024, HELPER_STACK = 64 * 1024, PASSES = 4 };
+
+typedef struct broadcast {
+	siginfo_t info; /* made at the first request: si_uid names each thread */
+	bool info_made;
+	int sig;
+	pid_t installer; /* pm_install's thread, which made its own stack */
+	size_t asked_count;
+	pid_t asked[INLINE_TIDS]; /* the first threads asked: not asked again */
+} broadcast;
+
+static bool
+asked_before(const broadcast *b, pid_t tid)
+{
+	for (size_t i = 0; i < b->asked_count; i++)
+		if (b->asked[i] == tid)
+			return true;
+	return false;
+}
+
+/* Ask each thread of the next `max` listed in tasks that is not known to
+ * hold a stack (self: the asking thread); *last: the last one listed.
+ * False once the listing has ended. */
+static bool
+ask_listed(broadcast *b, as_dirents *tasks, pid_t self, size_t max, pid_t *last)
+{
+	pid_t tid;
+	for (size_t n = 0; n < max; n++) {
+		if (!as_dirents_next_tid(tasks, &tid))
+			return false;
+		*last = tid;
+		if (tid == self || tid == b->installer || as_altstack_is_known(tid) || asked_before(b, tid))
+			continue;
+		if (!b->info_made)
+			pmi_control_info(&b->info, b->sig, PM_CONTROL_SETUP);
+		b->info_made = true;
+		b->info.si_uid = (uid_t)tid; /* the thread it is for (as_control_info) */
+		pmi_control_send(b->info.si_pid, tid, &b->info);
+		if (b->asked_count < INLINE_TIDS)
+			b->asked[b->asked_count++] = tid;
+	}
+	return true;
+}
+
+/* The helper's state lives in .bss, touched only by processes that start
+ * one; whether one runs is on the page the loader writes anyway. */
+static broadcast helper;
+PM_START_DATA static pthread_t helper_thread;
+PM_START_DATA static atomic_bool helper_running; /* claimed by the one who joins it */
+PM_START_DATA static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void *
+helper_main(void *arg)
+{
+	(void)arg;
+	char buf[HELPER_BYTES];
+	pid_t self = as_sys_gettid(), pid = getpid(), last = 0;
+	for (int pass = 0; pass < PASSES; pass++) {
+		as_dirents tasks;
+		if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
+			break;
+		ask_listed(&helper, &tasks, self, SIZE_MAX, &last);
+		as_dirents_close(&tasks);
+		if (last <= 0 || as_sys_tgkill(pid, last, 0) != -ESRCH)
+			break;
+	}
+	return NULL;
+}
+
+void
+pmi_altstack_broadcast_wait(void)
+{
+	if (atomic_load(&helper_running) && atomic_exchange(&helper_running, false))
+		pthread_join(helper_thread, NULL);
+}
+
+/* A fork waits for the helper: the child, without it, must not find it
+ * running. */
+static void
+wait_at_fork(void)
+{
+	pthread_atfork(pmi_altstack_broadcast_wait, NULL, NULL);
+}
+
+/* The helper blocks the signals meant for the process (the app's own
+ * handlers run elsewhere), but not the control signal, so that a crash
+ * freezes it like any thread, nor the fatal ones, so that a fault of its
+ * own is reported. */
+static bool
+start_helper(void)
+{
+	pthread_attr_t attr;
+	sigset_t mask;
+	sigfillset(&mask);
+	sigdelset(&mask, helper.sig);
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		sigdelset(&mask, as_g.signals[i]);
+	if (pthread_attr_init(&attr) != 0)
+		return false;
+	pthread_once(&fork_once, wait_at_fork);
+	bool ok = pthread_attr_setstacksize(&attr, HELPER_STACK) == 0 && pthread_attr_setsigmask_np(&attr, &mask) == 0 &&
+	          pmi_real_pthread_create(&helper_thread, &attr, helper_main, NULL) == 0;
+	pthread_attr_destroy(&attr);
+	if (ok)
+		atomic_store(&helper_running, true);
+	return ok;
+}
+
+void
+pmi_altstack_broadcast(int sig)
+{
+	char buf[INLINE_BYTES];
+	as_dirents tasks;
+	broadcast b = { .sig = sig, .installer = as_sys_gettid() };
+	pid_t last = 0;
+	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
+		return;
+	bool more = ask_listed(&b, &tasks, b.installer, INLINE_TIDS, &last);
+	as_dirents_close(&tasks);
+	if (!more)
+		return;
+	/* pm_uninstall has joined the helper of an earlier install. */
+	helper = b;
+	if (start_helper())
+		return;
+	/* No thread to spare: ask the rest from here. */
+	helper_main(NULL);
+}
