@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "as_altstack.h"
@@ -34,7 +35,9 @@ enum { INLINE_TIDS = 30, INLINE_BYTES = (INLINE_TIDS + 2) * 32 };
  * threads fit): procfs resumes a later read by position, and a thread
  * that ended before it would shift an unread one past it.  Its listing
  * also ends early where the thread it just listed ends; that thread is
- * then gone, and the helper lists again (at most PASSES times). */
+ * then gone, and the helper lists again (at most PASSES times).  Its
+ * buffer is static: libc carves the thread's static TLS out of the small
+ * stack asked for, and leaves 16 KiB of it for sure. */
 enum { HELPER_BYTES = 32 * 1024, HELPER_STACK = 64 * 1024, PASSES = 4 };
 
 typedef struct broadcast {
@@ -82,25 +85,33 @@ ask_listed(broadcast *b, as_dirents *tasks, pid_t self, size_t max, pid_t *last)
 /* The helper's state lives in .bss, touched only by processes that start
  * one; whether one runs is on the page the loader writes anyway. */
 static broadcast helper;
+static char helper_buf[HELPER_BYTES];
 PM_START_DATA static pthread_t helper_thread;
 PM_START_DATA static atomic_bool helper_running; /* claimed by the one who joins it */
 PM_START_DATA static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
-static void *
-helper_main(void *arg)
+/* The helper's work, from the thread self. */
+static void
+ask_all(pid_t self)
 {
-	(void)arg;
-	char buf[HELPER_BYTES];
-	pid_t self = as_sys_gettid(), pid = getpid(), last = 0;
+	pid_t pid = getpid(), last = 0;
 	for (int pass = 0; pass < PASSES; pass++) {
 		as_dirents tasks;
-		if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
+		if (!as_dirents_open(&tasks, "/proc/self/task", helper_buf, sizeof helper_buf))
 			break;
 		ask_listed(&helper, &tasks, self, SIZE_MAX, &last);
 		as_dirents_close(&tasks);
 		if (last <= 0 || as_sys_tgkill(pid, last, 0) != -ESRCH)
 			break;
 	}
+}
+
+static void *
+helper_main(void *arg)
+{
+	(void)arg;
+	prctl(PR_SET_NAME, "postmortem"); /* how a crash meanwhile names it */
+	ask_all(as_sys_gettid());
 	return NULL;
 }
 
@@ -161,5 +172,5 @@ pmi_altstack_broadcast(int sig)
 	if (start_helper())
 		return;
 	/* No thread to spare: ask the rest from here. */
-	helper_main(NULL);
+	ask_all(b.installer);
 }
