@@ -15,9 +15,8 @@
  *     to user space, and interrupts a running thread to do so), so no
  *     thread can overflow its stack between the request and its stack;
  *     pm_uninstall discards the requests not taken yet (by ignoring the
- *     signal for a moment).  pm_install sends the requests for the first
- *     30 threads it lists itself; in a process with more, a helper thread
- *     lists and asks the rest after pm_install has returned
+ *     signal for a moment).  In a process of more than 30 threads, a
+ *     helper thread lists and asks them after pm_install has returned
  *     (altstack_broadcast.c): until it reaches a thread, a stack overflow
  *     there goes unreported (about a millisecond with 256 threads);
  *   - threads created later get one before their start routine runs,
@@ -44,8 +43,8 @@ bool pmi_altstack_ensure(bool installer);
 bool pmi_altstack_init(void);
 /* Ask every other thread not known to hold a stack for one (through
  * `sig`, whose handler runs as_altstack_on_setup), without waiting: each
- * thread takes the request before it runs any more of its own code.  Past
- * the first 30 threads listed, a helper thread asks the rest. */
+ * thread takes the request before it runs any more of its own code.  With
+ * more than 30 threads, a helper thread asks them, after the call. */
 void pmi_altstack_broadcast(int sig);
 /* Wait until a helper of pmi_altstack_broadcast has sent its last
  * request: before the control signal's handler goes (pm_uninstall), and

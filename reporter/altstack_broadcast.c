@@ -1,7 +1,7 @@
 /*
  * altstack_broadcast.c — the setup requests to the threads that exist at
- * pm_install (see altstack.h): the first few from pm_install itself, the
- * rest, in a process with many threads, from a short-lived helper thread.
+ * pm_install (see altstack.h): from pm_install itself in a process with
+ * few threads, from a short-lived helper thread in one with more.
  * NOT AS-safe.
  *
  * Listing /proc/self/task costs about 1 µs a thread (procfs makes each
@@ -15,7 +15,6 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-#include <stdint.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -26,18 +25,20 @@
 #include "start_data.h"
 #include "state.h"
 
-/* pm_install asks the first INLINE_TIDS threads it lists itself, from one
- * read of INLINE_BYTES (each name takes at most 32 bytes, "." and ".." too):
- * a process with fewer other threads never sees a helper. */
-enum { INLINE_TIDS = 30, INLINE_BYTES = (INLINE_TIDS + 2) * 32 };
+/* pm_install lists up to INLINE_TIDS + 1 threads from one read (each name
+ * takes at most 32 bytes, "." and ".." too).  With INLINE_TIDS or fewer, it
+ * asks them itself, as it always did; with more, it starts a helper that
+ * asks them all: waking threads from pm_install would cost it their setups
+ * too, on a machine with few processors. */
+enum { INLINE_TIDS = 30, INLINE_BYTES = (INLINE_TIDS + 3) * 32 };
 
-/* The helper lists the whole directory again in one read (about 1000
- * threads fit): procfs resumes a later read by position, and a thread
- * that ended before it would shift an unread one past it.  Its listing
- * also ends early where the thread it just listed ends; that thread is
- * then gone, and the helper lists again (at most PASSES times).  Its
- * buffer is static: libc carves the thread's static TLS out of the small
- * stack asked for, and leaves 16 KiB of it for sure. */
+/* The helper lists the directory again in one read (about 1000 threads
+ * fit): procfs resumes a later read by position, and a thread that ended
+ * before it would shift an unread one past it.  A listing also ends early
+ * where the thread it just listed ends meanwhile; that thread is then
+ * gone, and the helper lists again (at most PASSES times).  Its buffer is
+ * static: libc carves the thread's static TLS out of the small stack asked
+ * for, and only 16 KiB of it are sure to be left. */
 enum { HELPER_BYTES = 32 * 1024, HELPER_STACK = 64 * 1024, PASSES = 4 };
 
 typedef struct broadcast {
@@ -45,41 +46,20 @@ typedef struct broadcast {
 	bool info_made;
 	int sig;
 	pid_t installer; /* pm_install's thread, which made its own stack */
-	size_t asked_count;
-	pid_t asked[INLINE_TIDS]; /* the first threads asked: not asked again */
 } broadcast;
 
-static bool
-asked_before(const broadcast *b, pid_t tid)
+/* Ask thread tid for a stack unless it is self (the asking thread) or
+ * known to hold one. */
+static void
+ask(broadcast *b, pid_t tid, pid_t self)
 {
-	for (size_t i = 0; i < b->asked_count; i++)
-		if (b->asked[i] == tid)
-			return true;
-	return false;
-}
-
-/* Ask each thread of the next `max` listed in tasks that is not known to
- * hold a stack (self: the asking thread); *last: the last one listed.
- * False once the listing has ended. */
-static bool
-ask_listed(broadcast *b, as_dirents *tasks, pid_t self, size_t max, pid_t *last)
-{
-	pid_t tid;
-	for (size_t n = 0; n < max; n++) {
-		if (!as_dirents_next_tid(tasks, &tid))
-			return false;
-		*last = tid;
-		if (tid == self || tid == b->installer || as_altstack_is_known(tid) || asked_before(b, tid))
-			continue;
-		if (!b->info_made)
-			pmi_control_info(&b->info, b->sig, PM_CONTROL_SETUP);
-		b->info_made = true;
-		b->info.si_uid = (uid_t)tid; /* the thread it is for (as_control_info) */
-		pmi_control_send(b->info.si_pid, tid, &b->info);
-		if (b->asked_count < INLINE_TIDS)
-			b->asked[b->asked_count++] = tid;
-	}
-	return true;
+	if (tid == self || tid == b->installer || as_altstack_is_known(tid))
+		return;
+	if (!b->info_made)
+		pmi_control_info(&b->info, b->sig, PM_CONTROL_SETUP);
+	b->info_made = true;
+	b->info.si_uid = (uid_t)tid; /* the thread it is for (as_control_info) */
+	pmi_control_send(b->info.si_pid, tid, &b->info);
 }
 
 /* The helper's state lives in .bss, touched only by processes that start
@@ -94,12 +74,15 @@ PM_START_DATA static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 static void
 ask_all(pid_t self)
 {
-	pid_t pid = getpid(), last = 0;
+	pid_t pid = getpid(), last = 0, tid;
 	for (int pass = 0; pass < PASSES; pass++) {
 		as_dirents tasks;
 		if (!as_dirents_open(&tasks, "/proc/self/task", helper_buf, sizeof helper_buf))
 			break;
-		ask_listed(&helper, &tasks, self, SIZE_MAX, &last);
+		while (as_dirents_next_tid(&tasks, &tid)) {
+			ask(&helper, tid, self);
+			last = tid;
+		}
 		as_dirents_close(&tasks);
 		if (last <= 0 || as_sys_tgkill(pid, last, 0) != -ESRCH)
 			break;
@@ -158,19 +141,22 @@ void
 pmi_altstack_broadcast(int sig)
 {
 	char buf[INLINE_BYTES];
+	pid_t tids[INLINE_TIDS + 1];
+	size_t n = 0;
 	as_dirents tasks;
 	broadcast b = { .sig = sig, .installer = as_sys_gettid() };
-	pid_t last = 0;
 	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
 		return;
-	bool more = ask_listed(&b, &tasks, b.installer, INLINE_TIDS, &last);
+	while (n < INLINE_TIDS + 1 && as_dirents_next_tid(&tasks, &tids[n]))
+		n++;
 	as_dirents_close(&tasks);
-	if (!more)
+	if (n <= INLINE_TIDS) {
+		for (size_t i = 0; i < n; i++)
+			ask(&b, tids[i], b.installer);
 		return;
+	}
 	/* pm_uninstall has joined the helper of an earlier install. */
 	helper = b;
-	if (start_helper())
-		return;
-	/* No thread to spare: ask the rest from here. */
-	ask_all(b.installer);
+	if (!start_helper())
+		ask_all(b.installer); /* no thread to spare: from here */
 }
