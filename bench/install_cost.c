@@ -8,13 +8,6 @@
  * that leave signals to one sigwait thread do): they never take the setup
  * request while installed, so every install asks them again.
  *
- * Past its first 30 threads, pm_install leaves the rest to a helper thread
- * that asks them after it has returned, and pm_uninstall waits for that
- * helper: each uninstall here follows its install at once, so its time
- * holds what was left of the helper's work, the window in which a thread
- * not reached yet has no alternate stack.  "first uninstall" is that of the
- * first install, whose helper wakes every thread for its stack.
- *
  * usage: bench_install_cost REPORTS_DIR [ITERATIONS [THREADS...]]
  * (THREADS ascending; default 1 17 257)
  */
@@ -96,10 +89,10 @@ main(int argc, char **argv)
 		return 2;
 	printf("pm_install / pm_uninstall in one process, %zu iterations per row; times in microseconds\n"
 	       "(goal: pm_install under 200 us)\n\n", iters);
-	printf("%7s  %10s  %11s  %14s  %11s  %15s  %16s  %12s  %6s\n", "threads", "first", "install min",
-	       "install median", "install p90", "first uninstall", "uninstall median", "mappings +/-", "<200us");
-	printf("%7s  %10s  %11s  %14s  %11s  %15s  %16s  %12s  %6s\n", "-------", "----------", "-----------",
-	       "--------------", "-----------", "---------------", "----------------", "------------", "------");
+	printf("%7s  %10s  %11s  %14s  %11s  %16s  %12s  %6s\n", "threads", "first", "install min",
+	       "install median", "install p90", "uninstall median", "mappings +/-", "<200us");
+	printf("%7s  %10s  %11s  %14s  %11s  %16s  %12s  %6s\n", "-------", "----------", "-----------",
+	       "--------------", "-----------", "----------------", "------------", "------");
 	const char *const *rows = argc > 3 ? (const char *const *)argv + 3 : default_threads;
 	size_t row_count = argc > 3 ? (size_t)argc - 3 : sizeof default_threads / sizeof default_threads[0];
 	size_t alive = 1, blocking = 0;
@@ -119,7 +112,7 @@ main(int argc, char **argv)
 			fprintf(stderr, "threads did not park: %s\n", strerror(errno));
 			return 1;
 		}
-		double first = 0, first_un = 0;
+		double first = 0;
 		long maps_before = mapping_count();
 		for (size_t i = 0; i <= iters; i++) {
 			double t0 = now_us();
@@ -133,7 +126,6 @@ main(int argc, char **argv)
 			}
 			if (i == 0) {
 				first = t1 - t0;
-				first_un = t2 - t1;
 				continue;
 			}
 			ins[i - 1] = t1 - t0;
@@ -142,8 +134,8 @@ main(int argc, char **argv)
 		char label[32];
 		snprintf(label, sizeof label, blocking ? "%zu+%zub" : "%zu", alive, blocking);
 		double med = quantile(ins, iters, 0.5), p90 = quantile(ins, iters, 0.9);
-		printf("%7s  %10.1f  %11.1f  %14.1f  %11.1f  %15.1f  %16.1f  %+12ld  %6s\n", label, first, ins[0], med,
-		       p90, first_un, quantile(unins, iters, 0.5), mapping_count() - maps_before, med < 200 ? "yes" : "NO");
+		printf("%7s  %10.1f  %11.1f  %14.1f  %11.1f  %16.1f  %+12ld  %6s\n", label, first, ins[0], med, p90,
+		       quantile(unins, iters, 0.5), mapping_count() - maps_before, med < 200 ? "yes" : "NO");
 	}
 	return 0;
 }

@@ -63,32 +63,25 @@ def install_cost(path, runs, env):
     """Per row of bench_install_cost (a thread count; the last adds threads
     that block every signal, "257+16b"): the first pm_install of each of
     `runs` fresh processes, and the median reinstall of each."""
-    first, again, first_un = {}, {}, {}
+    first, again = {}, {}
     with tempfile.TemporaryDirectory(prefix='pm-install-') as d:
         for _ in range(runs):
             out = subprocess.run([path, d, '20'] + [str(n) for n in INSTALL_THREADS], env=env,
                                  capture_output=True, text=True, check=True).stdout
             for line in out.splitlines():
                 cells = line.split()
-                if len(cells) in (8, 9) and cells[0][0].isdigit():
+                if len(cells) == 8 and cells[0][0].isdigit():
                     first.setdefault(cells[0], []).append(float(cells[1]))
                     again.setdefault(cells[0], []).append(float(cells[3]))
-                    # Older builds print no "first uninstall" column.
-                    if len(cells) == 9:
-                        first_un.setdefault(cells[0], []).append(float(cells[5]))
     rows = []
     for label in first:
         med = statistics.median(first[label])
-        un = first_un.get(label)
         rows.append([label, '%.1f' % min(first[label]), '%.1f' % med,
-                     '%.1f' % statistics.median(again[label]), '%.1f' % statistics.median(un) if un else '-',
-                     'yes' if med < 200 else 'NO'])
+                     '%.1f' % statistics.median(again[label]), 'yes' if med < 200 else 'NO'])
     print('\npm_install in a process with 1, 17 and 257 threads, then 16 more that block every signal\n'
-          '(bench_install_cost), %d fresh processes; microseconds (goal: under 200 us with 257 threads);\n'
-          '"first uninstall": right after the first install, it waits for what the helper thread\n'
-          'that asks threads past the first 30 had left to do\n' % runs)
-    table(['threads', 'first install min', 'first install median', 'reinstall median', 'first uninstall median',
-           '< 200 us'], rows)
+          '(bench_install_cost), %d fresh processes; microseconds (goal: under 200 us with 257 threads)\n'
+          % runs)
+    table(['threads', 'first install min', 'first install median', 'reinstall median', '< 200 us'], rows)
 
 
 def main():
