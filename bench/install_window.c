@@ -14,22 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "park.h"
 #include "postmortem.h"
 #include "reporter/altstack.h"
+#include "timing.h"
 
 enum { COLUMNS = 4 };
-
-static double
-now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
 
 /* One fresh process: install, window, reinstall, window (microseconds). */
 static int
@@ -44,17 +36,17 @@ one_run(const char *dir, size_t threads, double out[COLUMNS])
 		double t[6];
 		if (park_threads(threads - 1, 1) != 0 || park_wait(threads - 1) != 0)
 			_exit(1);
-		t[0] = now_us();
+		t[0] = timing_now_us();
 		int r = pm_install(&cfg);
-		t[1] = now_us();
+		t[1] = timing_now_us();
 		pmi_altstack_broadcast_wait();
-		t[2] = now_us();
+		t[2] = timing_now_us();
 		pm_uninstall();
-		t[3] = now_us();
+		t[3] = timing_now_us();
 		r |= pm_install(&cfg);
-		t[4] = now_us();
+		t[4] = timing_now_us();
 		pmi_altstack_broadcast_wait();
-		t[5] = now_us();
+		t[5] = timing_now_us();
 		double res[COLUMNS] = { t[1] - t[0], t[2] - t[1], t[4] - t[3], t[5] - t[4] };
 		_exit(r == 0 && write(fds[1], res, sizeof res) == (ssize_t)sizeof res ? 0 : 1);
 	}
@@ -65,13 +57,6 @@ one_run(const char *dir, size_t threads, double out[COLUMNS])
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	return got == (ssize_t)(COLUMNS * sizeof *out) && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 int
@@ -99,8 +84,8 @@ main(int argc, char **argv)
 	for (int c = 0; c < COLUMNS; c++) {
 		for (size_t i = 0; i < runs; i++)
 			col[i] = v[i * COLUMNS + c];
-		qsort(col, runs, sizeof *col, by_value);
-		printf("%-14s  %8.1f  %8.1f  %8.1f\n", names[c], col[0], col[runs / 2], col[runs - 1]);
+		printf("%-14s  %8.1f  %8.1f  %8.1f\n", names[c], timing_quantile(col, runs, 0), timing_quantile(col, runs, 0.5),
+		       timing_quantile(col, runs, 1));
 	}
 	return 0;
 }
