@@ -110,10 +110,10 @@ typedef struct pm_config {
  * replaces the configuration.
  *
  * Threads that exist already get their alternate stacks by a signal each;
- * past the first 30 of them, a short-lived helper thread sends those after
- * pm_install has returned (pm_uninstall and fork wait for it).  Until it
- * has reached such a thread, a stack overflow there goes unreported (any
- * other crash is reported): about TODO with 256 threads.  Threads started
+ * in a process with more than 30 threads, a short-lived helper thread
+ * sends those after pm_install has returned (pm_uninstall and fork wait for
+ * it).  Until it has reached such a thread, a stack overflow there goes
+ * unreported (any other crash is reported): HEADER_WINDOW.  Threads started
  * after pm_install get theirs at their start.
  */
 int pm_install(const pm_config *cfg);
