@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -93,6 +94,8 @@ static void *
 helper_main(void *arg)
 {
 	(void)arg;
+	struct sched_param batch = { .sched_priority = 0 };
+	sched_setscheduler(0, SCHED_BATCH, &batch);
 	prctl(PR_SET_NAME, "postmortem"); /* how a crash meanwhile names it */
 	ask_all(as_sys_gettid());
 	return NULL;
