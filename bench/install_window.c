@@ -5,7 +5,7 @@
  * (reporter/altstack_broadcast.c); until a thread's request is pending, a
  * stack overflow there goes unreported.  Each run is a fresh process with
  * THREADS threads parked: pm_install is timed, then how long after its
- * return every thread held its stack (polled every 20 us) and the helper
+ * return every thread held its stack (polled every 200 us) and the helper
  * had ended (just after its last request: the window's end), and the same
  * for a reinstall (every thread known to hold its stack: the helper only
  * lists them).  Linked with the static library, for those internals.
@@ -50,7 +50,7 @@ list_threads(void)
 static double
 all_held_after(double since)
 {
-	struct timespec poll = { .tv_nsec = 20 * 1000 };
+	struct timespec poll = { .tv_nsec = 200 * 1000 };
 	for (size_t i = 0; i < tid_count;)
 		if (as_altstack_is_known(tids[i]))
 			i++;
