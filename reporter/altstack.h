@@ -18,7 +18,8 @@
  *     signal for a moment).  In a process of more than 30 threads, a
  *     helper thread lists and asks them after pm_install has returned
  *     (altstack_broadcast.c): until it reaches a thread, a stack overflow
- *     there goes unreported (about a millisecond with 256 threads);
+ *     there goes unreported (docs/architecture.md, "Many threads at
+ *     install");
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
  * A pthread key hands the stack of a thread started through
