@@ -94,6 +94,8 @@ static void *
 helper_main(void *arg)
 {
 	(void)arg;
+	/* A batch thread does not preempt the one it wakes up beside:
+	 * pm_install's thread, which has just started it, runs on. */
 	struct sched_param batch = { .sched_priority = 0 };
 	sched_setscheduler(0, SCHED_BATCH, &batch);
 	prctl(PR_SET_NAME, "postmortem"); /* how a crash meanwhile names it */
