@@ -17,10 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "park.h"
 #include "postmortem.h"
+#include "timing.h"
 
 static const char *const default_threads[] = { "1", "17", "257" };
 
@@ -37,14 +37,6 @@ block_all(void *arg)
 	return NULL;
 }
 
-static double
-now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* Lines of /proc/self/maps: a growing count means each install leaves mappings behind. */
 static long
 mapping_count(void)
@@ -58,21 +50,6 @@ mapping_count(void)
 		n += c == '\n';
 	fclose(f);
 	return n;
-}
-
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* The sample at quantile q of v (sorted here). */
-static double
-quantile(double *v, size_t n, double q)
-{
-	qsort(v, n, sizeof *v, by_value);
-	return v[(size_t)(q * (double)(n - 1) + 0.5)];
 }
 
 int
@@ -115,11 +92,11 @@ main(int argc, char **argv)
 		double first = 0;
 		long maps_before = mapping_count();
 		for (size_t i = 0; i <= iters; i++) {
-			double t0 = now_us();
+			double t0 = timing_now_us();
 			int r = pm_install(&cfg);
-			double t1 = now_us();
+			double t1 = timing_now_us();
 			pm_uninstall();
-			double t2 = now_us();
+			double t2 = timing_now_us();
 			if (r != 0) {
 				fprintf(stderr, "pm_install: %s\n", strerror(errno));
 				return 1;
@@ -133,9 +110,9 @@ main(int argc, char **argv)
 		}
 		char label[32];
 		snprintf(label, sizeof label, blocking ? "%zu+%zub" : "%zu", alive, blocking);
-		double med = quantile(ins, iters, 0.5), p90 = quantile(ins, iters, 0.9);
+		double med = timing_quantile(ins, iters, 0.5), p90 = timing_quantile(ins, iters, 0.9);
 		printf("%7s  %10.1f  %11.1f  %14.1f  %11.1f  %16.1f  %+12ld  %6s\n", label, first, ins[0], med, p90,
-		       quantile(unins, iters, 0.5), mapping_count() - maps_before, med < 200 ? "yes" : "NO");
+		       timing_quantile(unins, iters, 0.5), mapping_count() - maps_before, med < 200 ? "yes" : "NO");
 	}
 	return 0;
 }

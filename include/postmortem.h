@@ -109,6 +109,15 @@ typedef struct pm_config {
  * (EPERM: the reports directory is another user's or writable by others).
  * NOT AS-safe; call early, before threads can crash.  Installing again
  * replaces the configuration.
+ *
+ * Threads that exist already get their alternate stacks by a signal each;
+ * in a process with more than 30 threads, a short-lived helper thread
+ * sends those after pm_install has returned (pm_uninstall and fork wait for
+ * it).  Until it has reached such a thread, a stack overflow there goes
+ * unreported (any other crash is reported): with 256 threads that hold no
+ * stack yet, for 5-9 ms after pm_install returns on a 2-CPU machine (their
+ * own setups share the processors with it); under 1 ms when they hold one.
+ * Threads started after pm_install get theirs at their start.
  */
 int pm_install(const pm_config *cfg);
 /* Restore the previous handlers and free the storage.  NOT AS-safe. */

@@ -16,9 +16,7 @@
 #include <unistd.h>
 
 #include "as_altstack.h"
-#include "as_dirents.h"
 #include "as_sys.h"
-#include "control_send.h"
 #include "start_data.h"
 #include "state.h"
 
@@ -158,28 +156,6 @@ pmi_altstack_release(void)
 	}
 }
 
-void
-pmi_altstack_broadcast(int sig)
-{
-	char buf[4096];
-	as_dirents tasks;
-	siginfo_t info;
-	bool info_made = false; /* a process with one thread needs none (getpid, getuid) */
-	pid_t self = as_sys_gettid(), tid;
-	if (!as_dirents_open(&tasks, "/proc/self/task", buf, sizeof buf))
-		return;
-	while (as_dirents_next_tid(&tasks, &tid)) {
-		if (tid == self || as_altstack_is_known(tid))
-			continue;
-		if (!info_made)
-			pmi_control_info(&info, sig, PM_CONTROL_SETUP);
-		info_made = true;
-		info.si_uid = (uid_t)tid; /* the thread it is for (as_control_info) */
-		pmi_control_send(info.si_pid, tid, &info);
-	}
-	as_dirents_close(&tasks);
-}
-
 /* ---- pthread_create interposition -------------------------------------- */
 
 typedef int create_fn(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
@@ -198,6 +174,17 @@ start_with_altstack(void *p)
 	return s.fn(s.arg);
 }
 
+int
+pmi_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+	static create_fn *real;
+	if (!real) {
+		void *sym = dlsym(RTLD_NEXT, "pthread_create");
+		memcpy(&real, &sym, sizeof sym); /* object to function pointer, as POSIX allows */
+	}
+	return real ? real(t, attr, fn, arg) : EAGAIN;
+}
+
 /*
  * Our definition comes before libc's in symbol lookup for programs linked
  * with libpostmortem (and for any program under the LD_PRELOAD library), so
@@ -206,19 +193,12 @@ start_with_altstack(void *p)
 int
 pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
 {
-	static create_fn *real;
-	if (!real) {
-		void *sym = dlsym(RTLD_NEXT, "pthread_create");
-		memcpy(&real, &sym, sizeof sym); /* object to function pointer, as POSIX allows */
-	}
-	if (!real)
-		return EAGAIN;
 	struct start *s = as_g.installed ? malloc(sizeof *s) : NULL;
 	if (!s)
-		return real(t, attr, fn, arg);
+		return pmi_real_pthread_create(t, attr, fn, arg);
 	s->fn = fn;
 	s->arg = arg;
-	int rc = real(t, attr, start_with_altstack, s);
+	int rc = pmi_real_pthread_create(t, attr, start_with_altstack, s);
 	if (rc != 0)
 		free(s);
 	return rc;

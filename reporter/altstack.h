@@ -15,7 +15,11 @@
  *     to user space, and interrupts a running thread to do so), so no
  *     thread can overflow its stack between the request and its stack;
  *     pm_uninstall discards the requests not taken yet (by ignoring the
- *     signal for a moment);
+ *     signal for a moment).  In a process of more than 30 threads, a
+ *     helper thread lists and asks them after pm_install has returned
+ *     (altstack_broadcast.c): until it reaches a thread, a stack overflow
+ *     there goes unreported (docs/architecture.md, "Many threads at
+ *     install");
  *   - threads created later get one before their start routine runs,
  *     through our pthread_create (interposed: it wraps the start routine).
  * A pthread key hands the stack of a thread started through
@@ -27,6 +31,7 @@
 #ifndef PM_REPORTER_ALTSTACK_H
 #define PM_REPORTER_ALTSTACK_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -39,8 +44,15 @@ bool pmi_altstack_ensure(bool installer);
 bool pmi_altstack_init(void);
 /* Ask every other thread not known to hold a stack for one (through
  * `sig`, whose handler runs as_altstack_on_setup), without waiting: each
- * thread takes the request before it runs any more of its own code. */
+ * thread takes the request before it runs any more of its own code.  With
+ * more than 30 threads, a helper thread asks them, after the call. */
 void pmi_altstack_broadcast(int sig);
+/* Wait until a helper of pmi_altstack_broadcast has sent its last
+ * request: before the control signal's handler goes (pm_uninstall), and
+ * before a fork (the child has no helper). */
+void pmi_altstack_broadcast_wait(void);
+/* libc's pthread_create, for threads of our own, which need no stack. */
+int pmi_real_pthread_create(pthread_t *t, const pthread_attr_t *attr, void *(*fn)(void *), void *arg);
 /* Drop the calling thread's stack if we made it. */
 void pmi_altstack_release(void);
 

@@ -299,6 +299,7 @@ pm_uninstall(void)
 		return;
 	pm_watchdog_stop();
 	pmi_live_teardown();
+	pmi_altstack_broadcast_wait();
 	restore_handlers();
 	pmi_altstack_release();
 	release_storage();

@@ -217,16 +217,43 @@ Test(capture, started_thread_gets_a_warm_reused_stack, .timeout = 60)
 	crash_run_free(&run);
 }
 
+/* early_thread in mode: the process dies of the worker's overflow, reported. */
+static void
+run_early_thread(crash_run *run, const char *mode)
+{
+	const char *args[] = { mode, NULL };
+	crash_run_program(run, program("early_thread"), args, NULL);
+	cr_expect(died_of(run->status, SIGSEGV), "status %d: not the worker's overflow", run->status);
+	expect_worker_crashed_in(&run->json, "recurse_early");
+}
+
 /* pm_install returns before the threads have taken its setup requests;
  * pm_uninstall must not leave one pending, where it would meet the control
  * signal's default action (the end of the process). */
 Test(capture, uninstall_right_after_install_leaves_no_request_pending, .timeout = 60)
 {
-	const char *args[] = { "uninstall_at_once", NULL };
 	crash_run run;
-	crash_run_program(&run, program("early_thread"), args, NULL);
-	cr_expect(died_of(run.status, SIGSEGV), "status %d: not the worker's overflow", run.status);
-	expect_worker_crashed_in(&run.json, "recurse_early");
+	run_early_thread(&run, "uninstall_at_once");
+	crash_run_free(&run);
+}
+
+/* With more than 30 threads, a helper thread asks them for their stacks
+ * after pm_install has returned: the thread listed last gets its stack too. */
+Test(capture, many_threads_from_before_install_all_get_stacks, .timeout = 60)
+{
+	crash_run run;
+	run_early_thread(&run, "many");
+	crash_run_free(&run);
+}
+
+/* pm_uninstall waits for the helper before the control signal's handler
+ * goes (a request after it would end the process), and a child forked
+ * while the helper runs finds no helper to wait for. */
+Test(capture, uninstall_reinstall_and_fork_while_the_helper_asks, .timeout = 60)
+{
+	crash_run run;
+	run_early_thread(&run, "many_uninstall_fork");
+	cr_expect_str_eq(annotation(&run.json, "child"), "0", "the forked child's status");
 	crash_run_free(&run);
 }
 

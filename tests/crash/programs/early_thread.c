@@ -11,7 +11,16 @@
  * setup requests: they hold every signal blocked for HOLD_MS, which makes
  * "not taken yet" certain.  The process must live on (a request still
  * pending when the control signal's handler goes away would end it), and
- * the install after it still gives the worker its stack. */
+ * the install after it still gives the worker its stack.
+ *
+ * With "many", MANY_THREADS threads exist at install, more than pm_install
+ * asks itself (a helper thread asks the rest after it has returned), and
+ * the worker, started last, is listed last: it waits until it sees its own
+ * alternate stack, as a user could, and then overflows.  With
+ * "many_uninstall_fork", pm_uninstall, pm_install and fork follow the first
+ * pm_install at once, while the helper may still be asking: the process
+ * lives on, and the child (which calls pm_install and pm_uninstall itself)
+ * exits 0, its status in the annotation "child". */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -20,6 +29,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "postmortem.h"
@@ -37,17 +47,52 @@ recurse_early(volatile int depth)
 	return r;
 }
 
+static bool
+holds_altstack(void)
+{
+	stack_t ss;
+	return sigaltstack(NULL, &ss) == 0 && !(ss.ss_flags & SS_DISABLE);
+}
+
+/* arg: wait for the thread's own alternate stack after go. */
 static void *
 early(void *arg)
 {
-	(void)arg;
-	while (!atomic_load(&go)) {
+	while (!atomic_load(&go) || (arg && !holds_altstack())) {
 		if (poll(NULL, 0, 1) < 0 && errno == EINTR)
 			atomic_fetch_add(&interrupted, 1);
 		atomic_store(&probed, atomic_load(&probe));
 	}
 	recurse_early(0);
 	return NULL;
+}
+
+enum { MANY_THREADS = 100 };
+
+static void *
+wait_for_go(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&go))
+		poll(NULL, 0, 1);
+	return NULL;
+}
+
+/* pm_uninstall, pm_install and fork right after pm_install; the child's
+ * exit status. */
+static int
+churn_while_helper_asks(void)
+{
+	pm_uninstall();
+	if (pm_install(NULL) != 0)
+		return -1;
+	pid_t child = fork();
+	if (child == 0)
+		_exit(pm_install(NULL) == 0 ? (pm_uninstall(), 0) : 3);
+	int status = -1;
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		return -1;
+	return status;
 }
 
 enum { IDLE_THREADS = 32, HOLD_MS = 50 };
@@ -83,8 +128,13 @@ int
 main(int argc, char **argv)
 {
 	pthread_t t, idlers[IDLE_THREADS];
-	bool at_once = argc > 1 && strcmp(argv[1], "uninstall_at_once") == 0;
-	pthread_create(&t, NULL, early, NULL);
+	const char *mode = argc > 1 ? argv[1] : "";
+	bool at_once = strcmp(mode, "uninstall_at_once") == 0;
+	bool many = strncmp(mode, "many", 4) == 0;
+	for (int i = 0; many && i < MANY_THREADS - 1; i++)
+		if (pthread_create(&t, NULL, wait_for_go, NULL) != 0)
+			return 2;
+	pthread_create(&t, NULL, early, many ? &go : NULL);
 	for (int i = 0; at_once && i < IDLE_THREADS; i++)
 		pthread_create(&idlers[i], NULL, idle, NULL);
 	while (at_once && atomic_load(&holding) < IDLE_THREADS)
@@ -97,7 +147,12 @@ main(int argc, char **argv)
 		if (pm_install(NULL) != 0)
 			return 2;
 	}
-	if (argc > 1 && strcmp(argv[1], "reinstall") == 0) {
+	if (strcmp(mode, "many_uninstall_fork") == 0) {
+		char text[16];
+		snprintf(text, sizeof text, "%d", churn_while_helper_asks());
+		pm_annotate("child", text);
+	}
+	if (strcmp(mode, "reinstall") == 0) {
 		int first = interruptions(1);
 		pm_uninstall();
 		if (pm_install(NULL) != 0)
