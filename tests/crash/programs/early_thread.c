@@ -78,13 +78,13 @@ wait_for_go(void *arg)
 	return NULL;
 }
 
-/* pm_uninstall, pm_install and fork right after pm_install; the child's
- * exit status. */
+/* pm_uninstall, pm_install, pm_install again (no uninstall between) and
+ * fork right after pm_install; the child's exit status. */
 static int
 churn_while_helper_asks(void)
 {
 	pm_uninstall();
-	if (pm_install(NULL) != 0)
+	if (pm_install(NULL) != 0 || pm_install(NULL) != 0)
 		return -1;
 	pid_t child = fork();
 	if (child == 0)
