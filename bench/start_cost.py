@@ -75,13 +75,17 @@ def install_cost(path, runs, env):
                     again.setdefault(cells[0], []).append(float(cells[3]))
     rows = []
     for label in first:
-        med = statistics.median(first[label])
-        rows.append([label, '%.1f' % min(first[label]), '%.1f' % med,
-                     '%.1f' % statistics.median(again[label]), 'yes' if med < 200 else 'NO'])
+        med, again_med = statistics.median(first[label]), statistics.median(again[label])
+        rows.append([label, '%.1f' % min(first[label]), '%.1f' % med, '%.1f' % again_med,
+                     'yes' if med < 200 else 'NO', 'yes' if again_med < 200 else 'NO'])
     print('\npm_install in a process with 1, 17 and 257 threads, then 16 more that block every signal\n'
-          '(bench_install_cost), %d fresh processes; microseconds (goal: under 200 us with 257 threads)\n'
+          '(bench_install_cost), %d fresh processes; microseconds (goal: under 200 us with 257 threads).\n'
+          'Each row\'s first install asks the threads started since the row before for their stacks;\n'
+          'the first row\'s is also the process\'s first install (the loader\'s first calls, first-touch\n'
+          'faults), which no thread count can bring under 200 us; a reinstall finds every thread known.\n'
           % runs)
-    table(['threads', 'first install min', 'first install median', 'reinstall median', '< 200 us'], rows)
+    table(['threads', 'first install min', 'first install median', 'reinstall median', 'first < 200 us',
+           'reinstall < 200 us'], rows)
 
 
 def main():
