@@ -30,8 +30,8 @@ pmi_out_init_buf(pm_out *o, char *buf, size_t cap)
 		buf[0] = '\0';
 }
 
-bool
-pmi_out_write_all(int fd, const char *p, size_t n)
+static bool
+write_all(int fd, const char *p, size_t n)
 {
 	while (n > 0) {
 		ssize_t w = write(fd, p, n);
@@ -50,7 +50,7 @@ pmi_out_flush(pm_out *o)
 {
 	if (!pmi_out_drains(o) || o->len == 0)
 		return !o->failed;
-	bool ok = o->fd >= 0 ? pmi_out_write_all(o->fd, o->buf, o->len)
+	bool ok = o->fd >= 0 ? write_all(o->fd, o->buf, o->len)
 	                     : o->sink(o->sink_ctx, o->buf, o->len);
 	if (!ok)
 		o->failed = true;

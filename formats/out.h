@@ -33,8 +33,6 @@ struct pm_out {
 void pmi_out_init_fd(pm_out *o, int fd, char *buf, size_t cap);
 /* Sink into buf only (NUL-terminated while room remains). */
 void pmi_out_init_buf(pm_out *o, char *buf, size_t cap);
-/* Write all n bytes to fd, through EINTR and short writes; false on an error. */
-bool pmi_out_write_all(int fd, const char *p, size_t n);
 /* Push buffered bytes to the fd or callback. */
 bool pmi_out_flush(pm_out *o);
 

@@ -106,10 +106,11 @@ as_sys_populate(void *p, size_t n)
 }
 
 long
-as_sys_writeback(int fd, uint64_t off, uint64_t len, bool wait)
+as_sys_writeback(int fd, bool wait)
 {
 	unsigned flags = SYNC_FILE_RANGE_WRITE | (wait ? SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WAIT_AFTER : 0);
-	return raw(SYS_sync_file_range, fd, L(off), L(len), flags, 0, 0);
+	/* offset 0, length 0: the whole file */
+	return raw(SYS_sync_file_range, fd, 0, 0, flags, 0, 0);
 }
 
 long

@@ -31,11 +31,11 @@ long as_sys_getrandom(void *buf, size_t n);
  * page where faults are dear (virtual machines).  Where it is refused (older
  * kernels) the pages fault one by one as before. */
 long as_sys_populate(void *p, size_t n);
-/* Start writing fd's dirty pages in [off, off + len) to disk (len 0: to the
- * end; sync_file_range SYNC_FILE_RANGE_WRITE) and, when wait, until they are
- * written: a later fsync then finds them written or on their way.  Nothing is
- * made durable by this alone (no metadata, no cache flush). */
-long as_sys_writeback(int fd, uint64_t off, uint64_t len, bool wait);
+/* Start writing fd's dirty pages to disk (sync_file_range SYNC_FILE_RANGE_WRITE)
+ * and, when wait, until they are written: a later fsync then finds them written
+ * or on their way.  Nothing is made durable by this alone (no metadata, no cache
+ * flush). */
+long as_sys_writeback(int fd, bool wait);
 /* fstatfs(2) and readlinkat(AT_FDCWD, ...) without libc's wrappers' names (not on the allow-list). */
 struct statfs;
 long as_sys_fstatfs(int fd, struct statfs *st);

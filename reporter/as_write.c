@@ -80,42 +80,13 @@ drop(int dir, staged *f)
 }
 
 /*
- * A large file's first bytes start for the disk while the rest is rendered:
- * at 257 threads the .json (1 MB) was rendered whole before its writeback
- * began, and landing it then waited for all of it (about 1 ms here).  Each
- * step is a few hundred pages: the block allocator and the disk see large
- * writes, not one per buffer flush.
- */
-enum { WRITEBACK_STEP = 256 * 1024 };
-
-typedef struct streamed {
-	int fd;
-	uint64_t written, started; /* bytes written; bytes whose writeback has begun */
-} streamed;
-
-static bool
-stream(void *ctx, const char *p, size_t n)
-{
-	streamed *s = ctx;
-	if (!pmi_out_write_all(s->fd, p, n))
-		return false;
-	s->written += n;
-	if (s->written - s->started >= WRITEBACK_STEP) {
-		as_sys_writeback(s->fd, s->started, s->written - s->started, false);
-		s->started = s->written;
-	}
-	return true;
-}
-
-/*
  * Files are created relative to the descriptor of pending/ held since
  * install: no path is resolved again, and it needs no free descriptor.
- * The disk starts writing the bytes as they come (a writer that seeks back,
- * the minidump's, at its end), so that they are on their way while the rest
- * and the next file are rendered (land waits for them).
+ * The disk starts writing the bytes at once, so that they are on their way
+ * while the next file is rendered (land waits for them).
  */
 static void
-stage(const as_capture_ctx *c, int dir, write_fn *fn, bool seeks, const char *ext, char *final_path, staged *f)
+stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *final_path, staged *f)
 {
 	const size_t cap = PATH_MAX;
 	const char *id = c->report->header.incident_id ? c->report->header.incident_id : "unknown";
@@ -133,17 +104,10 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, bool seeks, const char *ex
 	}
 	if (f->fd < 0)
 		return;
-	streamed s = { .fd = f->fd };
 	pm_out o;
-	if (seeks) {
-		pmi_out_init_fd(&o, f->fd, c->io_buf, c->io_cap);
-	} else {
-		pmi_out_init_buf(&o, c->io_buf, c->io_cap);
-		o.sink = stream;
-		o.sink_ctx = &s;
-	}
+	pmi_out_init_fd(&o, f->fd, c->io_buf, c->io_cap);
 	if (fn(c, &o) == PM_OK) {
-		as_sys_writeback(f->fd, s.started, 0, false);
+		as_sys_writeback(f->fd, false);
 		return;
 	}
 	drop(dir, f);
@@ -172,7 +136,7 @@ land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 		if (f[i].fd < 0)
 			continue;
 		uint64_t t = as_sys_now_ns();
-		bool written = as_sys_writeback(f[i].fd, 0, 0, true) == 0 &&
+		bool written = as_sys_writeback(f[i].fd, true) == 0 &&
 		               (order != AS_FS_UNORDERED || fsync(f[i].fd) == 0);
 		if (fsync_total)
 			*fsync_total += as_sys_lap_ns(&t);
@@ -207,7 +171,7 @@ as_write_minidump(const as_capture_ctx *c)
 	uint64_t start = as_sys_now_ns();
 	int dir = as_pending_fd();
 	staged dmp;
-	stage(c, dir, as_minidump, true, ".dmp", c->minidump_path, &dmp);
+	stage(c, dir, as_minidump, ".dmp", c->minidump_path, &dmp);
 	bool ok = land(dir, &dmp, 1, NULL);
 	c->phases->minidump = as_sys_now_ns() - start;
 	errno = saved;
@@ -246,9 +210,9 @@ as_write_report(const as_capture_ctx *c)
 	int dir = as_pending_fd();
 	staged f[2];
 	populate_io_buf(c);
-	stage(c, dir, write_text, false, ".crash", c->crash_path, &f[0]);
+	stage(c, dir, write_text, ".crash", c->crash_path, &f[0]);
 	c->report->complete = true;
-	stage(c, dir, write_json, false, ".json", c->json_path, &f[1]);
+	stage(c, dir, write_json, ".json", c->json_path, &f[1]);
 	bool landed = land(dir, f, 2, &c->phases->fsync);
 	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
