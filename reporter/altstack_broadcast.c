@@ -134,7 +134,10 @@ start_helper(void)
 	if (pthread_attr_init(&attr) != 0)
 		return false;
 	pthread_once(&fork_once, wait_at_fork);
-	bool ok = pthread_attr_setstacksize(&attr, HELPER_STACK) == 0 && pthread_attr_setsigmask_np(&attr, &mask) == 0 &&
+	/* arm64's libc wants at least 128 KiB, and refuses less. */
+	long least = sysconf(_SC_THREAD_STACK_MIN);
+	size_t stack = least > HELPER_STACK ? (size_t)least : HELPER_STACK;
+	bool ok = pthread_attr_setstacksize(&attr, stack) == 0 && pthread_attr_setsigmask_np(&attr, &mask) == 0 &&
 	          pmi_real_pthread_create(&helper_thread, &attr, helper_main, NULL) == 0;
 	pthread_attr_destroy(&attr);
 	if (ok)

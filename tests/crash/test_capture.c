@@ -246,6 +246,16 @@ Test(capture, many_threads_from_before_install_all_get_stacks, .timeout = 60)
 	crash_run_free(&run);
 }
 
+/* When the helper thread cannot start, pm_install asks every thread itself
+ * before it returns: the worker, which overflows at once, holds its stack. */
+Test(capture, without_a_helper_pm_install_asks_every_thread_itself, .timeout = 60)
+{
+	crash_run run;
+	run_early_thread(&run, "many_no_helper");
+	cr_expect_str_eq(annotation(&run.json, "refused"), "1", "the helper's start was not refused once");
+	crash_run_free(&run);
+}
+
 /* pm_uninstall waits for the helper before the control signal's handler
  * goes (a request after it would end the process), and a child forked
  * while the helper runs finds no helper to wait for. */

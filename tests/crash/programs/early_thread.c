@@ -20,7 +20,10 @@
  * "many_uninstall_fork", pm_uninstall, pm_install and fork follow the first
  * pm_install at once, while the helper may still be asking: the process
  * lives on, and the child (which calls pm_install and pm_uninstall itself)
- * exits 0, its status in the annotation "child". */
+ * exits 0, its status in the annotation "child".  With "many_no_helper",
+ * the helper thread cannot start (refuse_threads.c): pm_install asks every
+ * thread itself before it returns, so the worker overflows at once after
+ * it, and the annotation "refused" counts the thread starts refused. */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "postmortem.h"
+#include "refuse_threads.h"
 
 static atomic_int go, interrupted, probe, probed;
 volatile int zero;
@@ -130,17 +134,25 @@ main(int argc, char **argv)
 	pthread_t t, idlers[IDLE_THREADS];
 	const char *mode = argc > 1 ? argv[1] : "";
 	bool at_once = strcmp(mode, "uninstall_at_once") == 0;
-	bool many = strncmp(mode, "many", 4) == 0;
+	bool many = strncmp(mode, "many", 4) == 0, no_helper = strcmp(mode, "many_no_helper") == 0;
 	for (int i = 0; many && i < MANY_THREADS - 1; i++)
 		if (pthread_create(&t, NULL, wait_for_go, NULL) != 0)
 			return 2;
-	pthread_create(&t, NULL, early, many ? &go : NULL);
+	pthread_create(&t, NULL, early, many && !no_helper ? &go : NULL);
 	for (int i = 0; at_once && i < IDLE_THREADS; i++)
 		pthread_create(&idlers[i], NULL, idle, NULL);
 	while (at_once && atomic_load(&holding) < IDLE_THREADS)
 		usleep(1000);
-	if (pm_install(NULL) != 0)
+	refuse_threads(no_helper);
+	int installed = pm_install(NULL);
+	refuse_threads(false);
+	if (installed != 0)
 		return 2;
+	if (no_helper) {
+		char text[16];
+		snprintf(text, sizeof text, "%d", threads_refused());
+		pm_annotate("refused", text);
+	}
 	if (at_once) {
 		pm_uninstall();
 		usleep(2 * HOLD_MS * 1000); /* the idle threads take what is pending */
