@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "symb_bench.h"
+#include "timing.h"
 
 enum { MAX_LIBS = 8, FIRST_RUNS = 5 };
 static const char *const default_libs[] = {
@@ -155,20 +156,6 @@ write_inputs(const bench *b)
 	}
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v)
-{
-	qsort(v, FIRST_RUNS, sizeof *v, by_value);
-	return v[FIRST_RUNS / 2];
-}
-
 static bool
 run_tool(const bench *b, const contender *c, int lib, const char *input, sb_proc *p)
 {
@@ -279,7 +266,7 @@ measure_first_answers(const bench *b, contender *cs, int ncs)
 		for (int i = 0; i < ncs; i++)
 			t[i][r] = cs[i].ran ? first_answer(b, &cs[i], i == 0) : -1;
 	for (int i = 0; i < ncs; i++) {
-		cs[i].first_s = median(t[i]);
+		cs[i].first_s = timing_quantile(t[i], FIRST_RUNS, 0.5);
 		cs[i].ran &= cs[i].first_s >= 0;
 	}
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "postmortem.h"
+#include "timing.h"
 
 enum { ROUNDS = 7, THREADS = 4, RING = 64, TEXT = 256 };
 
@@ -101,21 +102,13 @@ per_call(call_fn *fn, int threads)
 	return (now_ns() - start) / (double)iterations;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 static double
 median(call_fn *fn, int threads)
 {
 	double v[ROUNDS];
 	for (int r = 0; r < ROUNDS; r++)
 		v[r] = per_call(fn, threads);
-	qsort(v, ROUNDS, sizeof *v, by_value);
-	return v[ROUNDS / 2];
+	return timing_quantile(v, ROUNDS, 0.5);
 }
 
 static void

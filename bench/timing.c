@@ -21,9 +21,15 @@ by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void
+timing_sort(double *v, size_t n)
+{
+	qsort(v, n, sizeof *v, by_value);
+}
+
 double
 timing_quantile(double *v, size_t n, double q)
 {
-	qsort(v, n, sizeof *v, by_value);
+	timing_sort(v, n);
 	return v[(size_t)(q * (double)(n - 1) + 0.5)];
 }

@@ -32,6 +32,7 @@
 
 #include "lu_walk.h"
 #include "stop_in_qsort.h"
+#include "timing.h"
 
 enum { DEPTH = 30, ROUNDS = 2000, MAX_FRAMES = 512 };
 enum { PM, LU, LU_BARE, WALKERS };
@@ -96,18 +97,11 @@ walk_all(const stop_site *site, void *arg)
 		got[PM].pc[i] = frames[i].address;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* Min and median of a run's walks, per frame. */
 static void
 per_frame(double *walks, uint32_t frame_count, double *min, double *median)
 {
-	qsort(walks, ROUNDS, sizeof *walks, by_value);
+	timing_sort(walks, ROUNDS);
 	*min = walks[0] / frame_count;
 	*median = (walks[ROUNDS / 2 - 1] + walks[ROUNDS / 2]) / 2 / frame_count;
 }

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "postmortem.h"
+#include "timing.h"
 
 enum { BEATS = 50 * 1000 * 1000, IDLE_SECONDS = 3, HANGS = 8, THRESHOLD_MS = 250 };
 
@@ -133,13 +134,6 @@ one_hang(const char *pending)
 	return ms;
 }
 
-static int
-by_value(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 int
 main(int argc, char **argv)
 {
@@ -177,7 +171,7 @@ main(int argc, char **argv)
 		if (v >= 0)
 			ms[n++] = v;
 	}
-	qsort(ms, (size_t)n, sizeof ms[0], by_value);
+	timing_sort(ms, (size_t)n);
 	printf("\ndetection latency: main loop stops -> hang report on disk (%d hangs)\n", n);
 	if (n > 0)
 		printf("  min %.1f ms, median %.1f ms, max %.1f ms; threshold %d ms (+%.1f ms median over it)\n",
