@@ -27,6 +27,8 @@ as_capture(const as_capture_ctx *c)
 		c->tids[0] = c->tid; /* no /proc: report at least ourselves */
 		n = frozen.n = 1;
 	}
+	/* Woken now, a thread lent to the walks is ready when they begin. */
+	as_lend_walks(c, n);
 	c->phases->freeze = as_sys_lap_ns(&t);
 	as_facts_read(c->facts, c->scratch, c->scratch_cap);
 	pmi_report_init_fixed(r, c->arena, c->arena_size);

@@ -46,6 +46,7 @@ typedef struct as_capture_ctx {
 	size_t image_cap, map_cap;
 	pm_mem_cache *mem_cache;
 	struct pm_cfi_cache *cfi_cache;
+	void *walk_space;         /* a lent walker's own (as_walk_space_at) */
 	pm_mem *mem;              /* the reader, through mem_cache */
 	struct pm_as_symbols *symbols; /* NULL if unavailable */
 	char *scratch;

@@ -3,7 +3,10 @@
  */
 #include "as_cfi_cache.h"
 
+#include <stddef.h>
+
 #include "as_cfi_internal.h"
+#include "as_sys.h"
 
 /* A power of two; 512 rows of about 350 bytes.  A 257-thread capture of the
  * benchmark needs about 40 distinct pcs. */
@@ -52,6 +55,13 @@ as_cfi_cache_clear(pm_cfi_cache *c)
 			c->index[i].generation = 0;
 		c->generation = 1;
 	}
+}
+
+void
+as_cfi_cache_populate(pm_cfi_cache *c, size_t rows)
+{
+	as_sys_populate(c, offsetof(pm_cfi_cache, entries) + (rows < CACHE_ENTRIES ? rows : CACHE_ENTRIES) *
+	                                                      sizeof c->entries[0]);
 }
 
 /* The entry for pc's index slot: the one it holds, or a fresh one (each

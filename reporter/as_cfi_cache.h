@@ -25,6 +25,9 @@ typedef struct pm_cfi_cache pm_cfi_cache;
 size_t as_cfi_cache_size(void);
 /* Forget every entry (O(1)): at the start of a capture. */
 void as_cfi_cache_clear(pm_cfi_cache *c);
+/* Fault in the index and the first `rows` rows in one call: a second
+ * walker does it while the images are scanned, not in its first walks. */
+void as_cfi_cache_populate(pm_cfi_cache *c, size_t rows);
 
 /* as_cfi_step, through the cache (NULL: no cache). */
 pm_cfi_result as_cfi_step_cached(pm_cfi_cache *c, const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);

@@ -28,6 +28,7 @@
 #include "as_control.h"
 #include "as_sys.h"
 #include "as_util.h"
+#include "as_walker.h"
 
 /* How long the silent threads are waited for, after the last answer, before
  * they are checked for a blocked signal. */
@@ -398,6 +399,8 @@ as_on_freeze(int sig, siginfo_t *info, void *uctx)
 			if (__atomic_add_fetch(&as_g.answers, 1, __ATOMIC_ACQ_REL) >=
 			    __atomic_load_n(&as_g.answers_wanted, __ATOMIC_ACQUIRE))
 				as_sys_futex_wake(&as_g.answers);
+			as_walker_volunteer(as_g.crash_signal != 0, uctx, atomic_load(&s->tid), as_g.signals,
+			                    as_g.signal_count);
 			as_park(generation, 0);
 		}
 	}

@@ -42,6 +42,7 @@
 #include "as_freeze.h"
 #include "as_report.h"
 #include "as_sys.h"
+#include "as_walker.h"
 #include "as_write.h"
 
 /* How long a second crashing thread waits for the report before dying itself. */
@@ -307,6 +308,15 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	returned_from.sig = 0;
+	if (as_walker_on_fault(tid)) {
+		/* A thread lent to the walks faulted in them: the reporting thread
+		 * walks its share, and its slot keeps where it was frozen. */
+		as_park(as_release_generation(), second_crash_wait_ns);
+		restore_previous_handlers();
+		requeue(sig, info);
+		errno = saved_errno;
+		return;
+	}
 	if (inside_previous_handler(tid, uctx)) {
 		restore_previous_handlers();
 		requeue(sig, info);

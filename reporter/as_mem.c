@@ -92,6 +92,12 @@ as_mem_cache_reset(pm_mem_cache *c)
 	cached_pid = getpid();
 	if (!use_pipe && !as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
 		as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
+	as_mem_cache_clear(c);
+}
+
+void
+as_mem_cache_clear(pm_mem_cache *c)
+{
 	for (size_t i = 0; i < PM_MEM_CACHE_LINES; i++) {
 		c->tag[i] = 0;
 		c->bytes[i] = 0;
@@ -237,6 +243,12 @@ as_mem_use_pipe(int read_fd, int write_fd)
 	pipe_fds[0] = read_fd;
 	pipe_fds[1] = write_fd;
 	use_pipe = read_fd >= 0 && write_fd >= 0;
+}
+
+bool
+as_mem_uses_pipe(void)
+{
+	return use_pipe;
 }
 
 void

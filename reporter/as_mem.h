@@ -85,6 +85,11 @@ typedef struct pm_mem_window {
 /* Empty the cache, remember our pid for the reads, and switch to the
  * fallback pipe if the current method no longer works.  AS-safe. */
 void as_mem_cache_reset(pm_mem_cache *c);
+/* Empty the cache alone: a second walker's own, during a capture whose
+ * reset has chosen the method.  AS-safe. */
+void as_mem_cache_clear(pm_mem_cache *c);
+/* True when reads go through the pipe: one pipe, so one reader at a time.  AS-safe. */
+bool as_mem_uses_pipe(void);
 /* A reader of our own address space through the cache.  AS-safe. */
 pm_mem as_mem_cached(pm_mem_cache *c);
 

@@ -24,7 +24,7 @@ as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const s
 		.tids = g->tids, .frame_tmp = g->frame_tmp, .model_images = g->model_images,
 		.images = &g->images, .as_images = g->as_images, .as_maps = g->as_maps,
 		.image_cap = g->image_cap, .map_cap = g->map_cap,
-		.mem_cache = g->mem_cache, .cfi_cache = g->cfi_cache, .mem = &g->mem, .symbols = &g->symbols,
+		.mem_cache = g->mem_cache, .cfi_cache = g->cfi_cache, .walk_space = g->walk_space, .mem = &g->mem, .symbols = &g->symbols,
 		.scratch = g->scratch, .scratch_cap = g->scratch_cap, .io_buf = g->io_buf, .io_cap = g->io_cap,
 		.md_ranges = g->md_ranges, .md_range_cap = g->md_range_cap,
 		.phases = &g->phases, .generation = &g->capture_generation,

@@ -111,6 +111,11 @@ Test(as_interpose, thread_from_before_install, .timeout = 60)
 }
 Test(as_interpose, abort, .timeout = 60) { expect_clean_crash("abort"); }
 Test(as_interpose, many_threads, .timeout = 60) { expect_clean_crash("many_threads"); }
+/* Enough threads that a frozen one walks some of them (reporter/as_walker.c). */
+Test(as_interpose, lent_walker, .timeout = 60)
+{
+	expect_clean_crash_of("many_walks", pm_test_build("tests/crash_many_walks"));
+}
 Test(as_interpose, two_threads_crash, .timeout = 60) { expect_clean_crash("two_threads_crash"); }
 Test(as_interpose, stack_overflow_thread, .timeout = 60) { expect_clean_crash("stack_overflow_thread"); }
 Test(as_interpose, malloc_lock, .timeout = 60) { expect_clean_crash("malloc_lock"); }

@@ -1,0 +1,180 @@
+/*
+ * test_walkers.c — the frozen thread lent to the stack walks
+ * (reporter/as_walker.c): with it, with it faulting in its share, and with
+ * it too late, every thread of a many-threaded crash is in the report with
+ * the stack the program gave it, and the three reports hold the same
+ * threads and frames.  An LD_PRELOAD shim (programs/walk_shim.c) sees the
+ * lent thread's reads, and makes it fault or sleep.
+ */
+#include <criterion/criterion.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "crash/crash_util.h"
+#include "util.h"
+
+/* Well past the least number of threads the reporter lends from (as_threads.c). */
+enum { THREADS = 150 };
+
+typedef struct walk_run {
+	crash_run run;
+	char *dir, *log;
+	char *env[3];
+} walk_run;
+
+static void
+run_walks(walk_run *w, const char *mode)
+{
+	w->dir = pm_test_tmpdir();
+	cr_assert(asprintf(&w->log, "%s/log", w->dir) > 0);
+	cr_assert(asprintf(&w->env[0], "LD_PRELOAD=%s", pm_test_build("tests/libpm_walk_shim.so")) > 0);
+	cr_assert(asprintf(&w->env[1], "PM_SHIM_LOG=%s", w->log) > 0);
+	cr_assert(asprintf(&w->env[2], "PM_SHIM_MODE=%s", mode) > 0);
+	const char *env[] = { w->env[0], w->env[1], w->env[2], NULL };
+	char threads[16];
+	snprintf(threads, sizeof threads, "%d", THREADS);
+	const char *args[] = { threads, NULL };
+	crash_run_program(&w->run, pm_test_build("tests/crash_many_walks"), args, env);
+	cr_assert(WIFSIGNALED(w->run.status) && WTERMSIG(w->run.status) == SIGSEGV,
+	          "the process dies of its own fault (status %#x)", w->run.status);
+}
+
+static void
+walk_free(walk_run *w)
+{
+	crash_run_free(&w->run);
+	for (int i = 0; i < 3; i++)
+		free(w->env[i]);
+	free(w->log);
+	free(w->dir);
+}
+
+/* Did the lent thread read memory (walk a batch) during the crash? */
+static bool
+lent_read(const walk_run *w)
+{
+	char *log = pm_test_slurp(w->log, NULL);
+	bool found = log && strstr(log, "other\n") != NULL;
+	free(log);
+	return found;
+}
+
+static int
+count_symbol(const pm_thread *t, const char *symbol)
+{
+	int n = 0;
+	for (uint32_t i = 0; i < t->frame_count; i++)
+		n += t->frames[i].symbol && strcmp(t->frames[i].symbol, symbol) == 0;
+	return n;
+}
+
+/* Every thread w<k> is parked 1 + k % 5 calls deep in descend() under
+ * thread_main, walked to its end; the main thread crashed.  The .crash
+ * shows the registers of the crashed thread alone: regs, for the .json. */
+static void
+assert_every_stack(const pm_report *r, bool regs)
+{
+	cr_assert_eq(r->thread_count, THREADS + 1 + crash_emulator_threads());
+	bool seen[THREADS] = { false };
+	for (uint32_t i = 0; i < r->thread_count; i++) {
+		const pm_thread *t = &r->threads[i];
+		cr_assert_eq(t->number, i);
+		int k;
+		if (crash_is_emulator_thread(t))
+			continue;
+		if (t->crashed) {
+			cr_assert_eq(r->exception.triggered_thread, (int32_t)i);
+			cr_assert_geq(crash_frame_index(r, t, "main"), 0);
+			continue;
+		}
+		cr_assert(t->name && sscanf(t->name, "w%d", &k) == 1 && k >= 0 && k < THREADS, "thread %u: %s", i,
+		          t->name ? t->name : "(no name)");
+		cr_assert(!seen[k], "w%d listed twice", k);
+		seen[k] = true;
+		cr_assert(!regs || (t->captured && t->regs), "w%d captured", k);
+		cr_assert_eq(count_symbol(t, "descend"), 1 + k % 5, "w%d: %d descend frames", k, count_symbol(t, "descend"));
+		cr_assert_eq(count_symbol(t, "thread_main"), 1, "w%d: thread_main", k);
+		cr_assert_lt(crash_frame_index(r, t, "descend"), crash_frame_index(r, t, "thread_main"));
+	}
+	for (int k = 0; k < THREADS; k++)
+		cr_assert(seen[k], "w%d is in the report", k);
+}
+
+/* The same threads, in the same order, with the same frames (by name and
+ * how each was found) in two reports of two runs of the program. */
+static void
+assert_same_walks(const pm_report *a, const pm_report *b)
+{
+	cr_assert_eq(a->thread_count, b->thread_count);
+	for (uint32_t i = 0; i < a->thread_count; i++) {
+		const pm_thread *s = &a->threads[i], *t = &b->threads[i];
+		cr_assert_str_eq(s->name ? s->name : "", t->name ? t->name : "");
+		cr_assert_eq(s->frame_count, t->frame_count, "%s: %u frames against %u", s->name, s->frame_count,
+		             t->frame_count);
+		cr_assert_eq(s->crashed, t->crashed);
+		for (uint32_t f = 0; f < s->frame_count; f++) {
+			cr_assert_str_eq(s->frames[f].symbol ? s->frames[f].symbol : "",
+			                 t->frames[f].symbol ? t->frames[f].symbol : "");
+			cr_assert_eq(s->frames[f].how, t->frames[f].how);
+			cr_assert_eq(s->frames[f].symbol_offset, t->frames[f].symbol_offset);
+		}
+	}
+}
+
+/* Thread names are those the threads set, so two runs list them alike
+ * only up to order: order each report's threads by name first. */
+static int
+by_name(const void *x, const void *y)
+{
+	const pm_thread *a = x, *b = y;
+	return strcmp(a->name ? a->name : "", b->name ? b->name : "");
+}
+
+static void
+sort_threads(pm_report *r)
+{
+	qsort(r->threads, r->thread_count, sizeof *r->threads, by_name);
+}
+
+Test(walkers, a_lent_thread_walks_part_and_every_stack_is_whole, .timeout = 120)
+{
+	walk_run w = { 0 };
+	run_walks(&w, "");
+	cr_assert(lent_read(&w), "a frozen thread walked some of the threads");
+	assert_every_stack(&w.run.json, true);
+	assert_every_stack(&w.run.text, false);
+	walk_free(&w);
+}
+
+Test(walkers, a_fault_in_the_lent_share_loses_no_thread, .timeout = 120)
+{
+	walk_run lent = { 0 }, fault = { 0 };
+	run_walks(&fault, "fault");
+	cr_assert(lent_read(&fault), "the lent thread began, and faulted");
+	assert_every_stack(&fault.run.json, true);
+	assert_every_stack(&fault.run.text, false);
+	run_walks(&lent, "");
+	sort_threads(&lent.run.json);
+	sort_threads(&fault.run.json);
+	assert_same_walks(&lent.run.json, &fault.run.json);
+	walk_free(&lent);
+	walk_free(&fault);
+}
+
+Test(walkers, a_late_lent_thread_is_not_waited_for, .timeout = 120)
+{
+	walk_run late = { 0 }, lent = { 0 };
+	run_walks(&late, "late");
+	cr_assert(lent_read(&late), "the lent thread began, and slept");
+	assert_every_stack(&late.run.json, true);
+	assert_every_stack(&late.run.text, false);
+	run_walks(&lent, "");
+	sort_threads(&lent.run.json);
+	sort_threads(&late.run.json);
+	assert_same_walks(&lent.run.json, &late.run.json);
+	walk_free(&late);
+	walk_free(&lent);
+}
