@@ -51,7 +51,7 @@ ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64
 # libunwind's (-O2 with and without frame pointers), the crash-path import allow-list.
 # Tools and upload are portable C tested on the build machine.
 ARM64_TESTS = crash_arm64 crash_samples crash_capture crash_unwind crash_minidump crash_live crash_watchdog \
-              crash_words unwind_libunwind unwind_libunwind_fp as_symbols
+              crash_words crash_walkers unwind_libunwind unwind_libunwind_fp as_symbols
 
 .PHONY: deps deps-arm64 build demo test test-arm64 fuzz fuzz-long clean
 

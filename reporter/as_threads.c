@@ -52,6 +52,7 @@ typedef struct walker {
 	const char *first;        /* the arena's next byte when it began */
 	size_t walked, share;     /* threads it walked; threads it expects to (populate_ahead) */
 	bool lent;                /* the lent thread: it waits for no answer, and walks only those in */
+	const char *self_name;    /* the reporting thread's name (its own walker's) */
 } walker;
 
 /* The stack is read through its window, the rest (unwind tables, a stack
@@ -167,15 +168,18 @@ populate_ahead(pm_arena *a, const char *first, size_t threads_left)
 }
 
 /* Thread i into w->out[i]; false (and nothing filled) when w is the lent
- * walker and the thread has not answered: the reporting thread waits for it. */
+ * walker and the thread has not answered (the reporting thread waits for
+ * it) or is the reporting thread (its name and CPU are that thread's to tell). */
 static bool
-fill_thread(const as_capture_ctx *c, walker *w, const char *self_name, size_t i, pm_mem_window *window)
+fill_thread(const as_capture_ctx *c, walker *w, size_t i, pm_mem_window *window)
 {
 	pid_t tid = c->tids[i];
 	int also;
 	bool blocked;
 	char name[16];
-	const mcontext_t *mc = context_of(c, tid, self_name, &also, &blocked, name);
+	if (w->lent && tid == c->tid)
+		return false;
+	const mcontext_t *mc = context_of(c, tid, w->self_name, &also, &blocked, name);
 	if (!mc && w->lent)
 		return false;
 	if (w->walked++ == PROBE_THREADS && w->share >= 2 * PROBE_THREADS)
@@ -201,8 +205,7 @@ fill_thread(const as_capture_ctx *c, walker *w, const char *self_name, size_t i,
  * answers first (f), the lent one (f NULL) walks those that are in.
  * Returns the bits of the threads filled. */
 static unsigned
-walk_batch(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_name, size_t n, size_t b,
-           unsigned want)
+walk_batch(const as_capture_ctx *c, as_frozen *f, walker *w, size_t n, size_t b, unsigned want)
 {
 	size_t first = b * PM_MEM_WINDOWS, count = n - first < PM_MEM_WINDOWS ? n - first : PM_MEM_WINDOWS;
 	if (f)
@@ -211,7 +214,7 @@ walk_batch(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_na
 	read_windows(c, w, first, count, windows);
 	unsigned done = 0;
 	for (size_t k = 0; k < count; k++)
-		if ((want >> k & 1) && fill_thread(c, w, self_name, first + k, &windows[k]))
+		if ((want >> k & 1) && fill_thread(c, w, first + k, &windows[k]))
 			done |= 1u << k;
 	return done;
 }
@@ -266,7 +269,6 @@ static struct walk_job {
 	as_capture_ctx c;
 	size_t n;
 	bool offered;             /* to a lent thread, in this capture */
-	char self_name[16];
 	pm_arena arena;           /* the upper half of the report's room */
 	pm_mem mem;
 	walker w;
@@ -292,12 +294,13 @@ help(void *arg)
 	size_t frames = j->c.max_frames < PREPARED_FRAMES ? j->c.max_frames : PREPARED_FRAMES;
 	as_sys_populate(sp->frames, frames * sizeof *sp->frames);
 	size_t mine = (j->n + 1) / 2 + PM_MEM_WINDOWS;
-	as_sys_populate(&sp->staged[j->n - (mine < j->n ? mine : j->n)], mine * sizeof *sp->staged);
+	mine = mine < j->n ? mine : j->n;
+	as_sys_populate(&sp->staged[j->n - mine], mine * sizeof *sp->staged);
 	if (!as_walker_wait_batches())
 		return;
 	size_t b;
 	while (as_walker_take_high(&b)) {
-		unsigned done = walk_batch(&j->c, NULL, &j->w, j->self_name, j->n, b, ALL_OF_BATCH);
+		unsigned done = walk_batch(&j->c, NULL, &j->w, j->n, b, ALL_OF_BATCH);
 		/* Out of room: the batch is the reporting thread's, whole. */
 		bool full = pmi_arena_exhausted(&j->arena);
 		sp->done[b] = full ? 0 : (uint16_t)done;
@@ -325,8 +328,7 @@ as_lend_walks(const as_capture_ctx *c, size_t n)
 /* The batches [from, batches) the lent thread did: its threads copied in,
  * the ones it left (they had not answered) walked here. */
 static void
-take_lent(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_name, size_t n, size_t from,
-          size_t batches)
+take_lent(const as_capture_ctx *c, as_frozen *f, walker *w, size_t n, size_t from, size_t batches)
 {
 	for (size_t b = from; b < batches; b++) {
 		size_t first = b * PM_MEM_WINDOWS, count = n - first < PM_MEM_WINDOWS ? n - first : PM_MEM_WINDOWS;
@@ -335,18 +337,17 @@ take_lent(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_nam
 			if (done >> k & 1)
 				w->out[first + k] = job.space.staged[first + k];
 		if ((done & all) != all)
-			walk_batch(c, f, w, self_name, n, b, ~done & all);
+			walk_batch(c, f, w, n, b, ~done & all);
 	}
 }
 
 /* The lent thread takes batches from the top, into the upper half of the
  * arena's room, while this one takes them from the bottom. */
 static void
-walk_shared(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_name, size_t n)
+walk_shared(const as_capture_ctx *c, as_frozen *f, walker *w, size_t n)
 {
 	pm_arena *a = w->arena;
 	size_t batches = (n + PM_MEM_WINDOWS - 1) / PM_MEM_WINDOWS, half = a->left / 2 & ~(size_t)63;
-	memcpy(job.self_name, self_name, sizeof job.self_name);
 	pmi_arena_init_fixed(&job.arena, a->cur + a->left - half, half);
 	a->left -= half;
 	job.w = (walker){ .cache = job.space.cache, .cfi = job.space.cfi, .frames = job.space.frames,
@@ -357,7 +358,7 @@ walk_shared(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_n
 	uint64_t t = as_sys_now_ns();
 	size_t b, mine = 0;
 	while (as_walker_take_low(&b)) {
-		walk_batch(c, f, w, self_name, n, b, ALL_OF_BATCH);
+		walk_batch(c, f, w, n, b, ALL_OF_BATCH);
 		mine++;
 	}
 	uint64_t patience = mine ? (as_sys_now_ns() - t) / mine * LENT_BATCH_PATIENCE : 0;
@@ -365,8 +366,8 @@ walk_shared(const as_capture_ctx *c, as_frozen *f, walker *w, const char *self_n
 	bool clean;
 	as_walker_finish(patience > lent_wait_min_ns ? patience : lent_wait_min_ns, &redo, &from, &clean);
 	for (b = redo; b < from; b++)
-		walk_batch(c, f, w, self_name, n, b, ALL_OF_BATCH);
-	take_lent(c, f, w, self_name, n, from, batches);
+		walk_batch(c, f, w, n, b, ALL_OF_BATCH);
+	take_lent(c, f, w, n, from, batches);
 	/* The lent thread writes no more: what follows goes where more room is left. */
 	if (clean && job.arena.left > a->left) {
 		bool exhausted = a->exhausted;
@@ -389,12 +390,15 @@ as_fill_threads(const as_capture_ctx *c, as_frozen *f)
 	char self_name[16];
 	as_sys_thread_name(self_name);
 	walker w = { .cache = c->mem_cache, .cfi = c->cfi_cache, .frames = c->frame_tmp, .mem = c->mem,
-	             .arena = r->arena, .out = r->threads, .first = r->arena->cur, .share = n };
+	             .arena = r->arena, .out = r->threads, .first = r->arena->cur, .share = n,
+	             .self_name = self_name };
 	if (job.offered)
-		walk_shared(c, f, &w, self_name, n);
+		walk_shared(c, f, &w, n);
 	else
 		for (size_t b = 0; b * PM_MEM_WINDOWS < n; b++)
-			walk_batch(c, f, &w, self_name, n, b, ALL_OF_BATCH);
+			walk_batch(c, f, &w, n, b, ALL_OF_BATCH);
+	/* A thread that answered after the lending was decided waits for no job. */
+	as_walker_dismiss();
 	r->thread_count = n;
 	for (size_t i = 0; i < n; i++)
 		if (r->threads[i].crashed)
