@@ -27,8 +27,6 @@ as_capture(const as_capture_ctx *c)
 		c->tids[0] = c->tid; /* no /proc: report at least ourselves */
 		n = frozen.n = 1;
 	}
-	/* Woken now, a thread lent to the walks is ready when they begin. */
-	as_lend_walks(c, n);
 	c->phases->freeze = as_sys_lap_ns(&t);
 	as_facts_read(c->facts, c->scratch, c->scratch_cap);
 	pmi_report_init_fixed(r, c->arena, c->arena_size);
@@ -42,6 +40,9 @@ as_capture(const as_capture_ctx *c)
 	size_t windows = n < PM_MEM_WINDOWS ? n : PM_MEM_WINDOWS;
 	as_sys_populate(c->mem_cache->window, windows * sizeof c->mem_cache->window[0]);
 	*c->mem = as_mem_cached(c->mem_cache);
+	/* Woken now that the reset chose how memory is read, a thread lent to
+	 * the walks is ready when they begin. */
+	as_lend_walks(c, n);
 	r->threads_truncated = frozen.truncated;
 	r->images = c->model_images;
 	*c->images = (pm_as_images){ .images = c->as_images, .cap = c->image_cap,

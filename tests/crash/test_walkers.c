@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "crash/crash_util.h"
 #include "util.h"
@@ -52,12 +53,22 @@ walk_free(walk_run *w)
 	free(w->dir);
 }
 
+/* Is a thread lent at all?  Under qemu-user reads go through the pipe
+ * (docs/arm64.md), one reader at a time: the reporting thread walks alone. */
+static bool
+lends(void)
+{
+	return crash_emulator_threads() == 0;
+}
+
 /* Did the lent thread read memory (walk a batch) during the crash? */
 static bool
 lent_read(const walk_run *w)
 {
+	if (access(w->log, R_OK) != 0)
+		return false;
 	char *log = pm_test_slurp(w->log, NULL);
-	bool found = log && strstr(log, "other\n") != NULL;
+	bool found = strstr(log, "other\n") != NULL;
 	free(log);
 	return found;
 }
@@ -79,12 +90,18 @@ assert_every_stack(const pm_report *r, bool regs)
 {
 	cr_assert_eq(r->thread_count, THREADS + 1 + crash_emulator_threads());
 	bool seen[THREADS] = { false };
+	uint32_t emulator = 0;
 	for (uint32_t i = 0; i < r->thread_count; i++) {
 		const pm_thread *t = &r->threads[i];
 		cr_assert_eq(t->number, i);
 		int k;
-		if (crash_is_emulator_thread(t))
+		/* The .crash does not say why a thread has no frames: there, qemu's
+		 * own thread is one with none that is not ours. */
+		if (crash_is_emulator_thread(t) || (emulator < crash_emulator_threads() && t->frame_count == 0 &&
+		                                    !(t->name && sscanf(t->name, "w%d", &k) == 1))) {
+			emulator++;
 			continue;
+		}
 		if (t->crashed) {
 			cr_assert_eq(r->exception.triggered_thread, (int32_t)i);
 			cr_assert_geq(crash_frame_index(r, t, "main"), 0);
@@ -143,7 +160,7 @@ Test(walkers, a_lent_thread_walks_part_and_every_stack_is_whole, .timeout = 120)
 {
 	walk_run w = { 0 };
 	run_walks(&w, "");
-	cr_assert(lent_read(&w), "a frozen thread walked some of the threads");
+	cr_assert_eq(lent_read(&w), lends(), "a frozen thread walked some of the threads (or none, under qemu-user)");
 	assert_every_stack(&w.run.json, true);
 	assert_every_stack(&w.run.text, false);
 	walk_free(&w);
@@ -153,7 +170,7 @@ Test(walkers, a_fault_in_the_lent_share_loses_no_thread, .timeout = 120)
 {
 	walk_run lent = { 0 }, fault = { 0 };
 	run_walks(&fault, "fault");
-	cr_assert(lent_read(&fault), "the lent thread began, and faulted");
+	cr_assert(lent_read(&fault) || !lends(), "the lent thread began, and faulted");
 	assert_every_stack(&fault.run.json, true);
 	assert_every_stack(&fault.run.text, false);
 	run_walks(&lent, "");
@@ -168,7 +185,7 @@ Test(walkers, a_late_lent_thread_is_not_waited_for, .timeout = 120)
 {
 	walk_run late = { 0 }, lent = { 0 };
 	run_walks(&late, "late");
-	cr_assert(lent_read(&late), "the lent thread began, and slept");
+	cr_assert(lent_read(&late) || !lends(), "the lent thread began, and slept");
 	assert_every_stack(&late.run.json, true);
 	assert_every_stack(&late.run.text, false);
 	run_walks(&lent, "");

@@ -2,10 +2,13 @@
  * descend(), the main thread then crashing: enough threads that a frozen
  * one is lent to the walks (reporter/as_walker.c), each with a stack the
  * test knows. */
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "postmortem.h"
@@ -44,6 +47,31 @@ thread_main(void *arg)
 	return NULL;
 }
 
+/* Every other thread asleep (in pause, past the count of ready threads):
+ * a thread frozen on its way there would show one frame more or less. */
+static bool
+all_asleep(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	bool asleep = d != NULL;
+	for (struct dirent *e; asleep && (e = readdir(d)) != NULL;) {
+		if (e->d_name[0] == '.' || atoi(e->d_name) == gettid())
+			continue;
+		char path[300], stat[512];
+		snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(stat, 1, sizeof stat - 1, f) : 0;
+		if (f)
+			fclose(f);
+		stat[n] = '\0';
+		const char *close = strrchr(stat, ')');
+		asleep = !close || close[1] == '\0' || close[2] == 'S';
+	}
+	if (d)
+		closedir(d);
+	return asleep;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -56,6 +84,8 @@ main(int argc, char **argv)
 			return 2;
 	}
 	while (atomic_load(&ready) < threads)
+		usleep(1000);
+	for (int i = 0; i < 5000 && !all_asleep(); i++)
 		usleep(1000);
 	*null_pointer = 1;
 	return 0;
