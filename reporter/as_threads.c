@@ -227,7 +227,7 @@ enum { ALL_OF_BATCH = (1u << PM_MEM_WINDOWS) - 1 };
  * CPU, its caches cold: each CFI row it needs found again) costs more than
  * its share saves (docs/architecture.md, "Two walkers").
  */
-enum { LEND_MIN_THREADS = 64 };
+enum { LEND_MIN_THREADS = 96 };
 
 /* How long the reporting thread waits for the lent thread's batch under way,
  * in its own batches' time: past it, it walks that batch itself. */
