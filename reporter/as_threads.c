@@ -322,7 +322,7 @@ as_lend_walks(const as_capture_ctx *c, size_t n)
 	job.n = n;
 	job.space = as_walk_space_at(c->walk_space, c->max_threads, c->max_frames);
 	job.mem = as_mem_cached(job.space.cache);
-	as_walker_offer(help, &job);
+	job.offered = as_walker_offer(help, &job);
 }
 
 /* The batches [from, batches) the lent thread did: its threads copied in,

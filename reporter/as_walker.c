@@ -81,9 +81,10 @@ affinity(bool set, pid_t tid, long len, unsigned long *cpus)
  * scheduler's wake-affine choice), where it waits for the reporting
  * thread's time slice to end: milliseconds, measured, while the other CPU
  * idled.  So the lent thread is kept off the reporting thread's CPU for
- * the job, and given its own CPUs back after.
+ * the job, and given its own CPUs back after.  False when it may run on
+ * that CPU alone: lent, it would only take turns with the reporting thread.
  */
-static void
+static bool
 move_off_my_cpu(pid_t tid)
 {
 	unsigned cpu;
@@ -91,7 +92,7 @@ move_off_my_cpu(pid_t tid)
 	walker.cpus_len = 0;
 	long len = affinity(false, tid, sizeof walker.cpus, walker.cpus);
 	if (len <= 0 || as_sys_getcpu(&cpu) != 0 || cpu / bits >= (size_t)len / sizeof walker.cpus[0])
-		return;
+		return true; /* unknown: left where it is */
 	unsigned long others[16];
 	bool any = false;
 	for (size_t i = 0; i < (size_t)len / sizeof others[0]; i++) {
@@ -100,6 +101,7 @@ move_off_my_cpu(pid_t tid)
 	}
 	if (any && others[cpu / bits] != walker.cpus[cpu / bits] && affinity(true, tid, len, others) == 0)
 		walker.cpus_len = len;
+	return any;
 }
 
 static void
@@ -187,15 +189,16 @@ as_walker_dismiss(void)
 		as_sys_futex_wake(&walker.state);
 }
 
-void
+bool
 as_walker_offer(void (*run)(void *), void *arg)
 {
 	walker.run = run;
 	walker.arg = arg;
 	walker.waiting = 0;
 	__atomic_store_n(&walker.go, WAIT, __ATOMIC_SEQ_CST);
-	move_off_my_cpu(__atomic_load_n(&walker.tid, __ATOMIC_SEQ_CST));
-	set_state(OFFERED);
+	bool apart = move_off_my_cpu(__atomic_load_n(&walker.tid, __ATOMIC_SEQ_CST));
+	set_state(apart ? OFFERED : IDLE);
+	return apart;
 }
 
 static void

@@ -41,8 +41,9 @@ void as_walker_dismiss(void);
 /* Reporting thread: wake the claimed thread to run run(arg), as early as
  * it can (the wakeup takes a few hundred microseconds): run prepares, then
  * waits for its batches (as_walker_wait_batches) and takes them
- * (as_walker_take_high). */
-void as_walker_offer(void (*run)(void *), void *arg);
+ * (as_walker_take_high).  False (the thread parks) when it may run only
+ * on the calling thread's CPU. */
+bool as_walker_offer(void (*run)(void *), void *arg);
 /* Reporting thread: the batches are [0, batches), or there are none. */
 void as_walker_start(size_t batches);
 void as_walker_cancel(void);
