@@ -4,11 +4,20 @@
  * Zero-initialised: nothing is installed until pm_install fills it.
  */
 #include "as_capture_ctx.h"
+#include "as_report.h"
 #include "start_data.h"
 
 /* In .data, right after the little the loader writes there at every start:
  * the beginning of what install writes (state.h) shares that page. */
 PM_START_DATA pm_state as_g;
+
+/* A lent walker's space ends the region (install.c's lay_out). */
+static void *
+walk_space(const pm_state *g)
+{
+	size_t n = as_walk_space_size(g->max_threads, g->max_frames);
+	return g->region && g->region_size >= n ? (char *)g->region + g->region_size - n : NULL;
+}
 
 as_capture_ctx
 as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const siginfo_t *info,
@@ -24,7 +33,7 @@ as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const s
 		.tids = g->tids, .frame_tmp = g->frame_tmp, .model_images = g->model_images,
 		.images = &g->images, .as_images = g->as_images, .as_maps = g->as_maps,
 		.image_cap = g->image_cap, .map_cap = g->map_cap,
-		.mem_cache = g->mem_cache, .cfi_cache = g->cfi_cache, .walk_space = g->walk_space, .mem = &g->mem, .symbols = &g->symbols,
+		.mem_cache = g->mem_cache, .cfi_cache = g->cfi_cache, .walk_space = walk_space(g), .mem = &g->mem, .symbols = &g->symbols,
 		.scratch = g->scratch, .scratch_cap = g->scratch_cap, .io_buf = g->io_buf, .io_cap = g->io_cap,
 		.md_ranges = g->md_ranges, .md_range_cap = g->md_range_cap,
 		.phases = &g->phases, .generation = &g->capture_generation,

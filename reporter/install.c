@@ -115,9 +115,11 @@ lay_out(carver *c)
 	as_g.tids = carve(c, as_g.max_threads * sizeof(pid_t), 16);
 	as_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
 	as_g.cfi_cache = carve(c, as_cfi_cache_size(), 64);
-	as_g.walk_space = carve(c, as_walk_space_size(as_g.max_threads, as_g.max_frames), 64);
 	as_g.md_ranges = carve(c, as_g.md_range_cap * sizeof(pm_md_range), 16);
-	return as_g.md_ranges != NULL;
+	/* Last: it ends the region, where the capture context finds it
+	 * (as_capture_ctx_of), so that as_g needs no word for it. */
+	void *walk_space = carve(c, as_walk_space_size(as_g.max_threads, as_g.max_frames), 64);
+	return as_g.md_ranges != NULL && walk_space != NULL;
 }
 
 static bool

@@ -128,7 +128,6 @@ typedef struct pm_state {
 	pm_as_symbols symbols;    /* in-handler symbol names (a handle: install touches no page of it) */
 	pm_mem_cache *mem_cache;  /* pages read during one capture */
 	struct pm_cfi_cache *cfi_cache; /* CFI rows found during one capture */
-	void *walk_space;         /* a frozen thread's, when lent to the walks (as_walk_space_at) */
 	pm_mem mem;               /* the reader a capture uses (through mem_cache) */
 	struct pm_md_range *md_ranges; /* the minidump's memory ranges */
 	size_t md_range_cap;
