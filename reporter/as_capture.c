@@ -14,6 +14,7 @@
 #include "as_report.h"
 #include "as_symbols.h"
 #include "as_sys.h"
+#include "as_walk_lent.h"
 
 void
 as_capture(const as_capture_ctx *c)

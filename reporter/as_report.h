@@ -30,22 +30,6 @@ void as_fill_reraised(const as_capture_ctx *c);
  * the crashed thread and triggered_thread points at it. */
 struct as_frozen;
 void as_fill_threads(const as_capture_ctx *c, struct as_frozen *f);
-/* Before the images are scanned: with enough threads, a frozen thread is
- * woken to walk beside the calling one in as_fill_threads (as_walker.h). */
-void as_lend_walks(const as_capture_ctx *c, size_t n);
-
-/* What a frozen thread lent to the walks (as_walker.h) walks with, its own:
- * reserved at install (as_walk_space_size bytes), untouched until then. */
-typedef struct as_walk_space {
-	pm_mem_cache *cache;
-	struct pm_cfi_cache *cfi;
-	pm_frame *frames;         /* max_frames: one thread's walk */
-	pm_thread *staged;        /* max_threads, by index: the threads it walked */
-	uint16_t *done;           /* a bit per thread of each batch it walked */
-	size_t end;               /* bytes in all */
-} as_walk_space;
-size_t as_walk_space_size(uint32_t max_threads, uint32_t max_frames);
-as_walk_space as_walk_space_at(void *base, uint32_t max_threads, uint32_t max_frames);
 
 /* The name in <dir><id>/comm ("/proc/" for a process, "/proc/self/task/" for
  * one of our threads), copied into the arena; NULL if gone. */

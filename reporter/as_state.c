@@ -4,7 +4,7 @@
  * Zero-initialised: nothing is installed until pm_install fills it.
  */
 #include "as_capture_ctx.h"
-#include "as_report.h"
+#include "as_walk_lent.h"
 #include "start_data.h"
 
 /* In .data, right after the little the loader writes there at every start:
