@@ -151,8 +151,8 @@ as_walk_lent(const as_capture_ctx *c, as_frozen *f, thread_walker *w, size_t n)
 	pmi_arena_init_fixed(&job.arena, a->cur + a->left - half, half);
 	a->left -= half;
 	job.w = (thread_walker){ .cache = job.space.cache, .cfi = job.space.cfi, .frames = job.space.frames,
-	                  .mem = &job.mem, .arena = &job.arena, .out = job.space.staged,
-	                  .first = job.arena.cur, .share = (n + 1) / 2, .lent = true };
+	                         .mem = &job.mem, .arena = &job.arena, .out = job.space.staged,
+	                         .first = job.arena.cur, .share = (n + 1) / 2, .lent = true };
 	as_walker_start(batches);
 	w->share = (n + 1) / 2;
 	uint64_t t = as_sys_now_ns();
