@@ -25,9 +25,8 @@ as_fill_threads(const as_capture_ctx *c, as_frozen *f)
 	thread_walker w = { .cache = c->mem_cache, .cfi = c->cfi_cache, .frames = c->frame_tmp, .mem = c->mem,
 	                    .arena = r->arena, .out = r->threads, .first = r->arena->cur, .share = n,
 	                    .self_name = self_name };
-	if (!as_walk_lent(c, f, &w, n))
-		for (size_t b = 0; b * PM_MEM_WINDOWS < n; b++)
-			as_walk_batch(c, f, &w, n, b, AS_WHOLE_BATCH);
+	for (size_t b = 0; b * PM_MEM_WINDOWS < n && !as_walk_lent(c, f, &w, n, b); b++)
+		as_walk_batch(c, f, &w, n, b, AS_WHOLE_BATCH);
 	/* A thread that answered after the lending was decided waits for no job. */
 	as_walker_dismiss();
 	r->thread_count = n;

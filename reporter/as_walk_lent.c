@@ -59,6 +59,7 @@ as_walk_space_at(void *base, uint32_t max_threads, uint32_t max_frames)
 static struct walk_job {
 	as_capture_ctx c;
 	size_t n;
+	bool worth;               /* enough threads, a crash, reads a second reader may make */
 	bool offered;             /* to a lent thread, in this capture */
 	pm_arena arena;           /* the upper half of the report's room */
 	pm_mem mem;
@@ -100,20 +101,32 @@ help(void *arg)
 	}
 }
 
+/* Offer the job to a thread waiting for one, if there is one.  One that
+ * may run only on this thread's CPU would take no share: none is asked
+ * again in this capture. */
+static bool
+offer(void)
+{
+	if (!as_walker_claim())
+		return false;
+	job.space = as_walk_space_at(job.c.walk_space, job.c.max_threads, job.c.max_frames);
+	job.mem = as_mem_cached(job.space.cache);
+	job.worth = as_walker_offer(help, &job);
+	return job.worth;
+}
+
 void
 as_lend_walks(const as_capture_ctx *c, size_t n)
 {
-	job.offered = n >= LEND_MIN_THREADS && c->signal != 0 && c->walk_space && !as_mem_uses_pipe() &&
-	              as_walker_claim();
-	if (!job.offered) {
+	job.worth = n >= LEND_MIN_THREADS && c->signal != 0 && c->walk_space && !as_mem_uses_pipe();
+	job.offered = false;
+	if (!job.worth) {
 		as_walker_dismiss();
 		return;
 	}
 	job.c = *c;
 	job.n = n;
-	job.space = as_walk_space_at(c->walk_space, c->max_threads, c->max_frames);
-	job.mem = as_mem_cached(job.space.cache);
-	job.offered = as_walker_offer(help, &job);
+	job.offered = offer();
 }
 
 void
@@ -121,6 +134,7 @@ as_lend_cancel(void)
 {
 	if (job.offered)
 		as_walker_cancel();
+	as_walker_dismiss();
 }
 
 /* The batches [from, batches) the lent thread did: its threads copied in,
@@ -139,12 +153,15 @@ take_lent(const as_capture_ctx *c, as_frozen *f, thread_walker *w, size_t n, siz
 	}
 }
 
-/* The lent thread takes batches from the top, into the upper half of the
- * arena's room, while this one takes them from the bottom. */
+/* Batches [first, batches) shared: the lent thread takes them from the top,
+ * into the upper half of the arena's room, while this one takes them from
+ * the bottom.  A thread that answered after as_lend_walks looked (on a
+ * busy machine the answers may come after the reporting thread got there)
+ * is offered the job now, before any batch of this thread's. */
 bool
-as_walk_lent(const as_capture_ctx *c, as_frozen *f, thread_walker *w, size_t n)
+as_walk_lent(const as_capture_ctx *c, as_frozen *f, thread_walker *w, size_t n, size_t first)
 {
-	if (!job.offered)
+	if (!job.worth || (!job.offered && !(job.offered = offer())))
 		return false;
 	pm_arena *a = w->arena;
 	size_t batches = (n + PM_MEM_WINDOWS - 1) / PM_MEM_WINDOWS, half = a->left / 2 & ~(size_t)63;
@@ -153,8 +170,8 @@ as_walk_lent(const as_capture_ctx *c, as_frozen *f, thread_walker *w, size_t n)
 	job.w = (thread_walker){ .cache = job.space.cache, .cfi = job.space.cfi, .frames = job.space.frames,
 	                         .mem = &job.mem, .arena = &job.arena, .out = job.space.staged,
 	                         .first = job.arena.cur, .share = (n + 1) / 2, .lent = true };
-	as_walker_start(batches);
-	w->share = (n + 1) / 2;
+	as_walker_start(first, batches);
+	w->share = (n - first * PM_MEM_WINDOWS + 1) / 2;
 	uint64_t t = as_sys_now_ns();
 	size_t b, mine = 0;
 	while (as_walker_take_low(&b)) {

@@ -10,12 +10,13 @@
 /* Before the images are scanned: with enough threads, a frozen thread is
  * woken to walk beside the calling one (as_walk_lent). */
 void as_lend_walks(const as_capture_ctx *c, size_t n);
-/* The walks of c->tids[0, n) into w (the reporting thread's walker), shared
- * with the thread as_lend_walks woke; false, and nothing walked, when none
- * was. */
-bool as_walk_lent(const as_capture_ctx *c, struct as_frozen *f, thread_walker *w, size_t n);
-/* No walks after all (no room for the report's threads): the thread woken
- * goes back to park. */
+/* The walks of the batches of c->tids[0, n) from batch `first` on into w
+ * (the reporting thread's walker), shared with a lent thread; false, and
+ * nothing walked, when there is none (yet: the caller walks a batch and
+ * asks again). */
+bool as_walk_lent(const as_capture_ctx *c, struct as_frozen *f, thread_walker *w, size_t n, size_t first);
+/* No walks after all (no room for the report's threads): a thread woken,
+ * or waiting to be, goes back to park. */
 void as_lend_cancel(void);
 
 /* What a lent thread walks with, its own: reserved at install

@@ -209,10 +209,10 @@ set_go(int to)
 }
 
 void
-as_walker_start(size_t batches)
+as_walker_start(size_t first, size_t batches)
 {
 	__atomic_store_n(&walker.finished, (int)batches, __ATOMIC_SEQ_CST);
-	__atomic_store_n(&walker.claims, (uint64_t)batches << 32, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&walker.claims, (uint64_t)batches << 32 | first, __ATOMIC_SEQ_CST);
 	set_go(GO);
 }
 

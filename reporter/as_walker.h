@@ -44,8 +44,8 @@ void as_walker_dismiss(void);
  * (as_walker_take_high).  False (the thread parks) when it may run only
  * on the calling thread's CPU. */
 bool as_walker_offer(void (*run)(void *), void *arg);
-/* Reporting thread: the batches are [0, batches), or there are none. */
-void as_walker_start(size_t batches);
+/* Reporting thread: the batches are [first, batches), or there are none. */
+void as_walker_start(size_t first, size_t batches);
 void as_walker_cancel(void);
 /* Lent thread: wait (bounded) for the batches; false: there are none. */
 bool as_walker_wait_batches(void);

@@ -27,7 +27,7 @@ typedef struct walk_run {
 } walk_run;
 
 static void
-run_walks(walk_run *w, const char *mode)
+run_walks_with(walk_run *w, const char *mode, const char *program_mode)
 {
 	w->dir = pm_test_tmpdir();
 	cr_assert(asprintf(&w->log, "%s/log", w->dir) > 0);
@@ -37,8 +37,14 @@ run_walks(walk_run *w, const char *mode)
 	const char *env[] = { w->env[0], w->env[1], w->env[2], NULL };
 	char threads[16];
 	snprintf(threads, sizeof threads, "%d", THREADS);
-	const char *args[] = { threads, NULL };
+	const char *args[] = { threads, program_mode, NULL };
 	crash_run_program(&w->run, pm_test_build("tests/crash_many_walks"), args, env);
+}
+
+static void
+run_walks(walk_run *w, const char *mode)
+{
+	run_walks_with(w, mode, NULL);
 	cr_assert(WIFSIGNALED(w->run.status) && WTERMSIG(w->run.status) == SIGSEGV,
 	          "the process dies of its own fault (status %#x)", w->run.status);
 }
@@ -193,4 +199,17 @@ Test(walkers, a_fault_in_the_lent_share_loses_no_thread, .timeout = 120)
 Test(walkers, a_late_lent_thread_is_not_waited_for, .timeout = 120)
 {
 	expect_same_as_lent("late", "the lent thread began, and slept");
+}
+
+/* The app's own handler recovers after the report: the lent thread, like
+ * every other, runs again, on its own CPUs, and ends when asked. */
+Test(walkers, after_a_recovered_crash_the_lent_thread_is_the_app_s_again, .timeout = 120)
+{
+	walk_run w = { 0 };
+	run_walks_with(&w, "", "recover");
+	cr_assert(WIFEXITED(w.run.status) && WEXITSTATUS(w.run.status) == 0,
+	          "every thread ran again on its own CPUs and ended (status %#x)", w.run.status);
+	cr_assert_eq(lent_read(&w), lends());
+	assert_every_stack(&w.run.json, true);
+	walk_free(&w);
 }

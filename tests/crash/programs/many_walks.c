@@ -1,9 +1,17 @@
-/* THREADS threads (150 by default), thread k named "w<k>" and parked DEPTH(k) calls deep in
- * descend(), the main thread then crashing: enough threads that a frozen
- * one is lent to the walks (reporter/as_walker.c), each with a stack the
- * test knows. */
+/* THREADS threads (150 by default), thread k named "w<k>" and parked
+ * DEPTH(k) calls deep in descend(), the main thread then crashing: enough
+ * threads that a frozen one is lent to the walks (reporter/as_walker.c),
+ * each with a stack the test knows.
+ *
+ * many_walks THREADS recover: the app's own SIGSEGV handler, installed
+ * before pm_install, recovers from the crash (siglongjmp) once it is
+ * reported; then every thread must run again, on the CPUs it had (the lent
+ * one's were changed for the job), and end: exit 0, else 3. */
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -14,8 +22,10 @@
 #include "postmortem.h"
 
 int *volatile null_pointer;
-static atomic_int ready;
+static atomic_int ready, moved;
 static volatile int sink, stop;
+static cpu_set_t cpus;
+static sigjmp_buf back;
 
 static int
 depth_of(int k)
@@ -44,7 +54,32 @@ thread_main(void *arg)
 	snprintf(name, sizeof name, "w%d", k);
 	pthread_setname_np(pthread_self(), name);
 	descend(depth_of(k));
+	cpu_set_t now;
+	if (sched_getaffinity(0, sizeof now, &now) != 0 || !CPU_EQUAL(&now, &cpus))
+		atomic_fetch_add(&moved, 1);
 	return NULL;
+}
+
+static void
+recover(int sig)
+{
+	(void)sig;
+	siglongjmp(back, 1);
+}
+
+static void
+wake(int sig)
+{
+	(void)sig;
+}
+
+static void
+on(int sig, void (*handler)(int))
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = handler;
+	sigaction(sig, &sa, NULL);
 }
 
 /* Every other thread asleep (in pause, past the count of ready threads):
@@ -76,17 +111,28 @@ int
 main(int argc, char **argv)
 {
 	int threads = argc > 1 ? atoi(argv[1]) : 150;
-	if (threads < 1 || pm_install(NULL) != 0)
-		return 2;
-	for (int k = 0; k < threads; k++) {
-		pthread_t t;
-		if (pthread_create(&t, NULL, thread_main, (void *)(long)k) != 0)
-			return 2;
+	bool recovers = argc > 2 && strcmp(argv[2], "recover") == 0;
+	pthread_t *volatile t = calloc((size_t)(threads > 0 ? threads : 1), sizeof *t);
+	if (recovers) {
+		on(SIGSEGV, recover);
+		on(SIGUSR1, wake);
 	}
+	if (threads < 1 || !t || sched_getaffinity(0, sizeof cpus, &cpus) != 0 || pm_install(NULL) != 0)
+		return 2;
+	for (int k = 0; k < threads; k++)
+		if (pthread_create(&t[k], NULL, thread_main, (void *)(long)k) != 0)
+			return 2;
 	while (atomic_load(&ready) < threads)
 		usleep(1000);
 	for (int i = 0; i < 5000 && !all_asleep(); i++)
 		usleep(1000);
-	*null_pointer = 1;
-	return 0;
+	if (sigsetjmp(back, 1) == 0)
+		*null_pointer = 1;
+	stop = 1;
+	for (int k = 0; k < threads; k++) {
+		pthread_kill(t[k], SIGUSR1);
+		pthread_join(t[k], NULL);
+	}
+	free(t);
+	return atomic_load(&moved) ? 3 : 0;
 }
