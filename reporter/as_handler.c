@@ -40,9 +40,11 @@
 #include "as_cxx_exception.h"
 #include "as_fds.h"
 #include "as_freeze.h"
+#include "as_prefault.h"
 #include "as_report.h"
 #include "as_sys.h"
 #include "as_write.h"
+#include "start_data.h"
 
 /* How long a second crashing thread waits for the report before dying itself. */
 static const uint64_t second_crash_wait_ns = 10ull * 1000000000u;
@@ -185,8 +187,10 @@ notify(const as_capture_ctx *c, bool written)
 /* The fault a previous handler returned from (without jumping away); while
  * the same fault comes straight back, it is the handler's business, not a
  * new crash to report (a handler that returns without fixing anything
- * would otherwise fill the disk). */
-static struct {
+ * would otherwise fill the disk).  In .data beside as_g (start_data.h):
+ * every fatal signal reads it first, and in .bss its page was one more
+ * fault at the first crash. */
+static PM_START_DATA struct {
 	int sig;
 	uint64_t pc;
 	void *addr;
@@ -259,8 +263,9 @@ call_previous(const struct sigaction *prev, int sig, siginfo_t *info, ucontext_t
  * signal that thread raises from inside that handler (abort() after logging)
  * belongs to the fault already reported: the process ends as it would have
  * without us.  The handler may also have jumped away; then a later fault
- * comes from the thread's own stack and is a new one. */
-static _Atomic pid_t chaining_tid;
+ * comes from the thread's own stack and is a new one.  Beside
+ * returned_from, for the same reason. */
+static PM_START_DATA _Atomic pid_t chaining_tid;
 
 static bool
 inside_previous_handler(pid_t tid, const ucontext_t *uc)
@@ -293,6 +298,17 @@ chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
 	requeue(sig, info);
 }
 
+/* What a crash writes in as_g, after what pm_install wrote (state.h): the
+ * late facts, the crash-time words, the report's head and the paths of its
+ * files, on copy-on-write pages of .data that are fresh at the first crash.
+ * One call, before the claim writes the first of them. */
+static void
+prefault_state(void)
+{
+	char *from = (char *)&as_g.late_facts;
+	as_sys_populate(from, (size_t)((char *)(&as_g + 1) - from));
+}
+
 __attribute__((noinline)) static void
 on_fatal(int sig, siginfo_t *info, void *uctx)
 {
@@ -313,6 +329,7 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 		errno = saved_errno;
 		return;
 	}
+	prefault_state();
 	while (!atomic_compare_exchange_strong(&as_g.owner, &owner, tid)) {
 		if (owner == tid && as_g.crash_signal != 0)
 			on_nested_fault(tid);
@@ -328,6 +345,7 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	as_g.crash_info = *info;
 	as_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
 	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, sig, &as_g.crash_info, &now);
+	as_prefault_entry(&c, &c, &((ucontext_t *)uctx)->uc_stack);
 	bool written = report(&c);
 	notify(&c, written);
 	chain_or_reraise(sig, info, uctx);
