@@ -120,10 +120,10 @@ on_nested_fault(pid_t tid)
 	/* A fault after the report is on disk (the user callback) must not
 	 * replace it with a smaller one. */
 	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written) {
-		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, as_g.crash_signal, &as_g.crash_info, NULL);
+		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, as_g.crash_signal, &as_g.cap->crash_info, NULL);
 		write_minimal_report(&c);
 	}
-	die_with(as_g.crash_signal, &as_g.crash_info);
+	die_with(as_g.crash_signal, &as_g.cap->crash_info);
 }
 
 /*
@@ -298,17 +298,6 @@ chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
 	requeue(sig, info);
 }
 
-/* What a crash writes in as_g, after what pm_install wrote (state.h): the
- * late facts, the crash-time words, the report's head and the paths of its
- * files, on copy-on-write pages of .data that are fresh at the first crash.
- * One call, before the claim writes the first of them. */
-static void
-prefault_state(void)
-{
-	char *from = (char *)&as_g.late_facts;
-	as_sys_populate(from, (size_t)((char *)(&as_g + 1) - from));
-}
-
 __attribute__((noinline)) static void
 on_fatal(int sig, siginfo_t *info, void *uctx)
 {
@@ -329,7 +318,6 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 		errno = saved_errno;
 		return;
 	}
-	prefault_state();
 	while (!atomic_compare_exchange_strong(&as_g.owner, &owner, tid)) {
 		if (owner == tid && as_g.crash_signal != 0)
 			on_nested_fault(tid);
@@ -341,10 +329,12 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
+	/* What a crash writes besides the storage (state.h), fresh at the first: one call. */
+	as_sys_populate(as_g.cap, sizeof *as_g.cap);
 	as_g.crash_signal = sig;
-	as_g.crash_info = *info;
-	as_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
-	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, sig, &as_g.crash_info, &now);
+	as_g.cap->crash_info = *info;
+	as_g.cap->crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
+	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, sig, &as_g.cap->crash_info, &now);
 	as_prefault_entry(&c, &c, &((ucontext_t *)uctx)->uc_stack);
 	bool written = report(&c);
 	notify(&c, written);

@@ -20,14 +20,14 @@ as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const s
 		.max_threads = g->max_threads, .max_frames = g->max_frames,
 		.freeze_signal = g->freeze_signal, .freeze_timeout_ms = g->freeze_timeout_ms,
 		.minidump = g->minidump, .minidump_environ = g->minidump_environ,
-		.report = &g->report, .arena = g->arena_mem, .arena_size = g->arena_size,
+		.report = &g->cap->report, .arena = g->arena_mem, .arena_size = g->arena_size,
 		.tids = g->tids, .frame_tmp = g->frame_tmp, .model_images = g->model_images,
-		.images = &g->images, .as_images = g->as_images, .as_maps = g->as_maps,
+		.images = &g->cap->images, .as_images = g->as_images, .as_maps = g->as_maps,
 		.image_cap = g->image_cap, .map_cap = g->map_cap,
 		.mem_cache = g->mem_cache, .cfi_cache = g->cfi_cache, .mem = &g->mem, .symbols = &g->symbols,
 		.scratch = g->scratch, .scratch_cap = g->scratch_cap, .io_buf = g->io_buf, .io_cap = g->io_cap,
 		.md_ranges = g->md_ranges, .md_range_cap = g->md_range_cap,
-		.phases = &g->phases, .generation = &g->capture_generation,
-		.crash_path = g->crash_path, .json_path = g->json_path, .minidump_path = g->minidump_path,
+		.phases = &g->cap->phases, .generation = &g->capture_generation,
+		.crash_path = g->cap->crash_path, .json_path = g->cap->json_path, .minidump_path = g->cap->minidump_path,
 	};
 }

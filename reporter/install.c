@@ -103,7 +103,9 @@ arena_bytes(void)
 static bool
 lay_out(carver *c)
 {
-	as_g.arena_mem = carve(c, as_g.arena_size, 64);
+	as_g.cap = carve(c, sizeof(pm_capture_state), 64);
+	/* Page-aligned from here as before: the populated ranges start at a page (as_prefault.c). */
+	as_g.arena_mem = carve(c, as_g.arena_size, 4096);
 	as_g.slots = carve(c, (size_t)as_g.max_threads * 2 * sizeof(pm_slot), 64);
 	as_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
 	as_g.model_images = carve(c, IMAGE_CAP * sizeof(pm_image), 16);
@@ -273,10 +275,10 @@ pm_install(const pm_config *cfg)
 		return fail(e);
 	}
 	as_arch_tls_remember();
-	as_g.facts.late = &as_g.late_facts;
-	pmi_facts_gather(&as_g.facts, cfg, path_after(as_g.pending_dir));
 	if (!map_region())
 		return fail(ENOMEM);
+	as_g.facts.late = &as_g.cap->late_facts;
+	pmi_facts_gather(&as_g.facts, cfg, path_after(as_g.pending_dir));
 	pmi_as_mem_setup();
 	as_g.symbols = pmi_as_symbols_create(SYMBOL_BYTES);
 	as_g.freeze_signal = pick_control_signal(as_g.facts.emulated);
