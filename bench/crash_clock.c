@@ -1,13 +1,12 @@
 #include "crash_clock.h"
 
-#include <linux/perf_event.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fault_counter.h"
 #include "postmortem.h"
 
 static int *volatile null_ptr;
@@ -70,24 +69,6 @@ on_crash(const pm_crash_info *info, void *ctx)
 	(void)!write(STDERR_FILENO, line, n);
 }
 
-/* Counts from 0 at the call, this thread only. */
-static int
-open_fault_counter(void)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	/* Faults in the kernel's copies to user memory too, where allowed. */
-	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	if (fd < 0) {
-		a.exclude_kernel = 1;
-		fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-	}
-	return fd;
-}
-
 int
 crash_clock_install(uint32_t max_threads)
 {
@@ -100,7 +81,7 @@ crash_clock_fault(void *unused)
 {
 	(void)unused;
 	struct rusage ru;
-	fault_counter = open_fault_counter();
+	fault_counter = fault_counter_open(true);
 	getrusage(RUSAGE_THREAD, &ru);
 	minflt_at_fault = ru.ru_minflt;
 	clock_gettime(CLOCK_MONOTONIC, &fault_time);

@@ -13,11 +13,30 @@
 #include "as_mem.h"
 #include "as_sys.h"
 
+/* The handler's calls reach 13-14 KiB below its frame (reading an image's
+ * first page into a buffer on the stack is the deepest). */
+enum { PAGE = 4096, STACK_DEPTH = 16 * 1024 };
+
+static void
+populate(void *p, size_t want, size_t cap)
+{
+	if (p)
+		as_sys_populate(p, want < cap ? want : cap);
+}
+
+void
+as_prefault_entry(const as_capture_ctx *c, const void *sp, const stack_t *alt)
+{
+	uintptr_t top = (uintptr_t)sp, lo = (uintptr_t)alt->ss_sp;
+	if (!(alt->ss_flags & SS_DISABLE) && top > lo && top - lo <= alt->ss_size) {
+		uintptr_t from = top - lo > STACK_DEPTH ? top - STACK_DEPTH : lo;
+		as_sys_populate((void *)from, top - from);
+	}
+	populate(c->tids, PAGE, c->max_threads * sizeof *c->tids);
+	populate(c->scratch, PAGE, c->scratch_cap);
+}
+
 enum {
-	PAGE = 4096,
-	/* The handler's calls reach 13-14 KiB below its frame (reading an
-	 * image's first page into a buffer on the stack is the deepest). */
-	STACK_DEPTH = 16 * 1024,
 	/* Threads whose room in the arena is populated here: as_fill_threads
 	 * populates the rest once it has seen what these took. */
 	FIRST_THREADS = 8,
@@ -39,25 +58,6 @@ enum {
 	 * threads of the benchmark. */
 	CFI_BYTES = 4 * PAGE,
 };
-
-static void
-populate(void *p, size_t want, size_t cap)
-{
-	if (p)
-		as_sys_populate(p, want < cap ? want : cap);
-}
-
-void
-as_prefault_entry(const as_capture_ctx *c, const void *sp, const stack_t *alt)
-{
-	uintptr_t top = (uintptr_t)sp, lo = (uintptr_t)alt->ss_sp;
-	if (!(alt->ss_flags & SS_DISABLE) && top > lo && top - lo <= alt->ss_size) {
-		uintptr_t from = top - lo > STACK_DEPTH ? top - STACK_DEPTH : lo;
-		as_sys_populate((void *)from, top - from);
-	}
-	populate(c->tids, PAGE, c->max_threads * sizeof *c->tids);
-	populate(c->scratch, PAGE, c->scratch_cap);
-}
 
 void
 as_prefault_capture(const as_capture_ctx *c, size_t threads)

@@ -7,16 +7,15 @@
  * resident: Linux 5.14 and up, not qemu-user), else 0.  The callback runs
  * in the handler: read and write only. */
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bench/fault_counter.h"
 #include "postmortem.h"
 
 #ifndef MADV_POPULATE_WRITE
@@ -52,18 +51,6 @@ populate_works(void)
 	return ok;
 }
 
-static int
-open_counter(void)
-{
-	struct perf_event_attr a;
-	memset(&a, 0, sizeof a);
-	a.size = sizeof a;
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_PAGE_FAULTS;
-	a.exclude_kernel = 1; /* what an unprivileged user may count (perf_event_paranoid 2) */
-	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
-}
-
 static void *
 idle(void *arg)
 {
@@ -90,6 +77,7 @@ main(int argc, char **argv)
 	while (atomic_load(&started) < threads - 1)
 		usleep(1000);
 	supported = populate_works();
-	counter = open_counter();
+	/* User mode only: what an unprivileged user may count. */
+	counter = fault_counter_open(false);
 	return *null_pointer;
 }
