@@ -120,7 +120,8 @@ on_nested_fault(pid_t tid)
 	/* A fault after the report is on disk (the user callback) must not
 	 * replace it with a smaller one. */
 	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written) {
-		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, as_g.crash_signal, &as_g.cap->crash_info, NULL);
+		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, as_g.crash_signal,
+		                                     &as_g.cap->crash_info, NULL);
 		write_minimal_report(&c);
 	}
 	die_with(as_g.crash_signal, &as_g.cap->crash_info);
