@@ -32,7 +32,9 @@ as_prefault_entry(const as_capture_ctx *c, const void *sp, const stack_t *alt)
 		uintptr_t from = top - lo > STACK_DEPTH ? top - STACK_DEPTH : lo;
 		as_sys_populate((void *)from, top - from);
 	}
-	populate(c->tids, PAGE, c->max_threads * sizeof *c->tids);
+	/* The whole list up to 4096 threads (one page for pm_config's default
+	 * max_threads), before the listing fills it. */
+	populate(c->tids, 4 * PAGE, c->max_threads * sizeof *c->tids);
 	populate(c->scratch, PAGE, c->scratch_cap);
 }
 
