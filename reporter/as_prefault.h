@@ -3,9 +3,10 @@
  * made resident with one MADV_POPULATE_WRITE call per region (as_sys_populate)
  * instead of a page fault each.
  *
- * At the first capture every page pm_install reserved is fresh, and so are
- * the handler's alternate stack below the signal frame and the capture's
- * words in .data.  On the paravirtualized guest docs/benchmarks.md measures
+ * At the first capture every page pm_install reserved is fresh (the
+ * capture state of state.h among them, which the handler populates itself
+ * after its claim), and so is the handler's alternate stack below the
+ * signal frame.  On the paravirtualized guest docs/benchmarks.md measures
  * on, a fault costs about 13 us, a populated page about 1 us in the call
  * plus 3-6 us at its first touch, a call about 1.5 us.  Each region is
  * sized to what the capture will use (measured with perf on the crash
