@@ -19,11 +19,11 @@ def clean_env(**extra):
 class Crash:
     """One run of a program that crashes under postmortem, its reports in a
     new directory under `parent` (default: the system's temporary directory),
-    removed by close()."""
+    removed by close(); `env` adds to its environment."""
 
-    def __init__(self, argv, parent=None, timeout=120):
+    def __init__(self, argv, parent=None, timeout=120, env=None):
         self.dir = tempfile.mkdtemp(prefix='pm-bench-', dir=parent)
-        self.proc = subprocess.run(argv, env=clean_env(POSTMORTEM_DIR=self.dir),
+        self.proc = subprocess.run(argv, env=clean_env(POSTMORTEM_DIR=self.dir, **(env or {})),
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                    timeout=timeout, check=False)
         self.stdout = self.proc.stdout.decode(errors='replace')

@@ -11,6 +11,7 @@
 #include "as_cfi_cache.h"
 #include "as_facts.h"
 #include "as_freeze.h"
+#include "as_prefault.h"
 #include "as_report.h"
 #include "as_symbols.h"
 #include "as_sys.h"
@@ -29,17 +30,12 @@ as_capture(const as_capture_ctx *c)
 		n = frozen.n = 1;
 	}
 	c->phases->freeze = as_sys_lap_ns(&t);
+	as_prefault_capture(c, n);
 	as_facts_read(c->facts, c->scratch, c->scratch_cap);
 	pmi_report_init_fixed(r, c->arena, c->arena_size);
 	(*c->generation)++;
 	as_mem_cache_reset(c->mem_cache);
 	as_cfi_cache_clear(c->cfi_cache);
-	/* The stack windows the walks will use are fresh at the first crash and
-	 * each filled whole: one call faulting them in is cheaper than a fault
-	 * for each.  Not the memory cache's lines nor the CFI rows, which fill a
-	 * few pages one after another. */
-	size_t windows = n < PM_MEM_WINDOWS ? n : PM_MEM_WINDOWS;
-	as_sys_populate(c->mem_cache->window, windows * sizeof c->mem_cache->window[0]);
 	*c->mem = as_mem_cached(c->mem_cache);
 	/* Woken now that the reset chose how memory is read, a thread lent to
 	 * the walks is ready when they begin. */

@@ -152,16 +152,15 @@ list_tasks(const as_capture_ctx *c, bool *truncated)
 /*
  * The slots the listed tids hash to, faulted in with one call when they lie
  * close together (neighbouring tids mostly do), where claiming them one by
- * one took a page fault every fourteen slots at the first capture.  Tids
- * spread wide, or too few to fill a page, are left to the claims.
+ * one took a page fault every fourteen slots at the first capture; even one
+ * page costs less populated than faulted (as_prefault.h).  Tids spread wide
+ * are left to the claims.
  */
-enum { POPULATE_MIN_THREADS = 32, POPULATE_SPREAD = 4 };
+enum { POPULATE_SPREAD = 4 };
 
 static void
 populate_slots(const pid_t *tids, size_t n)
 {
-	if (n < POPULATE_MIN_THREADS)
-		return;
 	size_t lo = SIZE_MAX, hi = 0;
 	for (size_t i = 0; i < n; i++) {
 		size_t h = slot_hash(tids[i]);

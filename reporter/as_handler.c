@@ -40,10 +40,12 @@
 #include "as_cxx_exception.h"
 #include "as_fds.h"
 #include "as_freeze.h"
+#include "as_prefault.h"
 #include "as_report.h"
 #include "as_sys.h"
 #include "as_walker.h"
 #include "as_write.h"
+#include "start_data.h"
 
 /* How long a second crashing thread waits for the report before dying itself. */
 static const uint64_t second_crash_wait_ns = 10ull * 1000000000u;
@@ -119,10 +121,11 @@ on_nested_fault(pid_t tid)
 	/* A fault after the report is on disk (the user callback) must not
 	 * replace it with a smaller one. */
 	if (atomic_fetch_add(&as_g.nesting, 1) == 0 && !as_g.written) {
-		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, as_g.crash_signal, &as_g.crash_info, NULL);
+		as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, as_g.crash_signal,
+		                                     &as_g.cap->crash_info, NULL);
 		write_minimal_report(&c);
 	}
-	die_with(as_g.crash_signal, &as_g.crash_info);
+	die_with(as_g.crash_signal, &as_g.cap->crash_info);
 }
 
 /*
@@ -186,8 +189,10 @@ notify(const as_capture_ctx *c, bool written)
 /* The fault a previous handler returned from (without jumping away); while
  * the same fault comes straight back, it is the handler's business, not a
  * new crash to report (a handler that returns without fixing anything
- * would otherwise fill the disk). */
-static struct {
+ * would otherwise fill the disk).  In .data beside as_g (start_data.h):
+ * every fatal signal reads it first, and in .bss its page was one more
+ * fault at the first crash. */
+static PM_START_DATA struct {
 	int sig;
 	uint64_t pc;
 	void *addr;
@@ -260,8 +265,9 @@ call_previous(const struct sigaction *prev, int sig, siginfo_t *info, ucontext_t
  * signal that thread raises from inside that handler (abort() after logging)
  * belongs to the fault already reported: the process ends as it would have
  * without us.  The handler may also have jumped away; then a later fault
- * comes from the thread's own stack and is a new one. */
-static _Atomic pid_t chaining_tid;
+ * comes from the thread's own stack and is a new one.  Beside
+ * returned_from, for the same reason. */
+static PM_START_DATA _Atomic pid_t chaining_tid;
 
 static bool
 inside_previous_handler(pid_t tid, const ucontext_t *uc)
@@ -334,10 +340,13 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 	}
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
+	/* What a crash writes besides the storage (state.h), fresh at the first: one call. */
+	as_sys_populate(as_g.cap, sizeof *as_g.cap);
 	as_g.crash_signal = sig;
-	as_g.crash_info = *info;
-	as_g.crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
-	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.crash_mc, sig, &as_g.crash_info, &now);
+	as_g.cap->crash_info = *info;
+	as_g.cap->crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
+	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, sig, &as_g.cap->crash_info, &now);
+	as_prefault_entry(&c, &c, &((ucontext_t *)uctx)->uc_stack);
 	bool written = report(&c);
 	notify(&c, written);
 	chain_or_reraise(sig, info, uctx);

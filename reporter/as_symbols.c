@@ -267,8 +267,10 @@ as_symbols_work(const pm_as_symbols *h)
 	pm_sym_work *s = h ? h->work : NULL;
 	if (s && !s->work) {
 		/* Every page of the head (most of it the read buffer) is written by
-		 * the first table: one call instead of a fault each. */
-		as_sys_populate(s, PM_SYM_HEAD);
+		 * the first table, and so is the start of the working memory (the
+		 * seen slots lay_out zeroes at every naming, then the first table's
+		 * first page): one call instead of a fault each. */
+		as_sys_populate(s, PM_SYM_HEAD + SEEN_SLOTS * sizeof(uint32_t) + 4096);
 		s->work = s->area = (char *)s + PM_SYM_HEAD;
 		s->work_size = s->area_size = h->bytes - PM_SYM_HEAD;
 	}

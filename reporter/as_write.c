@@ -181,22 +181,21 @@ as_write_minidump(const as_capture_ctx *c)
 /*
  * The writer buffer's pages are fresh at the first capture, and on virtual
  * machines a page fault costs several times what a page of one
- * MADV_POPULATE_WRITE call costs (docs/benchmarks.md, (a2)).  Both files
- * go through it, the larger, the JSON twin, at about 120 bytes a frame:
- * when that is more than a few pages, the part of the buffer it fills is
- * faulted in with one call.
+ * MADV_POPULATE_WRITE call costs (as_prefault.h).  Both files go through
+ * it, the larger, the JSON twin, at about 120 bytes a frame beside a few
+ * KB of header, registers and images (7 KB for one thread of 35 frames):
+ * the part of the buffer it fills is faulted in with one call.
  */
 static void
 populate_io_buf(const as_capture_ctx *c)
 {
-	enum { JSON_BYTES_PER_FRAME = 120, MIN_PAGES = 4, PAGE = 4096 };
+	enum { JSON_BYTES_PER_FRAME = 120, JSON_BYTES_BESIDE = 4096 };
 	const pm_report *r = c->report;
 	size_t frames = 0;
 	for (uint32_t i = 0; i < r->thread_count; i++)
 		frames += r->threads[i].frame_count;
-	size_t want = frames * JSON_BYTES_PER_FRAME;
-	if (want >= MIN_PAGES * PAGE)
-		as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
+	size_t want = JSON_BYTES_BESIDE + frames * JSON_BYTES_PER_FRAME;
+	as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
 }
 
 /* Both files are written before either is landed: the .crash's bytes are

@@ -81,14 +81,44 @@ typedef struct pm_facts {
  * pending/, the executable), each PATH_MAX at most. */
 enum { PM_PATH_POOL = 3 * PATH_MAX };
 
+/* What a capture writes besides the storage: in the region pm_install maps
+ * (its first piece), not in .data.  A .data page is mapped read-only from
+ * the file as soon as anything near it is read, and the first write into it
+ * then copies it: 25-60 us a page on the paravirtualized guest
+ * docs/benchmarks.md measures on, where a fresh anonymous page populated
+ * ahead costs about 5 (as_prefault.h). */
+typedef struct pm_capture_state {
+	pm_late_facts late_facts;  /* written by the first capture */
+	siginfo_t crash_info;
+	mcontext_t crash_mc;
+	pm_report report;
+	pm_crash_phases phases;   /* of the capture under way, for the crash callback */
+	pm_as_images images;
+	char crash_path[PATH_MAX];
+	char json_path[PATH_MAX];
+	char minidump_path[PATH_MAX];
+} pm_capture_state;
+
 /* Laid out so that what pm_install writes comes first and shares as few
  * pages as it can (each fresh page costs a process's start a fault): the
- * configuration, the storage's places, the facts, then the paths packed one
- * after another, short as they mostly are.  What only a crash writes comes
- * after.  as_g starts in the .data page the loader has written already
- * (as_state.c, start_data.h), so that this costs one fresh page. */
+ * crash-time words, the configuration, the storage's places, the facts,
+ * then the paths packed one after another, short as they mostly are.  The
+ * crash-time words come first so that a crash writes them in the page the
+ * loader and pm_install have written already; what else a crash writes is
+ * in the region (pm_capture_state).  as_g starts in the .data page the
+ * loader has written already (as_state.c, start_data.h), so that this
+ * costs one fresh page. */
 typedef struct pm_state {
 	bool installed;
+
+	/* crash time */
+	_Atomic int owner;        /* tid of the thread writing the report */
+	_Atomic int nesting;      /* faults taken by the owner inside the handler */
+	int release;              /* futex word, a generation: frozen threads go on when it changes */
+	int answers;              /* futex word: threads that answered the freeze signal */
+	int answers_wanted;       /* the answer that wakes the reporting thread (INT_MAX: none yet) */
+	int crash_signal;         /* 0 while no crash is being reported */
+	bool written;             /* the crash report is on disk */
 
 	/* configuration */
 	const char *reports_dir;  /* in paths */
@@ -111,6 +141,7 @@ typedef struct pm_state {
 	/* preallocated storage, one anonymous mapping */
 	void *region;
 	size_t region_size;
+	pm_capture_state *cap;    /* the region's first piece */
 	void *arena_mem;          /* the report's fixed arena */
 	size_t arena_size;
 	pm_slot *slots;           /* max_threads, open addressing by tid */
@@ -135,27 +166,8 @@ typedef struct pm_state {
 	pm_facts facts;
 	char paths[PM_PATH_POOL];
 
-	pm_late_facts late_facts;  /* written by the first capture */
-
 	pm_sample sample;
 	unsigned capture_generation; /* counts captures: a live report is stale once it moves */
-
-	/* crash time */
-	_Atomic int owner;        /* tid of the thread writing the report */
-	_Atomic int nesting;      /* faults taken by the owner inside the handler */
-	int release;              /* futex word, a generation: frozen threads go on when it changes */
-	int answers;              /* futex word: threads that answered the freeze signal */
-	int answers_wanted;       /* the answer that wakes the reporting thread (INT_MAX: none yet) */
-	int crash_signal;         /* 0 while no crash is being reported */
-	bool written;             /* the crash report is on disk */
-	siginfo_t crash_info;
-	mcontext_t crash_mc;
-	pm_report report;
-	pm_crash_phases phases;   /* of the capture under way, for the crash callback */
-	pm_as_images images;
-	char crash_path[PATH_MAX];
-	char json_path[PATH_MAX];
-	char minidump_path[PATH_MAX];
 } pm_state;
 
 extern pm_state as_g;
