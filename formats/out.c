@@ -130,38 +130,91 @@ static const char digit_pairs[] =
 	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/* v's decimal digits, written backwards so that they end at `end`; returns the first. */
+/* Two digits of v (below 100) at p. */
+static void
+put_pair(char *p, uint32_t v)
+{
+	memcpy(p, digit_pairs + 2 * v, 2);
+}
+
+/* The 8 digits of v (below 10^8, zero-padded) at p: four pairs that do not
+ * wait on each other, where a division a pair made a chain. */
+static void
+put_eight(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+	put_pair(p, hi / 100);
+	put_pair(p + 2, hi % 100);
+	put_pair(p + 4, lo / 100);
+	put_pair(p + 6, lo % 100);
+}
+
+/* v's decimal digits, written backwards so that they end at `end`; returns
+ * the first.  Eight digits a step while more than eight remain, then pairs. */
 static char *
 u64_digits(char *end, uint64_t v)
 {
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * r, 2);
+	while (v >= 100000000) {
+		uint64_t q = v / 100000000;
+		end -= 8;
+		put_eight(end, (uint32_t)(v - q * 100000000));
+		v = q;
 	}
-	if (v >= 10) {
+	uint32_t w = (uint32_t)v;
+	while (w >= 100) {
 		end -= 2;
-		memcpy(end, digit_pairs + 2 * v, 2);
+		put_pair(end, w % 100);
+		w /= 100;
+	}
+	if (w >= 10) {
+		end -= 2;
+		put_pair(end, w);
 	} else {
-		*--end = (char)('0' + v);
+		*--end = (char)('0' + w);
 	}
 	return end;
 }
 
 enum { HEX_MAX = 20 };
 
+/* How many hex digits v has (0 has one). */
+static size_t
+nibbles(uint64_t v)
+{
+	return v ? (size_t)(64 - __builtin_clzll(v) + 3) / 4 : 1;
+}
+
+/* The 8 hex digits of v as 8 bytes, the most significant first in memory:
+ * each nibble spread to a byte, then turned to its digit in all 8 at once
+ * (a byte of 10 or more gets the distance from '9' + 1 to 'a', or 'A'). */
+static uint64_t
+hex_eight(uint32_t v, bool upper)
+{
+	const uint64_t ones = 0x0101010101010101u;
+	uint64_t x = v;
+	x = (x | x << 16) & 0x0000ffff0000ffffu;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffu;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fu;
+	uint64_t letters = ((x + ones * 6) >> 4) & ones;
+	x += ones * '0' + letters * (upper ? 'A' - '9' - 1 : 'a' - '9' - 1);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
 /* v's hex digits, zero-padded to `digits` (at most HEX_MAX), ending at `end`; returns the first. */
 static char *
 hex_digits(char *end, uint64_t v, unsigned digits, bool upper)
 {
-	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char *p = end;
-	do {
-		*--p = xd[v & 15];
-		v >>= 4;
-	} while (v != 0);
-	while ((size_t)(end - p) < digits && end - p < HEX_MAX)
+	char all[16];
+	uint64_t hi = hex_eight((uint32_t)(v >> 32), upper), lo = hex_eight((uint32_t)v, upper);
+	memcpy(all, &hi, 8);
+	memcpy(all + 8, &lo, 8);
+	size_t n = nibbles(v), width = digits < HEX_MAX ? digits : HEX_MAX;
+	char *p = end - n;
+	memcpy(p, all + 16 - n, n);
+	while ((size_t)(end - p) < width)
 		*--p = '0';
 	return p;
 }
@@ -226,8 +279,7 @@ dec_len(uint64_t v)
 static size_t
 hex_len(uint64_t v, unsigned digits)
 {
-	size_t n = v ? (size_t)(64 - __builtin_clzll(v) + 3) / 4 : 1;
-	size_t pad = digits < HEX_MAX ? digits : HEX_MAX;
+	size_t n = nibbles(v), pad = digits < HEX_MAX ? digits : HEX_MAX;
 	return n > pad ? n : pad;
 }
 
