@@ -118,24 +118,17 @@ pmi_jw_cstring(pm_out *o, const char *s)
 }
 
 void
-pmi_jw_next(pm_jw *w)
+pmi_jw_next_slow(pm_jw *w)
 {
-	size_t indent = w->one_line ? 0 : 2 * (size_t)w->depth;
-	char sep[2], *p = pmi_out_room(w->o, sizeof sep + indent), *q = p ? p : sep;
+	char sep[2], *q = sep;
 	if (!w->empty)
 		*q++ = ',';
 	if (!w->one_line)
 		*q++ = '\n';
 	else if (!w->empty)
 		*q++ = ' ';
-	if (p) {
-		for (size_t i = 0; i < indent; i++)
-			*q++ = ' ';
-		pmi_out_wrote(w->o, q);
-	} else {
-		pmi_out_put(w->o, sep, (size_t)(q - sep));
-		pmi_out_rep(w->o, ' ', indent);
-	}
+	pmi_out_put(w->o, sep, (size_t)(q - sep));
+	pmi_out_rep(w->o, ' ', w->one_line ? 0 : 2 * (size_t)w->depth);
 	w->empty = false;
 }
 
@@ -146,31 +139,6 @@ pmi_jw_key_slow(pm_jw *w, const char *key, size_t n)
 	pmi_out_ch(w->o, '"');
 	pmi_out_put(w->o, key, n);
 	pmi_out_put(w->o, "\": ", 3);
-}
-
-/* The parent's one_line is all pmi_jw_close needs to restore it. */
-bool
-pmi_jw_open(pm_jw *w, char bracket, bool one_line)
-{
-	bool parent_one_line = w->one_line;
-	pmi_out_ch(w->o, bracket);
-	w->depth++;
-	w->empty = true;
-	w->one_line = parent_one_line || one_line;
-	return parent_one_line;
-}
-
-void
-pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line)
-{
-	w->depth--;
-	if (!w->empty && !w->one_line) {
-		pmi_out_ch(w->o, '\n');
-		pmi_out_rep(w->o, ' ', 2 * w->depth);
-	}
-	pmi_out_ch(w->o, bracket);
-	w->empty = false;
-	w->one_line = parent_one_line;
 }
 
 void

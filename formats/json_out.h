@@ -23,10 +23,46 @@ typedef struct pm_jw {
 void pmi_jw_string(pm_out *o, const char *s, size_t n);
 /* RFC 8259 string of s up to its NUL, quotes included. */
 void pmi_jw_cstring(pm_out *o, const char *s);
-/* Separator and indentation before the next member or array element. */
-void pmi_jw_next(pm_jw *w);
-/* pmi_jw_key when the buffer has no room for it. */
+/* The most pmi_jw_sep writes. */
+static inline size_t
+pmi_jw_sep_max(const pm_jw *w)
+{
+	return 2 + (w->one_line ? 0 : 2 * (size_t)w->depth);
+}
+
+/* Separator and indentation before the next member or array element,
+ * written at q (room for pmi_jw_sep_max bytes); returns their end. */
+static inline char *
+pmi_jw_sep(pm_jw *w, char *q)
+{
+	if (!w->empty)
+		*q++ = ',';
+	if (!w->one_line) {
+		*q++ = '\n';
+		for (unsigned i = 0; i < w->depth; i++, q += 2)
+			memcpy(q, "  ", 2);
+	} else if (!w->empty) {
+		*q++ = ' ';
+	}
+	w->empty = false;
+	return q;
+}
+
+/* pmi_jw_next and pmi_jw_key when the buffer has no room for them. */
+void pmi_jw_next_slow(pm_jw *w);
 void pmi_jw_key_slow(pm_jw *w, const char *key, size_t n);
+
+/* Separator and indentation before the next member or array element. */
+static inline void
+pmi_jw_next(pm_jw *w)
+{
+	char *p = pmi_out_room(w->o, pmi_jw_sep_max(w));
+	if (!p) {
+		pmi_jw_next_slow(w);
+		return;
+	}
+	pmi_out_wrote(w->o, pmi_jw_sep(w, p));
+}
 
 /*
  * pmi_jw_next, then "key": — `key` is one of the writer's literals, which
@@ -37,31 +73,44 @@ void pmi_jw_key_slow(pm_jw *w, const char *key, size_t n);
 static inline void
 pmi_jw_key(pm_jw *w, const char *key)
 {
-	size_t n = strlen(key), indent = w->one_line ? 0 : 2 * (size_t)w->depth;
-	char *p = pmi_out_room(w->o, indent + n + 6), *q = p;
+	size_t n = strlen(key);
+	char *p = pmi_out_room(w->o, pmi_jw_sep_max(w) + n + 4);
 	if (!p) {
 		pmi_jw_key_slow(w, key, n);
 		return;
 	}
-	if (!w->empty)
-		*q++ = ',';
-	if (!w->one_line) {
-		*q++ = '\n';
-		memset(q, ' ', indent);
-		q += indent;
-	} else if (!w->empty) {
-		*q++ = ' ';
-	}
+	char *q = pmi_jw_sep(w, p);
 	*q++ = '"';
 	memcpy(q, key, n);
 	memcpy(q + n, "\": ", 3);
 	pmi_out_wrote(w->o, q + n + 3);
-	w->empty = false;
 }
 
-/* Open '{' or '['; pass the result to the matching pmi_jw_close. */
-bool pmi_jw_open(pm_jw *w, char bracket, bool one_line);
-void pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line);
+/* Open '{' or '['; pass the result (the parent's one_line, all that
+ * pmi_jw_close needs to restore it) to the matching pmi_jw_close. */
+static inline bool
+pmi_jw_open(pm_jw *w, char bracket, bool one_line)
+{
+	bool parent_one_line = w->one_line;
+	pmi_out_ch(w->o, bracket);
+	w->depth++;
+	w->empty = true;
+	w->one_line = parent_one_line || one_line;
+	return parent_one_line;
+}
+
+static inline void
+pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line)
+{
+	w->depth--;
+	if (!w->empty && !w->one_line) {
+		pmi_out_ch(w->o, '\n');
+		pmi_out_rep(w->o, ' ', 2 * w->depth);
+	}
+	pmi_out_ch(w->o, bracket);
+	w->empty = false;
+	w->one_line = parent_one_line;
+}
 
 /* Members.  pmi_jw_str skips a NULL string, pmi_jw_flag a false flag, pmi_jw_strings an empty list. */
 static inline void

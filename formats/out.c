@@ -175,7 +175,7 @@ u64_digits(char *end, uint64_t v)
 	return end;
 }
 
-enum { HEX_MAX = 20 };
+enum { HEX_MAX = PMI_HEX_MAX };
 
 /* How many hex digits v has (0 has one). */
 static size_t
@@ -301,14 +301,28 @@ take(pm_out *o, char *at, size_t n, const char *tmp)
 		pmi_out_wrote(o, at + n);
 }
 
+char *
+pmi_put_u64(char *at, uint64_t v)
+{
+	size_t n = dec_len(v);
+	u64_digits(at + n, v);
+	return at + n;
+}
+
+char *
+pmi_put_hex(char *at, uint64_t v, unsigned digits)
+{
+	size_t n = hex_len(v, digits);
+	hex_digits(at + n, v, digits, false);
+	return at + n;
+}
+
 void
 pmi_out_u64(pm_out *o, uint64_t v)
 {
-	char tmp[20];
-	size_t n = dec_len(v);
-	char *at = room_or(o, n, tmp);
-	u64_digits(at + n, v);
-	take(o, at, n, tmp);
+	char tmp[PMI_U64_MAX];
+	char *at = room_or(o, PMI_U64_MAX, tmp);
+	take(o, at, (size_t)(pmi_put_u64(at, v) - at), tmp);
 }
 
 void
@@ -323,11 +337,9 @@ pmi_out_i64(pm_out *o, int64_t v)
 void
 pmi_out_hex(pm_out *o, uint64_t v, unsigned digits)
 {
-	char tmp[HEX_MAX];
-	size_t n = hex_len(v, digits);
-	char *at = room_or(o, n, tmp);
-	hex_digits(at + n, v, digits, false);
-	take(o, at, n, tmp);
+	char tmp[PMI_HEX_MAX];
+	char *at = room_or(o, PMI_HEX_MAX, tmp);
+	take(o, at, (size_t)(pmi_put_hex(at, v, digits) - at), tmp);
 }
 
 void

@@ -116,6 +116,14 @@ void pmi_out_hex(pm_out *o, uint64_t v, unsigned digits);
 /* "0x" + hex zero-padded to `digits`. */
 void pmi_out_0x(pm_out *o, uint64_t v, unsigned digits);
 
+/* The most pmi_put_u64 and pmi_put_hex write. */
+enum { PMI_U64_MAX = 20, PMI_HEX_MAX = 20 };
+/* Decimal, and hex as pmi_out_hex writes it, at `at` (room for PMI_U64_MAX,
+ * PMI_HEX_MAX bytes); return the end.  For a writer that fills its room in
+ * the buffer (pmi_out_room) in one piece. */
+char *pmi_put_u64(char *at, uint64_t v);
+char *pmi_put_hex(char *at, uint64_t v, unsigned digits);
+
 /* Formats into buf (cap >= 24); returns the length.  Never writes past cap. */
 size_t pmi_fmt_u64(char *buf, size_t cap, uint64_t v);
 size_t pmi_fmt_i64(char *buf, size_t cap, int64_t v);
