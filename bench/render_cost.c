@@ -10,7 +10,8 @@
  *
  * Without arguments, the models are tests/fixture_many.c's of 1, 17, 257 and
  * 1025 threads of 35 frames; with arguments, the reports read from those
- * files (a crash_target report at 257 threads is the write phase's case).
+ * files (a crash_target report at 257 threads is the write phase's case),
+ * their frames' symbols shared as the crash path shares them.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -171,6 +172,31 @@ measure(const char *model, const pm_report *r)
 	unlink(path);
 }
 
+/* One copy of each distinct frame symbol, as the crash path's model has
+ * them (as_symbols.c names every frame of a symbol with one copy); a
+ * report read back from a file has a copy per frame. */
+static void
+share_symbols(pm_report *r)
+{
+	enum { DISTINCT = 4096 };
+	static const char *seen[DISTINCT];
+	size_t n = 0;
+	for (uint32_t t = 0; t < r->thread_count; t++) {
+		for (uint32_t i = 0; i < r->threads[t].frame_count; i++) {
+			pm_frame *f = &r->threads[t].frames[i];
+			if (!f->symbol)
+				continue;
+			size_t k = 0;
+			while (k < n && strcmp(seen[k], f->symbol) != 0)
+				k++;
+			if (k == n && n < DISTINCT)
+				seen[n++] = f->symbol;
+			if (k < n)
+				f->symbol = seen[k];
+		}
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -187,6 +213,7 @@ main(int argc, char **argv)
 				fprintf(stderr, "render_cost: %s: cannot read the report (%d)\n", argv[i], (int)e);
 				return 1;
 			}
+			share_symbols(&r);
 			const char *base = strrchr(argv[i], '/');
 			measure(base ? base + 1 : argv[i], &r);
 			pm_report_free(&r);

@@ -75,21 +75,29 @@ put_escape(pm_out *o, unsigned char c)
 	pmi_out_put(o, u, sizeof u);
 }
 
+/* s[0..n) in quotes at p (room for n + 2 bytes). */
+static void
+put_quoted(pm_out *o, char *p, const char *s, size_t n)
+{
+	p[0] = '"';
+	memcpy(p + 1, s, n);
+	p[n + 1] = '"';
+	pmi_out_wrote(o, p + n + 2);
+}
+
 /*
  * RFC 8259 string of s[0..n): only '"', '\\' and bytes below 0x20 need
  * escaping.  Names and symbols mostly need none: those that fit the buffer
- * go in with one copy.
+ * go in with one copy.  True when s needed no escape.
  */
-static void
+static bool
 put_string(pm_out *o, const char *s, size_t n)
 {
+	bool plain_all = all_plain(s, n);
 	char *p = pmi_out_room(o, n + 2);
-	if (p && all_plain(s, n)) {
-		p[0] = '"';
-		memcpy(p + 1, s, n);
-		p[n + 1] = '"';
-		pmi_out_wrote(o, p + n + 2);
-		return;
+	if (p && plain_all) {
+		put_quoted(o, p, s, n);
+		return true;
 	}
 	size_t run = 0, i = 0;
 	pmi_out_ch(o, '"');
@@ -103,6 +111,7 @@ put_string(pm_out *o, const char *s, size_t n)
 	}
 	pmi_out_put(o, s + run, i - run);
 	pmi_out_ch(o, '"');
+	return plain_all;
 }
 
 void
@@ -112,9 +121,22 @@ pmi_jw_string(pm_out *o, const char *s, size_t n)
 }
 
 void
-pmi_jw_cstring(pm_out *o, const char *s)
+pmi_jw_cstring(pm_jw *w, const char *s)
 {
-	put_string(o, s, strlen(s));
+	size_t k = pmi_lens_slot(s);
+	if (w->plain.s[k] == s) {
+		size_t n = w->plain.n[k];
+		char *p = pmi_out_room(w->o, n + 2);
+		if (p) {
+			put_quoted(w->o, p, s, n);
+			return;
+		}
+	}
+	size_t n = strlen(s);
+	if (put_string(w->o, s, n)) {
+		w->plain.s[k] = s;
+		w->plain.n[k] = n;
+	}
 }
 
 void
@@ -152,7 +174,7 @@ pmi_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n)
 	for (uint32_t i = 0; i < n; i++) {
 		pmi_jw_next(w);
 		if (s[i])
-			pmi_jw_cstring(w->o, s[i]);
+			pmi_jw_cstring(w, s[i]);
 		else
 			pmi_out_str(w->o, "null");
 	}

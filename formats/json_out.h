@@ -17,12 +17,15 @@ typedef struct pm_jw {
 	bool empty;      /* the innermost one has no member yet */
 	bool one_line;   /* the innermost one is written on a single line */
 	uint8_t os;      /* the report's pm_os: how images' debug ids read */
+	/* Strings written before that needed no escape: they go in again
+	 * without being measured or checked. */
+	pmi_lens plain;
 } pm_jw;
 
 /* RFC 8259 string of s[0..n), quotes included. */
 void pmi_jw_string(pm_out *o, const char *s, size_t n);
 /* RFC 8259 string of s up to its NUL, quotes included. */
-void pmi_jw_cstring(pm_out *o, const char *s);
+void pmi_jw_cstring(pm_jw *w, const char *s);
 /* The most pmi_jw_sep writes. */
 static inline size_t
 pmi_jw_sep_max(const pm_jw *w)
@@ -119,7 +122,7 @@ pmi_jw_str(pm_jw *w, const char *key, const char *s)
 	if (!s)
 		return;
 	pmi_jw_key(w, key);
-	pmi_jw_cstring(w->o, s);
+	pmi_jw_cstring(w, s);
 }
 
 static inline void

@@ -102,6 +102,38 @@ pmi_out_str(pm_out *o, const char *s)
 	if (s)
 		pmi_out_put(o, s, strlen(s));
 }
+/*
+ * Lengths of strings met before, by address: a report's frames name the
+ * same few symbols and images thousands of times, and a writer measures
+ * each once.  A few entries; a string that loses its entry is measured again.
+ */
+enum { PMI_LENS_SLOTS = 8 };
+
+typedef struct pmi_lens {
+	const char *s[PMI_LENS_SLOTS];
+	size_t n[PMI_LENS_SLOTS];
+} pmi_lens;
+
+/* s's entry.  Arena strings are not aligned: the address's low bits all count. */
+static inline size_t
+pmi_lens_slot(const char *s)
+{
+	uintptr_t a = (uintptr_t)s;
+	return (size_t)((a ^ a >> 3 ^ a >> 6) % PMI_LENS_SLOTS);
+}
+
+/* strlen(s), measured once while s keeps its entry. */
+static inline size_t
+pmi_lens_get(pmi_lens *c, const char *s)
+{
+	size_t k = pmi_lens_slot(s);
+	if (c->s[k] != s) {
+		c->s[k] = s;
+		c->n[k] = strlen(s);
+	}
+	return c->n[k];
+}
+
 /* Append c n times. */
 void pmi_out_rep(pm_out *o, char c, size_t n);
 /* Append s left-justified in a field of `width` (never truncated). */

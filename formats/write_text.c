@@ -203,9 +203,9 @@ frame_image_name(const pm_report *r, const pm_frame *f)
 
 /* "symbol + offset", in one piece when it fits the buffer. */
 static void
-write_symbol(pm_out *o, const char *symbol, bool has_offset, uint64_t offset)
+write_symbol(pm_out *o, pmi_lens *lens, const char *symbol, bool has_offset, uint64_t offset)
 {
-	size_t n = strlen(symbol);
+	size_t n = pmi_lens_get(lens, symbol);
 	char *p = pmi_out_room(o, n + 3 + PMI_U64_MAX);
 	if (!p) {
 		pmi_out_put(o, symbol, n);
@@ -225,10 +225,10 @@ write_symbol(pm_out *o, const char *symbol, bool has_offset, uint64_t offset)
 }
 
 static void
-write_location(const pm_report *r, const pm_frame *f, pm_out *o)
+write_location(const pm_report *r, const pm_frame *f, pmi_lens *lens, pm_out *o)
 {
 	if (f->symbol) {
-		write_symbol(o, f->symbol, f->has_offset, f->symbol_offset);
+		write_symbol(o, lens, f->symbol, f->has_offset, f->symbol_offset);
 	} else {
 		uint64_t base = 0;
 		if (f->image >= 0 && (uint32_t)f->image < r->image_count)
@@ -277,9 +277,9 @@ enum { INDEX_WIDTH = 4, IMAGE_WIDTH = 30 };
  * fits (a frame line was a dozen appends, a third of the text's time),
  * else piece by piece. */
 static void
-write_frame_head(pm_out *o, uint32_t i, const char *image, uint64_t address, unsigned digits)
+write_frame_head(pm_out *o, pmi_lens *lens, uint32_t i, const char *image, uint64_t address, unsigned digits)
 {
-	size_t n = strlen(image), field = n > IMAGE_WIDTH ? n : IMAGE_WIDTH;
+	size_t n = pmi_lens_get(lens, image), field = n > IMAGE_WIDTH ? n : IMAGE_WIDTH;
 	char *p = pmi_out_room(o, PMI_U64_MAX + field + 3 + PMI_HEX_MAX + 1), idx[24];
 	if (!p) {
 		pmi_fmt_u64(idx, sizeof idx, i);
@@ -306,9 +306,10 @@ void
 pmi_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
 {
 	unsigned digits = address_digits(r);
+	pmi_lens lens = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
-		write_frame_head(o, i, frame_image_name(r, &frames[i]), frames[i].address, digits);
-		write_location(r, &frames[i], o);
+		write_frame_head(o, &lens, i, frame_image_name(r, &frames[i]), frames[i].address, digits);
+		write_location(r, &frames[i], &lens, o);
 		pmi_out_ch(o, '\n');
 	}
 }
