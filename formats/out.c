@@ -211,9 +211,17 @@ hex_digits(char *end, uint64_t v, unsigned digits, bool upper)
 	uint64_t hi = hex_eight((uint32_t)(v >> 32), upper), lo = hex_eight((uint32_t)v, upper);
 	memcpy(all, &hi, 8);
 	memcpy(all + 8, &lo, 8);
+	/* all's leading digits are zeros: its last max(n, width) are the
+	 * padded number, and a full address is all 16 of them. */
 	size_t n = nibbles(v), width = digits < HEX_MAX ? digits : HEX_MAX;
-	char *p = end - n;
-	memcpy(p, all + 16 - n, n);
+	char *p = end - 16;
+	if (n < 16 && width < 16) {
+		n = n > width ? n : width;
+		p = end - n;
+		memcpy(p, all + 16 - n, n);
+	} else {
+		memcpy(p, all, 16);
+	}
 	while ((size_t)(end - p) < width)
 		*--p = '0';
 	return p;
