@@ -26,21 +26,22 @@
 enum { CHUNK = 64 * 1024, RUNS = 31 };
 
 /* Where rendered bytes land: a region large enough for the whole file,
- * touched once beforehand so that no run pays its page faults. */
+ * touched once beforehand so that no run pays its page faults; `at`
+ * moves on as bytes arrive. */
 typedef struct dest {
-	char *p;
-	size_t len, cap;
+	char *base, *at, *end;
 } dest;
 
 static bool
 to_dest(void *ctx, const char *p, size_t n)
 {
 	dest *d = ctx;
-	if (n > d->cap - d->len)
-		return false;
-	memcpy(d->p + d->len, p, n);
-	d->len += n;
-	return true;
+	bool fits = n <= (size_t)(d->end - d->at);
+	if (fits) {
+		memcpy(d->at, p, n);
+		d->at += n;
+	}
+	return fits;
 }
 
 static pm_err
@@ -56,7 +57,7 @@ render_to_memory(const pm_report *r, pm_format f, char *buf, dest *d)
 	pmi_out_init_buf(&o, buf, CHUNK);
 	o.sink = to_dest;
 	o.sink_ctx = d;
-	d->len = 0;
+	d->at = d->base;
 	double t = timing_now_us();
 	if (render(r, f, &o) != PM_OK) {
 		fprintf(stderr, "render_cost: the writer failed\n");
@@ -69,7 +70,7 @@ render_to_memory(const pm_report *r, pm_format f, char *buf, dest *d)
 static double
 copy_to_memory(const char *src, size_t n, char *buf, dest *d)
 {
-	d->len = 0;
+	d->at = d->base;
 	double t = timing_now_us();
 	for (size_t at = 0; at < n; at += CHUNK) {
 		size_t k = n - at < CHUNK ? n - at : CHUNK;
@@ -148,14 +149,15 @@ measure(const char *model, const pm_report *r)
 	static char buf[CHUNK];
 	for (int i = 0; i < 2; i++) {
 		/* Sized from one rendering, then touched, so that runs fault no page in. */
-		dest d = { .cap = (size_t)1 << 30 };
-		d.p = malloc(d.cap);
+		size_t most = (size_t)1 << 30;
+		dest d = { .base = malloc(most) };
+		d.end = d.base + most;
 		render_to_memory(r, formats[i], buf, &d);
-		size_t bytes = d.len;
+		size_t bytes = (size_t)(d.at - d.base);
 		char *src = malloc(bytes);
-		memcpy(src, d.p, bytes);
-		d.cap = bytes;
-		memset(d.p, 0, bytes);
+		memcpy(src, d.base, bytes);
+		d.end = d.base + bytes;
+		memset(d.base, 0, bytes);
 		double render_mem[RUNS], copy_mem[RUNS], render_file[RUNS], copy_file[RUNS];
 		/* Alternated, so that the machine's noise falls on both alike. */
 		for (int k = 0; k < RUNS; k++) {
@@ -167,7 +169,7 @@ measure(const char *model, const pm_report *r)
 		double *v[4] = { render_mem, copy_mem, render_file, copy_file };
 		row(model, names[i], bytes, v);
 		free(src);
-		free(d.p);
+		free(d.base);
 	}
 	unlink(path);
 }

@@ -3,8 +3,8 @@
  */
 #include "golden_render.h"
 
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "tests/fixture_many.h"
 #include "tests/fixture_report.h"
@@ -31,39 +31,25 @@ golden_ext(pm_format f)
 	return f == PM_FORMAT_TEXT ? ".crash" : ".json";
 }
 
-typedef struct grown {
-	char *p;
-	size_t len;
-} grown;
-
-static bool
-append(void *ctx, const char *p, size_t n)
-{
-	grown *g = ctx;
-	char *q = realloc(g->p, g->len + n + 1);
-	if (!q)
-		return false;
-	memcpy(q + g->len, p, n);
-	g->p = q;
-	g->len += n;
-	return true;
-}
-
 char *
 golden_render(const pm_report *r, pm_format f, size_t cap, size_t *len)
 {
-	char *buf = malloc(cap);
-	grown g = { NULL, 0 };
+	FILE *tmp = tmpfile();
+	char *buf = malloc(cap), *s = NULL;
 	pm_out o;
-	pmi_out_init_buf(&o, buf, cap);
-	o.sink = append;
-	o.sink_ctx = &g;
+	pmi_out_init_fd(&o, fileno(tmp), buf, cap);
 	pm_err e = f == PM_FORMAT_TEXT ? pmi_write_text(r, &o) : pmi_write_json(r, &o);
-	free(buf);
-	if (e != PM_OK) {
-		free(g.p);
-		return NULL;
+	long n = ftell(tmp) >= 0 && fseek(tmp, 0, SEEK_END) == 0 ? ftell(tmp) : -1;
+	if (e == PM_OK && n >= 0 && (s = malloc((size_t)n + 1)) != NULL) {
+		rewind(tmp);
+		if (fread(s, 1, (size_t)n, tmp) == (size_t)n) {
+			*len = (size_t)n;
+		} else {
+			free(s);
+			s = NULL;
+		}
 	}
-	*len = g.len;
-	return g.p;
+	free(buf);
+	fclose(tmp);
+	return s;
 }

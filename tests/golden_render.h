@@ -23,8 +23,8 @@ const char *golden_ext(pm_format f);
 
 /*
  * r rendered in format f through the writers' sink with a buffer of `cap`
- * bytes that drains to memory (as the crash path's does to its file);
- * malloc'd, *len bytes.  NULL when a writer failed.
+ * bytes that drains to a file, as the crash path's does; the bytes,
+ * malloc'd, *len of them.  NULL when a writer failed.
  */
 char *golden_render(const pm_report *r, pm_format f, size_t cap, size_t *len);
 
