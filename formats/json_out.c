@@ -88,16 +88,15 @@ put_quoted(pm_out *o, char *p, const char *s, size_t n)
 /*
  * RFC 8259 string of s[0..n): only '"', '\\' and bytes below 0x20 need
  * escaping.  Names and symbols mostly need none: those that fit the buffer
- * go in with one copy.  True when s needed no escape.
+ * go in with one copy.
  */
-static bool
+static void
 put_string(pm_out *o, const char *s, size_t n)
 {
-	bool plain_all = all_plain(s, n);
 	char *p = pmi_out_room(o, n + 2);
-	if (p && plain_all) {
+	if (p && all_plain(s, n)) {
 		put_quoted(o, p, s, n);
-		return true;
+		return;
 	}
 	size_t run = 0, i = 0;
 	pmi_out_ch(o, '"');
@@ -111,7 +110,6 @@ put_string(pm_out *o, const char *s, size_t n)
 	}
 	pmi_out_put(o, s + run, i - run);
 	pmi_out_ch(o, '"');
-	return plain_all;
 }
 
 void
@@ -120,23 +118,30 @@ pmi_jw_string(pm_out *o, const char *s, size_t n)
 	put_string(o, s, n);
 }
 
+bool
+pmi_jw_plain_len(pm_jw *w, const char *s, size_t *n)
+{
+	size_t k = pmi_lens_slot(s);
+	if (w->plain.s[k] != s) {
+		size_t len = strlen(s);
+		if (!all_plain(s, len))
+			return false;
+		w->plain.s[k] = s;
+		w->plain.n[k] = len;
+	}
+	*n = w->plain.n[k];
+	return true;
+}
+
 void
 pmi_jw_cstring(pm_jw *w, const char *s)
 {
-	size_t k = pmi_lens_slot(s);
-	if (w->plain.s[k] == s) {
-		size_t n = w->plain.n[k];
-		char *p = pmi_out_room(w->o, n + 2);
-		if (p) {
-			put_quoted(w->o, p, s, n);
-			return;
-		}
-	}
-	size_t n = strlen(s);
-	if (put_string(w->o, s, n)) {
-		w->plain.s[k] = s;
-		w->plain.n[k] = n;
-	}
+	size_t n;
+	char *p;
+	if (pmi_jw_plain_len(w, s, &n) && (p = pmi_out_room(w->o, n + 2)) != NULL)
+		put_quoted(w->o, p, s, n);
+	else
+		put_string(w->o, s, strlen(s));
 }
 
 void
