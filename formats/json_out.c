@@ -147,25 +147,92 @@ pmi_jw_cstring(pm_jw *w, const char *s)
 void
 pmi_jw_next_slow(pm_jw *w)
 {
-	char sep[2], *q = sep;
+	char tmp[2], *q = tmp;
 	if (!w->empty)
 		*q++ = ',';
 	if (!w->one_line)
 		*q++ = '\n';
 	else if (!w->empty)
 		*q++ = ' ';
-	pmi_out_put(w->o, sep, (size_t)(q - sep));
+	pmi_out_put(w->o, tmp, (size_t)(q - tmp));
 	pmi_out_rep(w->o, ' ', w->one_line ? 0 : 2 * (size_t)w->depth);
 	w->empty = false;
 }
 
 void
-pmi_jw_key_slow(pm_jw *w, const char *key, size_t n)
+pmi_jw_key(pm_jw *w, const char *key)
 {
-	pmi_jw_next(w);
-	pmi_out_ch(w->o, '"');
-	pmi_out_put(w->o, key, n);
-	pmi_out_put(w->o, "\": ", 3);
+	size_t n = strlen(key);
+	char *p = pmi_out_room(w->o, pmi_jw_sep_max(w) + n + 4);
+	if (!p) {
+		pmi_jw_next(w);
+		pmi_out_ch(w->o, '"');
+		pmi_out_put(w->o, key, n);
+		pmi_out_put(w->o, "\": ", 3);
+		return;
+	}
+	char *q = pmi_jw_sep(w, p);
+	*q++ = '"';
+	memcpy(q, key, n);
+	memcpy(q + n, "\": ", 3);
+	pmi_out_wrote(w->o, q + n + 3);
+}
+
+/* The parent's one_line is all pmi_jw_close needs to restore it. */
+bool
+pmi_jw_open(pm_jw *w, char bracket, bool one_line)
+{
+	bool parent_one_line = w->one_line;
+	pmi_out_ch(w->o, bracket);
+	w->depth++;
+	w->empty = true;
+	w->one_line = parent_one_line || one_line;
+	return parent_one_line;
+}
+
+void
+pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line)
+{
+	w->depth--;
+	if (!w->empty && !w->one_line) {
+		pmi_out_ch(w->o, '\n');
+		pmi_out_rep(w->o, ' ', 2 * w->depth);
+	}
+	pmi_out_ch(w->o, bracket);
+	w->empty = false;
+	w->one_line = parent_one_line;
+}
+
+void
+pmi_jw_str(pm_jw *w, const char *key, const char *s)
+{
+	if (!s)
+		return;
+	pmi_jw_key(w, key);
+	pmi_jw_cstring(w, s);
+}
+
+void
+pmi_jw_u64(pm_jw *w, const char *key, uint64_t v)
+{
+	pmi_jw_key(w, key);
+	pmi_out_u64(w->o, v);
+}
+
+void
+pmi_jw_i64(pm_jw *w, const char *key, int64_t v)
+{
+	pmi_jw_key(w, key);
+	pmi_out_i64(w->o, v);
+}
+
+void
+pmi_jw_flag(pm_jw *w, const char *key, bool set)
+{
+	if (!set)
+		return;
+	pmi_jw_key(w, key);
+	pmi_out_put(w->o, "true", 4);
 }
 
 void

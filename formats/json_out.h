@@ -53,11 +53,11 @@ pmi_jw_sep(pm_jw *w, char *q)
 	return q;
 }
 
-/* pmi_jw_next and pmi_jw_key when the buffer has no room for them. */
+/* pmi_jw_next when the buffer has no room for it. */
 void pmi_jw_next_slow(pm_jw *w);
-void pmi_jw_key_slow(pm_jw *w, const char *key, size_t n);
 
-/* Separator and indentation before the next member or array element. */
+/* Separator and indentation before the next member or array element:
+ * inline, as it comes before every frame and register. */
 static inline void
 pmi_jw_next(pm_jw *w)
 {
@@ -68,88 +68,19 @@ pmi_jw_next(pm_jw *w)
 	}
 	pmi_out_wrote(w->o, pmi_jw_sep(w, p));
 }
+/* pmi_jw_next, then "key": — `key` is one of the writer's literals, which
+ * need no escape: it is copied, not scanned. */
+void pmi_jw_key(pm_jw *w, const char *key);
 
-/*
- * pmi_jw_next, then "key": — `key` is one of the writer's literals, which
- * need no escape.  Inline, so that a key's length is known where it is
- * written and a member costs one room check and a few stores, not a scan
- * of its key (a JSON twin has about five keys a frame).
- */
-static inline void
-pmi_jw_key(pm_jw *w, const char *key)
-{
-	size_t n = strlen(key);
-	char *p = pmi_out_room(w->o, pmi_jw_sep_max(w) + n + 4);
-	if (!p) {
-		pmi_jw_key_slow(w, key, n);
-		return;
-	}
-	char *q = pmi_jw_sep(w, p);
-	*q++ = '"';
-	memcpy(q, key, n);
-	memcpy(q + n, "\": ", 3);
-	pmi_out_wrote(w->o, q + n + 3);
-}
-
-/* Open '{' or '['; pass the result (the parent's one_line, all that
- * pmi_jw_close needs to restore it) to the matching pmi_jw_close. */
-static inline bool
-pmi_jw_open(pm_jw *w, char bracket, bool one_line)
-{
-	bool parent_one_line = w->one_line;
-	pmi_out_ch(w->o, bracket);
-	w->depth++;
-	w->empty = true;
-	w->one_line = parent_one_line || one_line;
-	return parent_one_line;
-}
-
-static inline void
-pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line)
-{
-	w->depth--;
-	if (!w->empty && !w->one_line) {
-		pmi_out_ch(w->o, '\n');
-		pmi_out_rep(w->o, ' ', 2 * w->depth);
-	}
-	pmi_out_ch(w->o, bracket);
-	w->empty = false;
-	w->one_line = parent_one_line;
-}
+/* Open '{' or '['; pass the result to the matching pmi_jw_close. */
+bool pmi_jw_open(pm_jw *w, char bracket, bool one_line);
+void pmi_jw_close(pm_jw *w, char bracket, bool parent_one_line);
 
 /* Members.  pmi_jw_str skips a NULL string, pmi_jw_flag a false flag, pmi_jw_strings an empty list. */
-static inline void
-pmi_jw_str(pm_jw *w, const char *key, const char *s)
-{
-	if (!s)
-		return;
-	pmi_jw_key(w, key);
-	pmi_jw_cstring(w, s);
-}
-
-static inline void
-pmi_jw_u64(pm_jw *w, const char *key, uint64_t v)
-{
-	pmi_jw_key(w, key);
-	pmi_out_u64(w->o, v);
-}
-
-static inline void
-pmi_jw_i64(pm_jw *w, const char *key, int64_t v)
-{
-	pmi_jw_key(w, key);
-	pmi_out_i64(w->o, v);
-}
-
-static inline void
-pmi_jw_flag(pm_jw *w, const char *key, bool set)
-{
-	if (!set)
-		return;
-	pmi_jw_key(w, key);
-	pmi_out_put(w->o, "true", 4);
-}
-
+void pmi_jw_str(pm_jw *w, const char *key, const char *s);
+void pmi_jw_u64(pm_jw *w, const char *key, uint64_t v);
+void pmi_jw_i64(pm_jw *w, const char *key, int64_t v);
+void pmi_jw_flag(pm_jw *w, const char *key, bool set);
 /* An array of strings, one a line; a NULL element is written null. */
 void pmi_jw_strings(pm_jw *w, const char *key, const char *const *s, uint32_t n);
 
