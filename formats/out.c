@@ -175,8 +175,6 @@ u64_digits(char *end, uint64_t v)
 	return end;
 }
 
-enum { HEX_MAX = PMI_HEX_MAX };
-
 /* How many hex digits v has (0 has one). */
 static size_t
 nibbles(uint64_t v)
@@ -203,7 +201,7 @@ hex_eight(uint32_t v, bool upper)
 	return x;
 }
 
-/* v's hex digits, zero-padded to `digits` (at most HEX_MAX), ending at `end`; returns the first. */
+/* v's hex digits, zero-padded to `digits` (at most PMI_HEX_MAX), ending at `end`; returns the first. */
 static char *
 hex_digits(char *end, uint64_t v, unsigned digits, bool upper)
 {
@@ -213,7 +211,7 @@ hex_digits(char *end, uint64_t v, unsigned digits, bool upper)
 	memcpy(all + 8, &lo, 8);
 	/* all's leading digits are zeros: its last max(n, width) are the
 	 * padded number, and a full address is all 16 of them. */
-	size_t n = nibbles(v), width = digits < HEX_MAX ? digits : HEX_MAX;
+	size_t n = nibbles(v), width = digits < PMI_HEX_MAX ? digits : PMI_HEX_MAX;
 	char *p = end - 16;
 	if (n < 16 && width < 16) {
 		n = n > width ? n : width;
@@ -261,7 +259,7 @@ pmi_fmt_i64(char *buf, size_t cap, int64_t v)
 size_t
 pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 {
-	char tmp[HEX_MAX];
+	char tmp[PMI_HEX_MAX];
 	const char *p = hex_digits(tmp + sizeof tmp, v, digits, upper);
 	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
@@ -287,7 +285,7 @@ dec_len(uint64_t v)
 static size_t
 hex_len(uint64_t v, unsigned digits)
 {
-	size_t n = nibbles(v), pad = digits < HEX_MAX ? digits : HEX_MAX;
+	size_t n = nibbles(v), pad = digits < PMI_HEX_MAX ? digits : PMI_HEX_MAX;
 	return n > pad ? n : pad;
 }
 

@@ -102,6 +102,7 @@ pmi_out_str(pm_out *o, const char *s)
 	if (s)
 		pmi_out_put(o, s, strlen(s));
 }
+
 /*
  * Lengths of strings met before, by address: a report's frames name the
  * same few symbols and images thousands of times, and a writer measures
