@@ -119,6 +119,12 @@ pmi_jw_string(pm_out *o, const char *s, size_t n)
 }
 
 bool
+pmi_jw_plain(const char *s, size_t n)
+{
+	return all_plain(s, n);
+}
+
+bool
 pmi_jw_plain_len(pm_jw *w, const char *s, size_t *n)
 {
 	size_t k = pmi_lens_slot(s);

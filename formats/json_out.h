@@ -26,6 +26,8 @@ typedef struct pm_jw {
 void pmi_jw_string(pm_out *o, const char *s, size_t n);
 /* RFC 8259 string of s up to its NUL, quotes included. */
 void pmi_jw_cstring(pm_jw *w, const char *s);
+/* Whether s[0..n) needs no escape. */
+bool pmi_jw_plain(const char *s, size_t n);
 /* Whether s needs no escape, and then its length in *n. */
 bool pmi_jw_plain_len(pm_jw *w, const char *s, size_t *n);
 /* The most pmi_jw_sep writes. */

@@ -302,6 +302,23 @@ reg_name_len(const pm_reg *g)
 	return n;
 }
 
+/* "name": value, in one piece when the name needs no escape and it fits. */
+static void
+write_reg(pm_jw *w, const pm_reg *reg)
+{
+	size_t n = reg_name_len(reg);
+	char *p = pmi_out_room(w->o, pmi_jw_sep_max(w) + PM_REG_NAME_MAX + 4 + PMI_U64_MAX);
+	if (p && pmi_jw_plain(reg->name, n)) {
+		char *q = STRING_AT(pmi_jw_sep(w, p), "", reg->name, n);
+		pmi_out_wrote(w->o, NUMBER_AT(q, ": ", reg->value));
+		return;
+	}
+	pmi_jw_next(w);
+	pmi_jw_string(w->o, reg->name, n);
+	pmi_out_put(w->o, ": ", 2);
+	pmi_out_u64(w->o, reg->value);
+}
+
 static void
 write_reg_values(pm_jw *w, const pm_regs *g)
 {
@@ -310,12 +327,8 @@ write_reg_values(pm_jw *w, const pm_regs *g)
 		return;
 	pmi_jw_key(w, "values");
 	bool p = pmi_jw_open(w, '{', true);
-	for (unsigned i = 0; i < n; i++) {
-		pmi_jw_next(w);
-		pmi_jw_string(w->o, g->reg[i].name, reg_name_len(&g->reg[i]));
-		pmi_out_put(w->o, ": ", 2);
-		pmi_out_u64(w->o, g->reg[i].value);
-	}
+	for (unsigned i = 0; i < n; i++)
+		write_reg(w, &g->reg[i]);
 	pmi_jw_close(w, '}', p);
 }
 
