@@ -271,15 +271,47 @@ address_digits(const pm_report *r)
 	              first_word_is(ct, "PPC")) ? 8 : 16;
 }
 
-enum { INDEX_WIDTH = 4, IMAGE_WIDTH = 30 };
+enum { INDEX_WIDTH = 4, IMAGE_WIDTH = 30, COLUMN = 32 };
+
+/*
+ * The image column of frame lines ("%-30s"), padded once per image name:
+ * a thread's frames lie in a few images, and a frame then copies its
+ * column as one fixed-size block (the two bytes past it are overwritten
+ * by what follows).  Names longer than the column are not kept.
+ */
+typedef struct image_columns {
+	pmi_lens lens;
+	char text[PMI_LENS_SLOTS][COLUMN];
+} image_columns;
+
+/* name's padded column, or NULL when name is longer than IMAGE_WIDTH; *n: its length. */
+static const char *
+image_column(image_columns *c, const char *name, size_t *n)
+{
+	size_t k = pmi_lens_slot(name);
+	if (c->lens.s[k] != name) {
+		size_t len = strlen(name);
+		c->lens.s[k] = name;
+		c->lens.n[k] = len;
+		if (len <= IMAGE_WIDTH) {
+			memcpy(c->text[k], name, len);
+			memset(c->text[k] + len, ' ', COLUMN - len);
+		}
+	}
+	*n = c->lens.n[k];
+	return *n <= IMAGE_WIDTH ? c->text[k] : NULL;
+}
 
 /* "%-4u%-30s\t0x%0*llx " of frame i: in the buffer in one piece when it
  * fits (a frame line was a dozen appends, a third of the text's time),
  * else piece by piece. */
 static void
-write_frame_head(pm_out *o, pmi_lens *lens, uint32_t i, const char *image, uint64_t address, unsigned digits)
+write_frame_head(pm_out *o, image_columns *columns, uint32_t i, const char *image, uint64_t address,
+                 unsigned digits)
 {
-	size_t n = pmi_lens_get(lens, image), field = n > IMAGE_WIDTH ? n : IMAGE_WIDTH;
+	size_t n;
+	const char *column = image_column(columns, image, &n);
+	size_t field = n > IMAGE_WIDTH ? n : IMAGE_WIDTH;
 	char *p = pmi_out_room(o, PMI_U64_MAX + field + 3 + PMI_HEX_MAX + 1), idx[24];
 	if (!p) {
 		pmi_fmt_u64(idx, sizeof idx, i);
@@ -293,8 +325,11 @@ write_frame_head(pm_out *o, pmi_lens *lens, uint32_t i, const char *image, uint6
 	char *q = pmi_put_u64(p, i);
 	while (q < p + INDEX_WIDTH)
 		*q++ = ' ';
-	memcpy(q, image, n);
-	memset(q + n, ' ', field - n);
+	if (column) {
+		memcpy(q, column, COLUMN);
+	} else {
+		memcpy(q, image, n);
+	}
 	q += field;
 	memcpy(q, "\t0x", 3);
 	q = pmi_put_hex(q + 3, address, digits);
@@ -306,10 +341,11 @@ void
 pmi_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
 {
 	unsigned digits = address_digits(r);
-	pmi_lens lens = { 0 };
+	image_columns columns = { 0 };
+	pmi_lens symbols = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
-		write_frame_head(o, &lens, i, frame_image_name(r, &frames[i]), frames[i].address, digits);
-		write_location(r, &frames[i], &lens, o);
+		write_frame_head(o, &columns, i, frame_image_name(r, &frames[i]), frames[i].address, digits);
+		write_location(r, &frames[i], &symbols, o);
 		pmi_out_ch(o, '\n');
 	}
 }
