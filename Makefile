@@ -48,10 +48,11 @@ ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64
 # What runs under qemu (docs/arm64.md): real crashes (crash_arm64 and the x86_64 crash
 # suites, with arm64's expectations where the architecture differs), minidumps read by
 # LLDB and minidump_stackwalk, live backtraces and the watchdog, the unwinder against
-# libunwind's (-O2 with and without frame pointers), the crash-path import allow-list.
+# libunwind's (-O2 with and without frame pointers), the crash-path import allow-list,
+# and the writers' output byte for byte (their escape and hex work on 8-byte words).
 # Tools and upload are portable C tested on the build machine.
 ARM64_TESTS = crash_arm64 crash_samples crash_capture crash_unwind crash_minidump crash_live crash_watchdog \
-              crash_words crash_walkers unwind_libunwind unwind_libunwind_fp as_symbols
+              crash_words crash_walkers unwind_libunwind unwind_libunwind_fp as_symbols render_golden out
 
 .PHONY: deps deps-arm64 build demo test test-arm64 fuzz fuzz-long clean
 

@@ -130,38 +130,97 @@ static const char digit_pairs[] =
 	"0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849"
 	"5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/* v's decimal digits, written backwards so that they end at `end`; returns the first. */
+/* Two digits of v (below 100) at p. */
+static void
+put_pair(char *p, uint32_t v)
+{
+	memcpy(p, digit_pairs + 2 * v, 2);
+}
+
+/* The 8 digits of v (below 10^8, zero-padded) at p: four pairs that do not
+ * wait on each other, where a division a pair made a chain. */
+static void
+put_eight(char *p, uint32_t v)
+{
+	uint32_t hi = v / 10000, lo = v % 10000;
+	put_pair(p, hi / 100);
+	put_pair(p + 2, hi % 100);
+	put_pair(p + 4, lo / 100);
+	put_pair(p + 6, lo % 100);
+}
+
+/* v's decimal digits, written backwards so that they end at `end`; returns
+ * the first.  Eight digits a step while more than eight remain, then pairs. */
 static char *
 u64_digits(char *end, uint64_t v)
 {
-	while (v >= 100) {
-		unsigned r = (unsigned)(v % 100);
-		v /= 100;
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * r, 2);
+	while (v >= 100000000) {
+		uint64_t q = v / 100000000;
+		end -= 8;
+		put_eight(end, (uint32_t)(v - q * 100000000));
+		v = q;
 	}
-	if (v >= 10) {
+	uint32_t w = (uint32_t)v;
+	while (w >= 100) {
 		end -= 2;
-		memcpy(end, digit_pairs + 2 * v, 2);
+		put_pair(end, w % 100);
+		w /= 100;
+	}
+	if (w >= 10) {
+		end -= 2;
+		put_pair(end, w);
 	} else {
-		*--end = (char)('0' + v);
+		*--end = (char)('0' + w);
 	}
 	return end;
 }
 
-enum { HEX_MAX = 20 };
+/* How many hex digits v has (0 has one). */
+static size_t
+nibbles(uint64_t v)
+{
+	return v ? (size_t)(64 - __builtin_clzll(v) + 3) / 4 : 1;
+}
 
-/* v's hex digits, zero-padded to `digits` (at most HEX_MAX), ending at `end`; returns the first. */
+/* The 8 hex digits of v as 8 bytes, the most significant first in memory:
+ * each nibble spread to a byte, then turned to its digit in all 8 at once
+ * (a byte of 10 or more gets the distance from '9' + 1 to 'a', or 'A'). */
+static uint64_t
+hex_eight(uint32_t v, bool upper)
+{
+	const uint64_t ones = 0x0101010101010101u;
+	uint64_t x = v;
+	x = (x | x << 16) & 0x0000ffff0000ffffu;
+	x = (x | x << 8) & 0x00ff00ff00ff00ffu;
+	x = (x | x << 4) & 0x0f0f0f0f0f0f0f0fu;
+	uint64_t letters = ((x + ones * 6) >> 4) & ones;
+	x += ones * '0' + letters * (upper ? 'A' - '9' - 1 : 'a' - '9' - 1);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	x = __builtin_bswap64(x);
+#endif
+	return x;
+}
+
+/* v's hex digits, zero-padded to `digits` (at most PMI_HEX_MAX), ending at `end`; returns the first. */
 static char *
 hex_digits(char *end, uint64_t v, unsigned digits, bool upper)
 {
-	const char *xd = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	char *p = end;
-	do {
-		*--p = xd[v & 15];
-		v >>= 4;
-	} while (v != 0);
-	while ((size_t)(end - p) < digits && end - p < HEX_MAX)
+	char all[16];
+	uint64_t hi = hex_eight((uint32_t)(v >> 32), upper), lo = hex_eight((uint32_t)v, upper);
+	memcpy(all, &hi, 8);
+	memcpy(all + 8, &lo, 8);
+	/* all's leading digits are zeros: its last max(n, width) are the
+	 * padded number, and a full address is all 16 of them. */
+	size_t n = nibbles(v), width = digits < PMI_HEX_MAX ? digits : PMI_HEX_MAX;
+	char *p = end - 16;
+	if (n < 16 && width < 16) {
+		n = n > width ? n : width;
+		p = end - n;
+		memcpy(p, all + 16 - n, n);
+	} else {
+		memcpy(p, all, 16);
+	}
+	while ((size_t)(end - p) < width)
 		*--p = '0';
 	return p;
 }
@@ -200,7 +259,7 @@ pmi_fmt_i64(char *buf, size_t cap, int64_t v)
 size_t
 pmi_fmt_hex(char *buf, size_t cap, uint64_t v, unsigned digits, bool upper)
 {
-	char tmp[HEX_MAX];
+	char tmp[PMI_HEX_MAX];
 	const char *p = hex_digits(tmp + sizeof tmp, v, digits, upper);
 	return put_digits(buf, cap, p, (size_t)(tmp + sizeof tmp - p));
 }
@@ -226,8 +285,7 @@ dec_len(uint64_t v)
 static size_t
 hex_len(uint64_t v, unsigned digits)
 {
-	size_t n = v ? (size_t)(64 - __builtin_clzll(v) + 3) / 4 : 1;
-	size_t pad = digits < HEX_MAX ? digits : HEX_MAX;
+	size_t n = nibbles(v), pad = digits < PMI_HEX_MAX ? digits : PMI_HEX_MAX;
 	return n > pad ? n : pad;
 }
 
@@ -249,14 +307,28 @@ take(pm_out *o, char *at, size_t n, const char *tmp)
 		pmi_out_wrote(o, at + n);
 }
 
+char *
+pmi_put_u64(char *at, uint64_t v)
+{
+	size_t n = dec_len(v);
+	u64_digits(at + n, v);
+	return at + n;
+}
+
+char *
+pmi_put_hex(char *at, uint64_t v, unsigned digits)
+{
+	size_t n = hex_len(v, digits);
+	hex_digits(at + n, v, digits, false);
+	return at + n;
+}
+
 void
 pmi_out_u64(pm_out *o, uint64_t v)
 {
-	char tmp[20];
-	size_t n = dec_len(v);
-	char *at = room_or(o, n, tmp);
-	u64_digits(at + n, v);
-	take(o, at, n, tmp);
+	char tmp[PMI_U64_MAX];
+	char *at = room_or(o, PMI_U64_MAX, tmp);
+	take(o, at, (size_t)(pmi_put_u64(at, v) - at), tmp);
 }
 
 void
@@ -271,11 +343,9 @@ pmi_out_i64(pm_out *o, int64_t v)
 void
 pmi_out_hex(pm_out *o, uint64_t v, unsigned digits)
 {
-	char tmp[HEX_MAX];
-	size_t n = hex_len(v, digits);
-	char *at = room_or(o, n, tmp);
-	hex_digits(at + n, v, digits, false);
-	take(o, at, n, tmp);
+	char tmp[PMI_HEX_MAX];
+	char *at = room_or(o, PMI_HEX_MAX, tmp);
+	take(o, at, (size_t)(pmi_put_hex(at, v, digits) - at), tmp);
 }
 
 void

@@ -102,6 +102,39 @@ pmi_out_str(pm_out *o, const char *s)
 	if (s)
 		pmi_out_put(o, s, strlen(s));
 }
+
+/*
+ * Lengths of strings met before, by address: a report's frames name the
+ * same few symbols and images thousands of times, and a writer measures
+ * each once.  A few entries; a string that loses its entry is measured again.
+ */
+enum { PMI_LENS_SLOTS = 8 };
+
+typedef struct pmi_lens {
+	const char *s[PMI_LENS_SLOTS];
+	size_t n[PMI_LENS_SLOTS];
+} pmi_lens;
+
+/* s's entry.  Arena strings are not aligned: the address's low bits all count. */
+static inline size_t
+pmi_lens_slot(const char *s)
+{
+	uintptr_t a = (uintptr_t)s;
+	return (size_t)((a ^ a >> 3 ^ a >> 6) % PMI_LENS_SLOTS);
+}
+
+/* strlen(s), measured once while s keeps its entry. */
+static inline size_t
+pmi_lens_get(pmi_lens *c, const char *s)
+{
+	size_t k = pmi_lens_slot(s);
+	if (c->s[k] != s) {
+		c->s[k] = s;
+		c->n[k] = strlen(s);
+	}
+	return c->n[k];
+}
+
 /* Append c n times. */
 void pmi_out_rep(pm_out *o, char c, size_t n);
 /* Append s left-justified in a field of `width` (never truncated). */
@@ -115,6 +148,14 @@ void pmi_out_i64(pm_out *o, int64_t v);
 void pmi_out_hex(pm_out *o, uint64_t v, unsigned digits);
 /* "0x" + hex zero-padded to `digits`. */
 void pmi_out_0x(pm_out *o, uint64_t v, unsigned digits);
+
+/* The most pmi_put_u64 and pmi_put_hex write. */
+enum { PMI_U64_MAX = 20, PMI_HEX_MAX = 20 };
+/* Decimal, and hex as pmi_out_hex writes it, at `at` (room for PMI_U64_MAX,
+ * PMI_HEX_MAX bytes); return the end.  For a writer that fills its room in
+ * the buffer (pmi_out_room) in one piece. */
+char *pmi_put_u64(char *at, uint64_t v);
+char *pmi_put_hex(char *at, uint64_t v, unsigned digits);
 
 /* Formats into buf (cap >= 24); returns the length.  Never writes past cap. */
 size_t pmi_fmt_u64(char *buf, size_t cap, uint64_t v);

@@ -203,11 +203,77 @@ write_exception(pm_jw *w, const pm_exception *e)
 	pmi_jw_close(w, '}', p);
 }
 
+/* The most a frame's object takes besides its strings: keys and
+ * punctuation (about 130 bytes) and five numbers. */
+enum { FRAME_FIXED_MAX = 160 + 5 * PMI_U64_MAX };
+
+/* Literal `lit` at q; the end. */
+#define LITERAL_AT(q, lit) ((char *)memcpy((q), (lit), sizeof(lit) - 1) + sizeof(lit) - 1)
+/* `key` (a literal: ", \"name\": ") then number v, at q; the end. */
+#define NUMBER_AT(q, key, v) pmi_put_u64(LITERAL_AT(q, key), (v))
+
+/* `key` (a literal) then s[0..n) in quotes, at q, when s is there; the end. */
+#define STRING_AT(q, key, s, n) string_at((q), (key), sizeof(key) - 1, (s), (n))
+
+static char *
+string_at(char *q, const char *key, size_t key_n, const char *s, size_t n)
+{
+	if (!s)
+		return q;
+	memcpy(q, key, key_n);
+	q += key_n;
+	*q++ = '"';
+	memcpy(q, s, n);
+	q[n] = '"';
+	return q + n + 1;
+}
+
+/*
+ * write_frame's common case — every string of the frame needs no escape
+ * and the whole object fits the buffer — written in one piece: nine
+ * members were nine room checks and as many updates of the sink and the
+ * emitter's state, most of a frame's time.  False, with nothing written,
+ * for any other frame.
+ */
+static bool
+write_frame_at_once(pm_jw *w, const pm_frame *f, const char *how)
+{
+	const char *s[4] = { f->image_name, f->symbol, f->file, how };
+	size_t n[4] = { 0 };
+	for (size_t i = 0; i < 4; i++)
+		if (s[i] && !pmi_jw_plain_len(w, s[i], &n[i]))
+			return false;
+	char *p = pmi_out_room(w->o, FRAME_FIXED_MAX + n[0] + n[1] + n[2] + n[3]);
+	if (!p)
+		return false;
+	char *q = NUMBER_AT(p, "{\"address\": ", f->address);
+	if (f->image >= 0)
+		q = NUMBER_AT(q, ", \"image\": ", (uint64_t)f->image);
+	q = STRING_AT(q, ", \"image_name\": ", s[0], n[0]);
+	q = STRING_AT(q, ", \"symbol\": ", s[1], n[1]);
+	if (f->has_offset)
+		q = NUMBER_AT(q, ", \"offset\": ", f->symbol_offset);
+	q = STRING_AT(q, ", \"file\": ", s[2], n[2]);
+	if (f->line != 0)
+		q = NUMBER_AT(q, ", \"line\": ", f->line);
+	if (f->column != 0)
+		q = NUMBER_AT(q, ", \"column\": ", f->column);
+	if (f->inlined)
+		q = LITERAL_AT(q, ", \"inlined\": true");
+	q = STRING_AT(q, ", \"how\": ", s[3], n[3]);
+	*q++ = '}';
+	pmi_out_wrote(w->o, q);
+	w->empty = false;
+	return true;
+}
+
 /* One frame object, on one line; shared by thread frames and last_exception_backtrace. */
 static void
 write_frame(pm_jw *w, const void *elem)
 {
 	const pm_frame *f = elem;
+	if (write_frame_at_once(w, f, pmi_json_name_of(&pmi_json_hows, f->how)))
+		return;
 	bool p = pmi_jw_open(w, '{', true);
 	pmi_jw_u64(w, "address", f->address);
 	if (f->image >= 0)
@@ -236,6 +302,23 @@ reg_name_len(const pm_reg *g)
 	return n;
 }
 
+/* "name": value, in one piece when the name needs no escape and it fits. */
+static void
+write_reg(pm_jw *w, const pm_reg *reg)
+{
+	size_t n = reg_name_len(reg);
+	char *p = pmi_out_room(w->o, pmi_jw_sep_max(w) + PM_REG_NAME_MAX + 4 + PMI_U64_MAX);
+	if (p && pmi_jw_plain(reg->name, n)) {
+		char *q = STRING_AT(pmi_jw_sep(w, p), "", reg->name, n);
+		pmi_out_wrote(w->o, NUMBER_AT(q, ": ", reg->value));
+		return;
+	}
+	pmi_jw_next(w);
+	pmi_jw_string(w->o, reg->name, n);
+	pmi_out_put(w->o, ": ", 2);
+	pmi_out_u64(w->o, reg->value);
+}
+
 static void
 write_reg_values(pm_jw *w, const pm_regs *g)
 {
@@ -244,12 +327,8 @@ write_reg_values(pm_jw *w, const pm_regs *g)
 		return;
 	pmi_jw_key(w, "values");
 	bool p = pmi_jw_open(w, '{', true);
-	for (unsigned i = 0; i < n; i++) {
-		pmi_jw_next(w);
-		pmi_jw_string(w->o, g->reg[i].name, reg_name_len(&g->reg[i]));
-		pmi_out_put(w->o, ": ", 2);
-		pmi_out_u64(w->o, g->reg[i].value);
-	}
+	for (unsigned i = 0; i < n; i++)
+		write_reg(w, &g->reg[i]);
 	pmi_jw_close(w, '}', p);
 }
 

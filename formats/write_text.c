@@ -201,15 +201,34 @@ frame_image_name(const pm_report *r, const pm_frame *f)
 	return f->image_name ? f->image_name : "???";
 }
 
+/* "symbol + offset", in one piece when it fits the buffer. */
 static void
-write_location(const pm_report *r, const pm_frame *f, pm_out *o)
+write_symbol(pm_out *o, pmi_lens *lens, const char *symbol, bool has_offset, uint64_t offset)
+{
+	size_t n = pmi_lens_get(lens, symbol);
+	char *p = pmi_out_room(o, n + 3 + PMI_U64_MAX);
+	if (!p) {
+		pmi_out_put(o, symbol, n);
+		if (has_offset) {
+			pmi_out_put(o, " + ", 3);
+			pmi_out_u64(o, offset);
+		}
+		return;
+	}
+	memcpy(p, symbol, n);
+	p += n;
+	if (has_offset) {
+		memcpy(p, " + ", 3);
+		p = pmi_put_u64(p + 3, offset);
+	}
+	pmi_out_wrote(o, p);
+}
+
+static void
+write_location(const pm_report *r, const pm_frame *f, pmi_lens *lens, pm_out *o)
 {
 	if (f->symbol) {
-		pmi_out_str(o, f->symbol);
-		if (f->has_offset) {
-			pmi_out_str(o, " + ");
-			pmi_out_u64(o, f->symbol_offset);
-		}
+		write_symbol(o, lens, f->symbol, f->has_offset, f->symbol_offset);
 	} else {
 		uint64_t base = 0;
 		if (f->image >= 0 && (uint32_t)f->image < r->image_count)
@@ -252,19 +271,81 @@ address_digits(const pm_report *r)
 	              first_word_is(ct, "PPC")) ? 8 : 16;
 }
 
+enum { INDEX_WIDTH = 4, IMAGE_WIDTH = 30, COLUMN = 32 };
+
+/*
+ * The image column of frame lines ("%-30s"), padded once per image name:
+ * a thread's frames lie in a few images, and a frame then copies its
+ * column as one fixed-size block (the two bytes past it are overwritten
+ * by what follows).  Names longer than the column are not kept.
+ */
+typedef struct image_columns {
+	pmi_lens lens;
+	char text[PMI_LENS_SLOTS][COLUMN];
+} image_columns;
+
+/* name's padded column, or NULL when name is longer than IMAGE_WIDTH; *n: its length. */
+static const char *
+image_column(image_columns *c, const char *name, size_t *n)
+{
+	size_t k = pmi_lens_slot(name);
+	if (c->lens.s[k] != name) {
+		size_t len = strlen(name);
+		c->lens.s[k] = name;
+		c->lens.n[k] = len;
+		if (len <= IMAGE_WIDTH) {
+			memcpy(c->text[k], name, len);
+			memset(c->text[k] + len, ' ', COLUMN - len);
+		}
+	}
+	*n = c->lens.n[k];
+	return *n <= IMAGE_WIDTH ? c->text[k] : NULL;
+}
+
+/* "%-4u%-30s\t0x%0*llx " of frame i: in the buffer in one piece when it
+ * fits (a frame line was a dozen appends, a third of the text's time),
+ * else piece by piece. */
+static void
+write_frame_head(pm_out *o, image_columns *columns, uint32_t i, const char *image, uint64_t address,
+                 unsigned digits)
+{
+	size_t n;
+	const char *column = image_column(columns, image, &n);
+	size_t field = n > IMAGE_WIDTH ? n : IMAGE_WIDTH;
+	char *p = pmi_out_room(o, PMI_U64_MAX + field + 3 + PMI_HEX_MAX + 1), idx[24];
+	if (!p) {
+		pmi_fmt_u64(idx, sizeof idx, i);
+		pmi_out_lpad(o, idx, INDEX_WIDTH);
+		pmi_out_lpad(o, image, IMAGE_WIDTH);
+		pmi_out_put(o, "\t0x", 3);
+		pmi_out_hex(o, address, digits);
+		pmi_out_ch(o, ' ');
+		return;
+	}
+	char *q = pmi_put_u64(p, i);
+	while (q < p + INDEX_WIDTH)
+		*q++ = ' ';
+	if (column) {
+		memcpy(q, column, COLUMN);
+	} else {
+		memcpy(q, image, n);
+	}
+	q += field;
+	memcpy(q, "\t0x", 3);
+	q = pmi_put_hex(q + 3, address, digits);
+	*q++ = ' ';
+	pmi_out_wrote(o, q);
+}
+
 void
 pmi_write_frames(const pm_report *r, const pm_frame *frames, uint32_t n, pm_out *o)
 {
 	unsigned digits = address_digits(r);
+	image_columns columns = { 0 };
+	pmi_lens symbols = { 0 };
 	for (uint32_t i = 0; i < n; i++) {
-		char idx[24];
-		pmi_fmt_u64(idx, sizeof idx, i);
-		pmi_out_lpad(o, idx, 4);
-		pmi_out_lpad(o, frame_image_name(r, &frames[i]), 30);
-		pmi_out_ch(o, '\t');
-		pmi_out_0x(o, frames[i].address, digits);
-		pmi_out_ch(o, ' ');
-		write_location(r, &frames[i], o);
+		write_frame_head(o, &columns, i, frame_image_name(r, &frames[i]), frames[i].address, digits);
+		write_location(r, &frames[i], &symbols, o);
 		pmi_out_ch(o, '\n');
 	}
 }

@@ -172,3 +172,25 @@ Test(out, repeats_span_flushes)
 	cr_assert_eq(n, 154);
 	cr_expect(strncmp(got, "---===", 6) == 0 && got[152] == '=' && got[153] == '|');
 }
+
+/* Eight digits at once (out.c's hex_eight): every digit value in every position, both cases. */
+Test(out, hex_matches_snprintf_in_both_cases_at_every_width)
+{
+	char want[64], got[64];
+	for (unsigned digit = 0; digit < 16; digit++) {
+		for (unsigned at = 0; at < 16; at++) {
+			uint64_t vs[] = { (uint64_t)digit << (4 * at), ~((uint64_t)(15 - digit) << (4 * at)),
+			                  0x0123456789abcdefu * (digit + 1) >> at };
+			for (size_t k = 0; k < sizeof vs / sizeof vs[0]; k++) {
+				for (unsigned width = 0; width <= 20; width++) {
+					for (int upper = 0; upper < 2; upper++) {
+						unsigned long long v = vs[k];
+						snprintf(want, sizeof want, upper ? "%0*llX" : "%0*llx", (int)width, v);
+						cr_assert_eq(pmi_fmt_hex(got, sizeof got, v, width, upper), strlen(want));
+						cr_assert_str_eq(got, want);
+					}
+				}
+			}
+		}
+	}
+}
