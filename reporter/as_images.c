@@ -89,14 +89,36 @@ head_read(const elf_head *h, uint64_t addr, void *dst, size_t n)
 	return pm_mem_read(h->mem, addr, dst, n);
 }
 
-static void
-read_build_id(const elf_head *h, uint64_t addr, uint64_t size, pm_image *img)
+/* The notes of a PT_NOTE segment that lies beyond the first page (no linker
+ * puts it there), read apart: apart so that the usual scan does not take
+ * this buffer's stack too (a fresh page of the signal stack costs a fault). */
+static __attribute__((noinline)) bool
+far_build_id(const pm_mem *mem, uint64_t addr, uint64_t size, pm_image *img)
 {
 	uint8_t notes[MAX_NOTES];
 	size_t at, len;
 	if (size > sizeof notes)
 		size = sizeof notes;
-	if (!head_read(h, addr, notes, size) || !as_elf_find_build_id(notes, size, &at, &len) || len == 0)
+	if (!pm_mem_read(mem, addr, notes, size) || !as_elf_find_build_id(notes, size, &at, &len) || len == 0)
+		return false;
+	if (len > PM_BUILD_ID_MAX)
+		len = PM_BUILD_ID_MAX;
+	memcpy(img->build_id, notes + at, len);
+	img->build_id_len = (uint8_t)len;
+	return true;
+}
+
+static void
+read_build_id(const elf_head *h, uint64_t addr, uint64_t size, pm_image *img)
+{
+	size_t at, len;
+	if (addr < h->base || addr - h->base > sizeof h->bytes || size > sizeof h->bytes - (addr - h->base)) {
+		far_build_id(h->mem, addr, size, img);
+		return;
+	}
+	/* In the first page: its notes are read where they are. */
+	const uint8_t *notes = h->bytes + (addr - h->base);
+	if (!as_elf_find_build_id(notes, (size_t)size, &at, &len) || len == 0)
 		return;
 	if (len > PM_BUILD_ID_MAX)
 		len = PM_BUILD_ID_MAX;
@@ -104,31 +126,45 @@ read_build_id(const elf_head *h, uint64_t addr, uint64_t size, pm_image *img)
 	img->build_id_len = (uint8_t)len;
 }
 
-/* Fill `ai` and `img` from the image mapped at `base`; false if it is not an ELF image. */
+/* The span of the PT_LOAD segments, [*lo, *hi) in link-time addresses. */
+static void
+load_span(const elf_head *h, const Elf64_Ehdr *eh, uint64_t *lo, uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (unsigned i = 0; i < eh->e_phnum; i++) {
+		Elf64_Phdr ph;
+		if (!head_read(h, h->base + eh->e_phoff + i * sizeof ph, &ph, sizeof ph)) {
+			*hi = 0;
+			return;
+		}
+		if (ph.p_type != PT_LOAD)
+			continue;
+		if (ph.p_vaddr < *lo)
+			*lo = ph.p_vaddr;
+		if (ph.p_vaddr + ph.p_memsz > *hi)
+			*hi = ph.p_vaddr + ph.p_memsz;
+	}
+}
+
+/* Fill `ai` and `img` from the image mapped at `base`; false if it is not an ELF image.
+ * The program headers are taken one at a time from the first page, not
+ * copied out whole: the scan's stack is then one page less deep. */
 static bool
 read_elf(const pm_mem *mem, uint64_t base, pm_as_image *ai, pm_image *img)
 {
 	elf_head h = { .mem = mem, .base = base };
 	Elf64_Ehdr eh;
-	Elf64_Phdr ph[MAX_PHDRS];
 	/* A mapping's first page is readable whole, as maps says it is. */
 	if (!pm_mem_read(mem, base, h.bytes, sizeof h.bytes))
 		return false;
 	memcpy(&eh, h.bytes, sizeof eh);
 	if (memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0 ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_phentsize != sizeof(Elf64_Phdr) ||
-	    eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS ||
-	    !head_read(&h, base + eh.e_phoff, ph, eh.e_phnum * sizeof ph[0]))
+	    eh.e_phnum == 0 || eh.e_phnum > MAX_PHDRS)
 		return false;
-	uint64_t lo = UINT64_MAX, hi = 0;
-	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		if (ph[i].p_type != PT_LOAD)
-			continue;
-		if (ph[i].p_vaddr < lo)
-			lo = ph[i].p_vaddr;
-		if (ph[i].p_vaddr + ph[i].p_memsz > hi)
-			hi = ph[i].p_vaddr + ph[i].p_memsz;
-	}
+	uint64_t lo, hi;
+	load_span(&h, &eh, &lo, &hi);
 	if (lo >= hi)
 		return false;
 	lo &= ~(uint64_t)0xfff;
@@ -136,13 +172,16 @@ read_elf(const pm_mem *mem, uint64_t base, pm_as_image *ai, pm_image *img)
 	ai->start = base;
 	ai->end = ai->bias + ((hi + 0xfff) & ~(uint64_t)0xfff);
 	for (unsigned i = 0; i < eh.e_phnum; i++) {
-		uint64_t at = ai->bias + ph[i].p_vaddr;
-		if (ph[i].p_type == PT_GNU_EH_FRAME)
+		Elf64_Phdr ph;
+		if (!head_read(&h, base + eh.e_phoff + i * sizeof ph, &ph, sizeof ph))
+			return false;
+		uint64_t at = ai->bias + ph.p_vaddr;
+		if (ph.p_type == PT_GNU_EH_FRAME)
 			ai->eh_frame_hdr = at;
-		else if (ph[i].p_type == PT_DYNAMIC)
+		else if (ph.p_type == PT_DYNAMIC)
 			ai->dynamic = at;
-		else if (ph[i].p_type == PT_NOTE && img->build_id_len == 0)
-			read_build_id(&h, at, ph[i].p_filesz, img);
+		else if (ph.p_type == PT_NOTE && img->build_id_len == 0)
+			read_build_id(&h, at, ph.p_filesz, img);
 	}
 	img->start = ai->start;
 	img->size = ai->end - ai->start;
