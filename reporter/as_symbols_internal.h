@@ -58,14 +58,24 @@ typedef struct pm_sym {
 	unsigned local : 1;  /* STB_LOCAL: an exported alias at the same address wins */
 } pm_sym;
 
+/* Buckets of an image's span that index its wanted addresses. */
+enum { PM_SYM_WANT_BUCKETS = 256 };
+
 /* The addresses one image's table is built for: sorted, distinct (in pcs[].start:
  * pm_sym entries so that the table's sort orders them), and per address the
  * greatest symbol start kept so far among the symbols whose first wanted address
- * at or after their start it is (see as_symtab_add). */
+ * at or after their start it is (see as_symtab_add).  The rest is filled by
+ * as_symtab_reset: the image's span cut in PM_SYM_WANT_BUCKETS buckets of
+ * 1 << shift bytes, and per bucket the first wanted address at or above its
+ * start (first[PM_SYM_WANT_BUCKETS] is count), so that each symbol of the
+ * file finds its first wanted address among those of its own bucket, most
+ * often none, instead of among all of them. */
 typedef struct pm_sym_want {
 	pm_sym *pcs;
 	uint64_t *kept;
 	size_t count;
+	unsigned shift;
+	size_t first[PM_SYM_WANT_BUCKETS + 1];
 } pm_sym_want;
 
 typedef struct pm_symtab {
@@ -125,8 +135,9 @@ pm_sym_work *as_symbols_work(const pm_as_symbols *h);
 /* --- the table (as_symtab.c) --- */
 
 /* Empty table for image `ai`, with no room yet, that keeps only the symbols
- * that may name an address of `want` (NULL: every symbol). */
-void as_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want);
+ * that may name an address of `want` (NULL: every symbol), whose index it
+ * fills. */
+void as_symtab_reset(pm_symtab *t, const pm_as_image *ai, pm_sym_want *want);
 /* Lay the table out over [area, area + size), for a string table of names_len
  * bytes.  False when names_len is out of range (name offsets are 31 bits). */
 bool as_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len);

@@ -555,6 +555,23 @@ want_for(const uint64_t *pcs, size_t n, pm_sym *room, uint64_t *kept)
 	return (pm_sym_want){ .pcs = room, .kept = kept, .count = n };
 }
 
+/* Each of pcs[0..n) gets the same symbol (start, size, name) from both tables. */
+static void
+expect_named_alike(const pm_symtab *full, const pm_symtab *part, const uint64_t *pcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const pm_sym *a = as_symtab_lookup(full, pcs[i]), *b = as_symtab_lookup(part, pcs[i]);
+		cr_expect_eq(a == NULL, b == NULL, "%#llx: named in one table only", (unsigned long long)pcs[i]);
+		if (!a || !b)
+			continue;
+		size_t la, lb;
+		const char *na = as_symtab_name(full, a, &la), *nb = as_symtab_name(part, b, &lb);
+		cr_expect(a->start == b->start && a->size == b->size && la == lb && memcmp(na, nb, la) == 0,
+		          "%#llx: %.*s in the full table, %.*s in the wanted one", (unsigned long long)pcs[i], (int)la,
+		          na, (int)lb, nb);
+	}
+}
+
 Test(symbols, aliases_resolve_as_documented)
 {
 	Elf64_Sym syms[] = {
@@ -632,20 +649,74 @@ Test(symbols, table_for_wanted_addresses_names_them_as_the_full_table)
 	as_symtab_finish(&full, &alias_source);
 	as_symtab_finish(&part, &alias_source);
 	cr_expect_lt(part.count, full.count, "the wanted addresses need fewer entries");
-	for (size_t i = 0; i < N; i++) {
-		const pm_sym *a = as_symtab_lookup(&full, pcs[i]), *b = as_symtab_lookup(&part, pcs[i]);
-		cr_expect_eq(a == NULL, b == NULL, "%#llx: named in one table only", (unsigned long long)pcs[i]);
-		if (!a || !b)
-			continue;
-		size_t la, lb;
-		const char *na = as_symtab_name(&full, a, &la), *nb = as_symtab_name(&part, b, &lb);
-		cr_expect(a->start == b->start && a->size == b->size && la == lb && memcmp(na, nb, la) == 0,
-		          "%#llx: %.*s in the full table, %.*s in the wanted one", (unsigned long long)pcs[i], (int)la,
-		          na, (int)lb, nb);
-	}
+	expect_named_alike(&full, &part, pcs, N);
 	expect_lookup(&part, 0x10152, "__getpid");
 	expect_lookup(&part, 0x10170, NULL);
 	expect_lookup(&part, 0x102f0, "malloc");
+}
+
+static uint64_t
+next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Over a large image, whose index buckets hold none, one or many of the
+ * wanted addresses: 3000 symbols at random starts and of random sizes
+ * (aliases and nested functions among them, bindings mixed), in no order,
+ * and 300 addresses, 40 of them packed into a few hundred bytes; every one
+ * is named as the table of every symbol names it. */
+Test(symbols, wanted_addresses_over_a_large_image_are_named_as_by_the_full_table)
+{
+	enum { SYMS = 3000, PCS = 300, PACKED = 40, SPAN = 4 << 20 };
+	static const char *const names[] = { "getpid", "__getpid", "__GI_getpid", "malloc", "__malloc",
+		                             "cb", "__default_cb", "outside" };
+	static const unsigned binds[] = { STB_LOCAL, STB_GLOBAL, STB_WEAK };
+	static Elf64_Sym syms[SYMS];
+	static char full_area[256 << 10], want_area[256 << 10];
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (size_t i = 0; i < SYMS; i++) {
+		uint64_t at = next_random(&x) % SPAN, size = 1 + next_random(&x) % 8192;
+		syms[i] = fn(names[next_random(&x) % 8], binds[next_random(&x) % 3], at, size);
+	}
+	uint64_t pcs[PCS];
+	for (size_t i = 0; i < PCS; i++)
+		pcs[i] = 0x10000 + (i < PACKED ? SPAN / 2 + i * 7 : next_random(&x) % SPAN);
+	qsort(pcs, PCS, sizeof pcs[0], compare_u64);
+	size_t n = 0;
+	for (size_t i = 0; i < PCS; i++)
+		if (n == 0 || pcs[n - 1] != pcs[i])
+			pcs[n++] = pcs[i];
+	pm_sym want_pcs[PCS];
+	uint64_t kept[PCS];
+	pm_sym_want want = want_for(pcs, n, want_pcs, kept);
+	pm_as_image ai = { .start = 0x10000, .end = 0x10000 + SPAN, .bias = 0x10000 };
+	pm_symtab full, part;
+	as_symtab_reset(&full, &ai, NULL);
+	as_symtab_reset(&part, &ai, &want);
+	cr_assert(as_symtab_place(&full, full_area, sizeof full_area, sizeof alias_names - 1));
+	cr_assert(as_symtab_place(&part, want_area, sizeof want_area, sizeof alias_names - 1));
+	cr_assert(as_symtab_add(&full, syms, SYMS));
+	cr_assert(as_symtab_add(&part, syms, SYMS));
+	as_symtab_finish(&full, &alias_source);
+	as_symtab_finish(&part, &alias_source);
+	cr_assert(!full.truncated && !part.truncated);
+	cr_expect_lt(part.count, full.count / 4, "%zu entries of %zu kept", part.count, full.count);
+	expect_named_alike(&full, &part, pcs, n);
+	size_t named = 0;
+	for (size_t i = 0; i < n; i++)
+		named += as_symtab_lookup(&full, pcs[i]) != NULL;
+	cr_expect_gt(named, n / 2, "only %zu of %zu addresses have a name: the test checks little", named, n);
 }
 
 /* A string table of 64 KiB: a few names far apart, one of 5000 bytes. */
