@@ -916,6 +916,61 @@ Test(symbols, repeated_and_many_addresses_name_as_each_alone)
 	cr_expect_gt(named, MANY_THREADS * MANY_FRAMES / 2, "only %zu frames named", named);
 }
 
+/* Threads stopped alike (a pool's workers), and threads that differ from
+ * the one before them at one depth, by an address or by a name the unwinder
+ * gave (a signal trampoline's): each frame is named as when its thread is
+ * symbolized alone. */
+enum { ALIKE_THREADS = 4, ALIKE_FRAMES = 12 };
+static pm_thread alike[ALIKE_THREADS];
+static pm_frame alike_frames[ALIKE_THREADS][ALIKE_FRAMES];
+
+Test(symbols, threads_stopped_alike_are_named_as_each_alone)
+{
+	scan_process();
+	const pm_as_image *self = NULL;
+	for (size_t i = 0; i < im.count; i++)
+		if (model_of(&as_images[i])->is_app)
+			self = &as_images[i];
+	cr_assert_not_null(self);
+	/* Inside functions of this program, two bytes in. */
+	const uint64_t in[] = { (uintptr_t)scan_process, (uintptr_t)add_frame_to, (uintptr_t)symbolize,
+		                (uintptr_t)expect_named, (uintptr_t)image_named, (uintptr_t)model_of };
+	enum { IN = sizeof in / sizeof in[0] };
+	for (size_t t = 0; t < ALIKE_THREADS; t++) {
+		for (size_t i = 0; i < ALIKE_FRAMES; i++)
+			alike_frames[t][i] = (pm_frame){ .address = in[i % IN] + 2, .image = (int32_t)self->model_index,
+			                                 .how = PM_HOW_CFI };
+		alike[t] = (pm_thread){ .frames = alike_frames[t], .frame_count = ALIKE_FRAMES };
+	}
+	alike_frames[2][6].address = alike_frames[3][6].address = in[1] + 2;
+	alike_frames[2][3].symbol = "given";
+	pm_frame want[ALIKE_THREADS][ALIKE_FRAMES];
+	for (size_t t = 0; t < ALIKE_THREADS; t++) {
+		memcpy(want[t], alike_frames[t], sizeof want[t]);
+		pm_thread one = { .frames = want[t], .frame_count = ALIKE_FRAMES };
+		rep.threads = &one;
+		rep.thread_count = 1;
+		symbolize(WORK_BYTES);
+	}
+	rep.threads = alike;
+	rep.thread_count = ALIKE_THREADS;
+	symbolize(WORK_BYTES);
+	size_t named = 0;
+	for (size_t t = 0; t < ALIKE_THREADS; t++)
+		for (size_t i = 0; i < ALIKE_FRAMES; i++) {
+			const pm_frame *a = &want[t][i], *b = &alike_frames[t][i];
+			cr_expect((a->symbol == NULL) == (b->symbol == NULL) && (!a->symbol || strcmp(a->symbol, b->symbol) == 0) &&
+			                  a->symbol_offset == b->symbol_offset && a->has_offset == b->has_offset,
+			          "thread %zu frame %zu: %s+%llu alone, %s+%llu with the others", t, i,
+			          a->symbol ? a->symbol : "(none)", (unsigned long long)a->symbol_offset,
+			          b->symbol ? b->symbol : "(none)", (unsigned long long)b->symbol_offset);
+			named += b->symbol != NULL;
+		}
+	cr_expect_str_eq(alike_frames[2][3].symbol, "given");
+	cr_expect_neq(alike_frames[3][3].symbol, alike_frames[2][3].symbol, "thread 3 took the name given to thread 2");
+	cr_expect_gt(named, ALIKE_THREADS * ALIKE_FRAMES / 2, "only %zu frames named", named);
+}
+
 Test(symbols, small_working_area_names_what_fits)
 {
 	scan_process();
