@@ -134,8 +134,13 @@ from_stat(pm_facts *f, char *buf, size_t cap)
 		n = as_read_small_file("/proc/self/stat", buf, cap);
 	size_t len = n > 0 ? (size_t)n : 0;
 	uint64_t start, env_start, env_end;
-	/* Where the kernel put the environment's strings: fields 50 and 51. */
-	if (stat_field(buf, len, 50, &env_start) && stat_field(buf, len, 51, &env_end) && env_start < env_end) {
+	/* Where the kernel put the environment's strings: fields 50 and 51.
+	 * Under qemu-user the thread's file is the emulator's own (its start is
+	 * the process's, its environment is not the guest's), and qemu's
+	 * /proc/self/stat gives no environment (and the asking thread's start):
+	 * there the span was taken from environ at install (install_facts.c). */
+	if (!f->emulated && stat_field(buf, len, 50, &env_start) && stat_field(buf, len, 51, &env_end) &&
+	    env_start < env_end) {
 		l->environ_start = env_start;
 		l->environ_end = env_end;
 	}
