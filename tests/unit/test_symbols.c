@@ -861,6 +861,18 @@ expect_alias(const ref_syms *libc_ref, uint64_t libc_bias, const pm_frame *f, co
 		          "with %zu bytes: %s is not an alias of %s", work_bytes, f->symbol, preferred);
 }
 
+/* The scanned image of this program. */
+static const pm_as_image *
+the_program(void)
+{
+	const pm_as_image *self = NULL;
+	for (size_t i = 0; i < im.count; i++)
+		if (model_of(&as_images[i])->is_app)
+			self = &as_images[i];
+	cr_assert_not_null(self);
+	return self;
+}
+
 /* Threads stopped at the same addresses, and more distinct addresses than
  * the memory of those seen has slots: every frame gets the same name
  * whether the addresses fit in the working memory (each looked up once) or
@@ -873,11 +885,7 @@ static const char *many_names[2][MANY_THREADS][MANY_FRAMES];
 Test(symbols, repeated_and_many_addresses_name_as_each_alone)
 {
 	scan_process();
-	const pm_as_image *self = NULL;
-	for (size_t i = 0; i < im.count; i++)
-		if (model_of(&as_images[i])->is_app)
-			self = &as_images[i];
-	cr_assert_not_null(self);
+	const pm_as_image *self = the_program();
 	for (size_t t = 0; t < MANY_THREADS; t++) {
 		/* Threads 0 and 1 alike, thread 2 at addresses of its own. */
 		for (size_t i = 0; i < MANY_FRAMES; i++) {
@@ -927,11 +935,7 @@ static pm_frame alike_frames[ALIKE_THREADS][ALIKE_FRAMES];
 Test(symbols, threads_stopped_alike_are_named_as_each_alone)
 {
 	scan_process();
-	const pm_as_image *self = NULL;
-	for (size_t i = 0; i < im.count; i++)
-		if (model_of(&as_images[i])->is_app)
-			self = &as_images[i];
-	cr_assert_not_null(self);
+	const pm_as_image *self = the_program();
 	/* Inside functions of this program, two bytes in. */
 	const uint64_t in[] = { (uintptr_t)scan_process, (uintptr_t)add_frame_to, (uintptr_t)symbolize,
 		                (uintptr_t)expect_named, (uintptr_t)image_named, (uintptr_t)model_of };
