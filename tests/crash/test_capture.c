@@ -117,9 +117,8 @@ Test(capture, process_facts_are_the_systems, .timeout = 60)
 	crash_run_free(&run);
 }
 
-/* The launch time is the process's start, not the crashed thread's, also
- * when the main thread has ended: the crashing thread starts three seconds
- * after the process. */
+/* The launch time is the process's start, not the crashed thread's: the
+ * crashing thread starts three seconds after the process. */
 Test(capture, launch_time_is_the_process_start_not_the_crashed_threads, .timeout = 60)
 {
 	time_t before = time(NULL);

@@ -1,6 +1,8 @@
-/* A thread started three seconds after the process crashes once main has
- * ended: the report's launch time must still be the process's start (read
- * from the main thread's stat, by then a zombie's), not the thread's. */
+/* A thread started three seconds after the process crashes: the report's
+ * launch time must still be the process's start (read from the main
+ * thread's stat), not the thread's.  Main waits for it: under qemu-user a
+ * process whose main thread has ended sometimes aborts in the emulator when
+ * the fatal signal is raised again. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -25,5 +27,6 @@ main(void)
 	pthread_t t;
 	if (pthread_create(&t, NULL, crash, NULL) != 0)
 		return 3;
-	pthread_exit(NULL);
+	pthread_join(t, NULL);
+	return 0;
 }
