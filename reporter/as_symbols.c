@@ -231,7 +231,8 @@ name_image(naming *n, const pm_as_image *ai, size_t lo, size_t hi)
 	pm_sym_work *s = n->s;
 	for (size_t k = lo; k < hi; k++)
 		n->found[k] = (found_name){ 0 };
-	s->want = n->overflow ? (pm_sym_want){ 0 } : (pm_sym_want){ .pcs = n->pcs + lo, .kept = n->kept, .count = hi - lo };
+	s->want = n->overflow ? (pm_sym_want){ 0 }
+	                      : (pm_sym_want){ .pcs = n->pcs + lo, .kept = n->kept, .count = hi - lo, .first = s->want_first };
 	if (!as_symbols_load(s, &n->r->images[ai->model_index], ai, n->mem))
 		return;
 	memset(s->copies, 0, sizeof s->copies);

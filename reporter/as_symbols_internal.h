@@ -58,8 +58,10 @@ typedef struct pm_sym {
 	unsigned local : 1;  /* STB_LOCAL: an exported alias at the same address wins */
 } pm_sym;
 
-/* Buckets of an image's span that index its wanted addresses. */
-enum { PM_SYM_WANT_BUCKETS = 256 };
+/* Buckets of an image's span that index its wanted addresses (64 left
+ * several addresses in a bucket at 257 threads: the filter was no faster);
+ * with their end, as many words as the copy cache's room (see pm_sym_work). */
+enum { PM_SYM_WANT_BUCKETS = 255 };
 
 /* The addresses one image's table is built for: sorted, distinct (in pcs[].start:
  * pm_sym entries so that the table's sort orders them), and per address the
@@ -75,7 +77,7 @@ typedef struct pm_sym_want {
 	uint64_t *kept;
 	size_t count;
 	unsigned shift;
-	size_t first[PM_SYM_WANT_BUCKETS + 1];
+	uint32_t *first;     /* PM_SYM_WANT_BUCKETS + 1 words (count is far below 2^32); NULL: no index */
 } pm_sym_want;
 
 typedef struct pm_symtab {
@@ -120,10 +122,20 @@ typedef struct pm_sym_work {
 	size_t area_size;
 	pm_symtab table;     /* the image being named */
 	pm_sym_want want;    /* what its frames look up (pcs NULL when they did not fit) */
-	pm_sym_copy copies[PM_SYM_COPY_CACHE];
+	/* The index of the wanted addresses serves while a table is built, the
+	 * copy cache once it is: they share room, and the head keeps its size
+	 * (a larger one moved the working memory after it onto one more fresh
+	 * page at the first crash). */
+	union {
+		uint32_t want_first[PM_SYM_WANT_BUCKETS + 1];
+		pm_sym_copy copies[PM_SYM_COPY_CACHE];
+	};
 	char debug_path[PM_SYM_DEBUG_PATH_MAX];
 	pm_sym_chunk chunk;
 } pm_sym_work;
+
+_Static_assert(sizeof(uint32_t) * (PM_SYM_WANT_BUCKETS + 1) == sizeof(pm_sym_copy) * PM_SYM_COPY_CACHE,
+               "the index of the wanted addresses takes the copy cache's room, no more");
 
 /* Bytes of the reservation the head takes, the working memory following. */
 enum { PM_SYM_HEAD = (sizeof(pm_sym_work) + 63) & ~(size_t)63 };

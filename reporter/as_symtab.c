@@ -48,9 +48,9 @@ index_wanted(pm_sym_want *w, uint64_t lo, uint64_t hi)
 		uint64_t from = (b << shift) < span ? lo + (b << shift) : hi;
 		while (at < w->count && w->pcs[at].start < from)
 			at++;
-		w->first[b] = at;
+		w->first[b] = (uint32_t)at;
 	}
-	w->first[PM_SYM_WANT_BUCKETS] = w->count;
+	w->first[PM_SYM_WANT_BUCKETS] = (uint32_t)w->count;
 }
 
 void
@@ -59,7 +59,8 @@ as_symtab_reset(pm_symtab *t, const pm_as_image *ai, pm_sym_want *want)
 	*t = (pm_symtab){ .lo = ai->start, .hi = ai->end, .bias = ai->bias, .want = want && want->pcs ? want : NULL };
 	if (t->want) {
 		memset(want->kept, 0, want->count * sizeof *want->kept);
-		index_wanted(want, t->lo, t->hi);
+		if (want->first)
+			index_wanted(want, t->lo, t->hi);
 	}
 }
 
@@ -122,11 +123,13 @@ as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start)
  * the start of a symbol it keeps.
  */
 /* The first wanted address at or above `start`, which lies in the image:
- * searched among those of its bucket only. */
+ * searched among those of its bucket only, when there is an index. */
 static size_t
 first_wanted(const pm_symtab *t, uint64_t start)
 {
 	const pm_sym_want *w = t->want;
+	if (!w->first)
+		return as_sym_lower_bound(w->pcs, w->count, start);
 	uint64_t b = (start - t->lo) >> w->shift;
 	size_t from = w->first[b], to = w->first[b + 1];
 	return from + as_sym_lower_bound(w->pcs + from, to - from, start);

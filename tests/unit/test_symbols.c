@@ -546,13 +546,15 @@ expect_lookup(const pm_symtab *t, uint64_t a, const char *name)
 	          (unsigned long long)a, (int)len, got, name);
 }
 
-/* The wanted addresses pcs[0..n), sorted, over room for them. */
+static uint32_t want_first[PM_SYM_WANT_BUCKETS + 1];
+
+/* The wanted addresses pcs[0..n), sorted, over room for them, indexed. */
 static pm_sym_want
 want_for(const uint64_t *pcs, size_t n, pm_sym *room, uint64_t *kept)
 {
 	for (size_t i = 0; i < n; i++)
 		room[i] = (pm_sym){ .start = pcs[i] };
-	return (pm_sym_want){ .pcs = room, .kept = kept, .count = n };
+	return (pm_sym_want){ .pcs = room, .kept = kept, .count = n, .first = want_first };
 }
 
 /* Each of pcs[0..n) gets the same symbol (start, size, name) from both tables. */
