@@ -107,16 +107,32 @@ lower_bound(const naming *n, uint64_t pc)
 	return as_sym_lower_bound(n->pcs, n->count, pc);
 }
 
+/* Whether frame i of a list is looked up as frame i of the list before it
+ * (prev, of prev_count frames) was: the same address, kind, image and name
+ * given.  Threads stopped where the one before them is (a pool's workers)
+ * repeat their frames depth for depth: comparing with the frame before
+ * costs less than the seen slots. */
+static bool
+repeats(const pm_frame *prev, uint32_t prev_count, const pm_frame *f, uint32_t i)
+{
+	return i < prev_count && prev[i].address == f[i].address && prev[i].how == f[i].how &&
+	       prev[i].image == f[i].image && prev[i].symbol == f[i].symbol;
+}
+
 /* Flag the images frames need and collect the distinct addresses they look
  * up, sorted.  Threads stopped in the same functions repeat the same
  * addresses: the seen slots drop most repeats before the sort. */
 static void
 collect(naming *n)
 {
+	const pm_frame *prev = NULL;
+	uint32_t prev_count = 0;
 	for (uint64_t k = 0; k <= n->r->thread_count; k++) {
 		uint32_t count;
 		const pm_frame *f = frame_list(n->r, k, &count);
 		for (uint32_t i = 0; i < count; i++) {
+			if (repeats(prev, prev_count, f, i))
+				continue; /* collected with the list before */
 			const pm_as_image *ai = image_to_name(n, &f[i], i);
 			if (!ai)
 				continue;
@@ -132,6 +148,8 @@ collect(naming *n)
 			n->pcs[n->count] = (pm_sym){ .start = pc };
 			*slot = (uint32_t)++n->count;
 		}
+		prev = f;
+		prev_count = count;
 	}
 	if (n->overflow)
 		n->count = 0;
@@ -213,7 +231,8 @@ name_image(naming *n, const pm_as_image *ai, size_t lo, size_t hi)
 	pm_sym_work *s = n->s;
 	for (size_t k = lo; k < hi; k++)
 		n->found[k] = (found_name){ 0 };
-	s->want = n->overflow ? (pm_sym_want){ 0 } : (pm_sym_want){ .pcs = n->pcs + lo, .kept = n->kept, .count = hi - lo };
+	s->want = n->overflow ? (pm_sym_want){ 0 }
+	                      : (pm_sym_want){ .pcs = n->pcs + lo, .kept = n->kept, .count = hi - lo, .first = s->want_first };
 	if (!as_symbols_load(s, &n->r->images[ai->model_index], ai, n->mem))
 		return;
 	memset(s->copies, 0, sizeof s->copies);

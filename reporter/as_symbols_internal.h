@@ -58,14 +58,26 @@ typedef struct pm_sym {
 	unsigned local : 1;  /* STB_LOCAL: an exported alias at the same address wins */
 } pm_sym;
 
+/* Buckets of an image's span that index its wanted addresses (64 left
+ * several addresses in a bucket at 257 threads: the filter was no faster);
+ * with their end, as many words as the copy cache's room (see pm_sym_work). */
+enum { PM_SYM_WANT_BUCKETS = 255 };
+
 /* The addresses one image's table is built for: sorted, distinct (in pcs[].start:
  * pm_sym entries so that the table's sort orders them), and per address the
  * greatest symbol start kept so far among the symbols whose first wanted address
- * at or after their start it is (see as_symtab_add). */
+ * at or after their start it is (see as_symtab_add).  The rest is filled by
+ * as_symtab_reset: the image's span cut in PM_SYM_WANT_BUCKETS buckets of
+ * 1 << shift bytes, and per bucket the first wanted address at or above its
+ * start (first[PM_SYM_WANT_BUCKETS] is count), so that each symbol of the
+ * file finds its first wanted address among those of its own bucket, most
+ * often none, instead of among all of them. */
 typedef struct pm_sym_want {
 	pm_sym *pcs;
 	uint64_t *kept;
 	size_t count;
+	unsigned shift;
+	uint32_t *first;     /* PM_SYM_WANT_BUCKETS + 1 words (count is far below 2^32); NULL: no index */
 } pm_sym_want;
 
 typedef struct pm_symtab {
@@ -110,10 +122,20 @@ typedef struct pm_sym_work {
 	size_t area_size;
 	pm_symtab table;     /* the image being named */
 	pm_sym_want want;    /* what its frames look up (pcs NULL when they did not fit) */
-	pm_sym_copy copies[PM_SYM_COPY_CACHE];
+	/* The index of the wanted addresses serves while a table is built, the
+	 * copy cache once it is: they share room, and the head keeps its size
+	 * (a larger one moved the working memory after it onto one more fresh
+	 * page at the first crash). */
+	union {
+		uint32_t want_first[PM_SYM_WANT_BUCKETS + 1];
+		pm_sym_copy copies[PM_SYM_COPY_CACHE];
+	};
 	char debug_path[PM_SYM_DEBUG_PATH_MAX];
 	pm_sym_chunk chunk;
 } pm_sym_work;
+
+_Static_assert(sizeof(uint32_t) * (PM_SYM_WANT_BUCKETS + 1) == sizeof(pm_sym_copy) * PM_SYM_COPY_CACHE,
+               "the index of the wanted addresses takes the copy cache's room, no more");
 
 /* Bytes of the reservation the head takes, the working memory following. */
 enum { PM_SYM_HEAD = (sizeof(pm_sym_work) + 63) & ~(size_t)63 };
@@ -125,8 +147,9 @@ pm_sym_work *as_symbols_work(const pm_as_symbols *h);
 /* --- the table (as_symtab.c) --- */
 
 /* Empty table for image `ai`, with no room yet, that keeps only the symbols
- * that may name an address of `want` (NULL: every symbol). */
-void as_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want);
+ * that may name an address of `want` (NULL: every symbol), whose index it
+ * fills. */
+void as_symtab_reset(pm_symtab *t, const pm_as_image *ai, pm_sym_want *want);
 /* Lay the table out over [area, area + size), for a string table of names_len
  * bytes.  False when names_len is out of range (name offsets are 31 bits). */
 bool as_symtab_place(pm_symtab *t, char *area, size_t size, uint64_t names_len);

@@ -32,12 +32,36 @@
 
 _Static_assert(sizeof(pm_sym) == 16, "pm_sym is meant to stay 16 bytes");
 
+/* Fill want's buckets over [lo, hi): the smallest power of two of bytes that
+ * cuts the span in PM_SYM_WANT_BUCKETS or fewer, and where each one's wanted
+ * addresses begin. */
+static void
+index_wanted(pm_sym_want *w, uint64_t lo, uint64_t hi)
+{
+	uint64_t span = hi > lo ? hi - lo : 1;
+	unsigned shift = 0;
+	while (shift < 63 && ((span - 1) >> shift) >= PM_SYM_WANT_BUCKETS)
+		shift++;
+	w->shift = shift;
+	size_t at = 0;
+	for (uint64_t b = 0; b < PM_SYM_WANT_BUCKETS; b++) {
+		uint64_t from = (b << shift) < span ? lo + (b << shift) : hi;
+		while (at < w->count && w->pcs[at].start < from)
+			at++;
+		w->first[b] = (uint32_t)at;
+	}
+	w->first[PM_SYM_WANT_BUCKETS] = (uint32_t)w->count;
+}
+
 void
-as_symtab_reset(pm_symtab *t, const pm_as_image *ai, const pm_sym_want *want)
+as_symtab_reset(pm_symtab *t, const pm_as_image *ai, pm_sym_want *want)
 {
 	*t = (pm_symtab){ .lo = ai->start, .hi = ai->end, .bias = ai->bias, .want = want && want->pcs ? want : NULL };
-	if (t->want)
+	if (t->want) {
 		memset(want->kept, 0, want->count * sizeof *want->kept);
+		if (want->first)
+			index_wanted(want, t->lo, t->hi);
+	}
 }
 
 bool
@@ -98,13 +122,26 @@ as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start)
  * *at is the place of that first wanted address, where the caller records
  * the start of a symbol it keeps.
  */
+/* The first wanted address at or above `start`, which lies in the image:
+ * searched among those of its bucket only, when there is an index. */
+static size_t
+first_wanted(const pm_symtab *t, uint64_t start)
+{
+	const pm_sym_want *w = t->want;
+	if (!w->first)
+		return as_sym_lower_bound(w->pcs, w->count, start);
+	uint64_t b = (start - t->lo) >> w->shift;
+	size_t from = w->first[b], to = w->first[b + 1];
+	return from + as_sym_lower_bound(w->pcs + from, to - from, start);
+}
+
 static bool
 may_name_wanted(const pm_symtab *t, uint64_t start, size_t *at)
 {
 	const pm_sym_want *w = t->want;
 	if (!w)
 		return true;
-	size_t lo = as_sym_lower_bound(w->pcs, w->count, start);
+	size_t lo = first_wanted(t, start);
 	*at = lo;
 	return lo < w->count && start >= w->kept[lo];
 }
@@ -259,7 +296,7 @@ drop_outdone(pm_symtab *t)
 	const pm_sym_want *w = t->want;
 	size_t out = 0;
 	for (size_t i = 0; i < t->count; i++)
-		if (t->syms[i].start >= w->kept[as_sym_lower_bound(w->pcs, w->count, t->syms[i].start)])
+		if (t->syms[i].start >= w->kept[first_wanted(t, t->syms[i].start)])
 			t->syms[out++] = t->syms[i];
 	t->count = out;
 }

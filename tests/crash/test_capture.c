@@ -117,6 +117,21 @@ Test(capture, process_facts_are_the_systems, .timeout = 60)
 	crash_run_free(&run);
 }
 
+/* The launch time is the process's start, not the crashed thread's: the
+ * crashing thread starts three seconds after the process. */
+Test(capture, launch_time_is_the_process_start_not_the_crashed_threads, .timeout = 60)
+{
+	time_t before = time(NULL);
+	crash_run run;
+	crash_run_program(&run, program("late_thread"), NULL, NULL);
+	cr_expect(died_of(run.status, SIGSEGV));
+	const pm_header *h = &run.json.header;
+	cr_expect(h->launch_time.set && h->launch_time.sec >= before - 1 && h->launch_time.sec <= before + 2,
+	          "Launch Time %lld is not the spawn's (%lld) but later", (long long)h->launch_time.sec,
+	          (long long)before);
+	crash_run_free(&run);
+}
+
 /* The launch time's offset is the zone's own, whether fixed, with old
  * transitions, with daylight saving, or named (tzdata's files). */
 Test(capture, launch_time_offset_is_localtimes, .timeout = 60)

@@ -546,13 +546,32 @@ expect_lookup(const pm_symtab *t, uint64_t a, const char *name)
 	          (unsigned long long)a, (int)len, got, name);
 }
 
-/* The wanted addresses pcs[0..n), sorted, over room for them. */
+static uint32_t want_first[PM_SYM_WANT_BUCKETS + 1];
+
+/* The wanted addresses pcs[0..n), sorted, over room for them, indexed. */
 static pm_sym_want
 want_for(const uint64_t *pcs, size_t n, pm_sym *room, uint64_t *kept)
 {
 	for (size_t i = 0; i < n; i++)
 		room[i] = (pm_sym){ .start = pcs[i] };
-	return (pm_sym_want){ .pcs = room, .kept = kept, .count = n };
+	return (pm_sym_want){ .pcs = room, .kept = kept, .count = n, .first = want_first };
+}
+
+/* Each of pcs[0..n) gets the same symbol (start, size, name) from both tables. */
+static void
+expect_named_alike(const pm_symtab *full, const pm_symtab *part, const uint64_t *pcs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const pm_sym *a = as_symtab_lookup(full, pcs[i]), *b = as_symtab_lookup(part, pcs[i]);
+		cr_expect_eq(a == NULL, b == NULL, "%#llx: named in one table only", (unsigned long long)pcs[i]);
+		if (!a || !b)
+			continue;
+		size_t la, lb;
+		const char *na = as_symtab_name(full, a, &la), *nb = as_symtab_name(part, b, &lb);
+		cr_expect(a->start == b->start && a->size == b->size && la == lb && memcmp(na, nb, la) == 0,
+		          "%#llx: %.*s in the full table, %.*s in the wanted one", (unsigned long long)pcs[i], (int)la,
+		          na, (int)lb, nb);
+	}
 }
 
 Test(symbols, aliases_resolve_as_documented)
@@ -632,20 +651,74 @@ Test(symbols, table_for_wanted_addresses_names_them_as_the_full_table)
 	as_symtab_finish(&full, &alias_source);
 	as_symtab_finish(&part, &alias_source);
 	cr_expect_lt(part.count, full.count, "the wanted addresses need fewer entries");
-	for (size_t i = 0; i < N; i++) {
-		const pm_sym *a = as_symtab_lookup(&full, pcs[i]), *b = as_symtab_lookup(&part, pcs[i]);
-		cr_expect_eq(a == NULL, b == NULL, "%#llx: named in one table only", (unsigned long long)pcs[i]);
-		if (!a || !b)
-			continue;
-		size_t la, lb;
-		const char *na = as_symtab_name(&full, a, &la), *nb = as_symtab_name(&part, b, &lb);
-		cr_expect(a->start == b->start && a->size == b->size && la == lb && memcmp(na, nb, la) == 0,
-		          "%#llx: %.*s in the full table, %.*s in the wanted one", (unsigned long long)pcs[i], (int)la,
-		          na, (int)lb, nb);
-	}
+	expect_named_alike(&full, &part, pcs, N);
 	expect_lookup(&part, 0x10152, "__getpid");
 	expect_lookup(&part, 0x10170, NULL);
 	expect_lookup(&part, 0x102f0, "malloc");
+}
+
+static uint64_t
+next_random(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+static int
+compare_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Over a large image, whose index buckets hold none, one or many of the
+ * wanted addresses: 3000 symbols at random starts and of random sizes
+ * (aliases and nested functions among them, bindings mixed), in no order,
+ * and 300 addresses, 40 of them packed into a few hundred bytes; every one
+ * is named as the table of every symbol names it. */
+Test(symbols, wanted_addresses_over_a_large_image_are_named_as_by_the_full_table)
+{
+	enum { SYMS = 3000, PCS = 300, PACKED = 40, SPAN = 4 << 20 };
+	static const char *const names[] = { "getpid", "__getpid", "__GI_getpid", "malloc", "__malloc",
+		                             "cb", "__default_cb", "outside" };
+	static const unsigned binds[] = { STB_LOCAL, STB_GLOBAL, STB_WEAK };
+	static Elf64_Sym syms[SYMS];
+	static char full_area[256 << 10], want_area[256 << 10];
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	for (size_t i = 0; i < SYMS; i++) {
+		uint64_t at = next_random(&x) % SPAN, size = 1 + next_random(&x) % 8192;
+		syms[i] = fn(names[next_random(&x) % 8], binds[next_random(&x) % 3], at, size);
+	}
+	uint64_t pcs[PCS];
+	for (size_t i = 0; i < PCS; i++)
+		pcs[i] = 0x10000 + (i < PACKED ? SPAN / 2 + i * 7 : next_random(&x) % SPAN);
+	qsort(pcs, PCS, sizeof pcs[0], compare_u64);
+	size_t n = 0;
+	for (size_t i = 0; i < PCS; i++)
+		if (n == 0 || pcs[n - 1] != pcs[i])
+			pcs[n++] = pcs[i];
+	pm_sym want_pcs[PCS];
+	uint64_t kept[PCS];
+	pm_sym_want want = want_for(pcs, n, want_pcs, kept);
+	pm_as_image ai = { .start = 0x10000, .end = 0x10000 + SPAN, .bias = 0x10000 };
+	pm_symtab full, part;
+	as_symtab_reset(&full, &ai, NULL);
+	as_symtab_reset(&part, &ai, &want);
+	cr_assert(as_symtab_place(&full, full_area, sizeof full_area, sizeof alias_names - 1));
+	cr_assert(as_symtab_place(&part, want_area, sizeof want_area, sizeof alias_names - 1));
+	cr_assert(as_symtab_add(&full, syms, SYMS));
+	cr_assert(as_symtab_add(&part, syms, SYMS));
+	as_symtab_finish(&full, &alias_source);
+	as_symtab_finish(&part, &alias_source);
+	cr_assert(!full.truncated && !part.truncated);
+	cr_expect_lt(part.count, full.count / 4, "%zu entries of %zu kept", part.count, full.count);
+	expect_named_alike(&full, &part, pcs, n);
+	size_t named = 0;
+	for (size_t i = 0; i < n; i++)
+		named += as_symtab_lookup(&full, pcs[i]) != NULL;
+	cr_expect_gt(named, n / 2, "only %zu of %zu addresses have a name: the test checks little", named, n);
 }
 
 /* A string table of 64 KiB: a few names far apart, one of 5000 bytes. */
@@ -790,6 +863,18 @@ expect_alias(const ref_syms *libc_ref, uint64_t libc_bias, const pm_frame *f, co
 		          "with %zu bytes: %s is not an alias of %s", work_bytes, f->symbol, preferred);
 }
 
+/* The scanned image of this program. */
+static const pm_as_image *
+the_program(void)
+{
+	const pm_as_image *self = NULL;
+	for (size_t i = 0; i < im.count; i++)
+		if (model_of(&as_images[i])->is_app)
+			self = &as_images[i];
+	cr_assert_not_null(self);
+	return self;
+}
+
 /* Threads stopped at the same addresses, and more distinct addresses than
  * the memory of those seen has slots: every frame gets the same name
  * whether the addresses fit in the working memory (each looked up once) or
@@ -802,11 +887,7 @@ static const char *many_names[2][MANY_THREADS][MANY_FRAMES];
 Test(symbols, repeated_and_many_addresses_name_as_each_alone)
 {
 	scan_process();
-	const pm_as_image *self = NULL;
-	for (size_t i = 0; i < im.count; i++)
-		if (model_of(&as_images[i])->is_app)
-			self = &as_images[i];
-	cr_assert_not_null(self);
+	const pm_as_image *self = the_program();
 	for (size_t t = 0; t < MANY_THREADS; t++) {
 		/* Threads 0 and 1 alike, thread 2 at addresses of its own. */
 		for (size_t i = 0; i < MANY_FRAMES; i++) {
@@ -843,6 +924,57 @@ Test(symbols, repeated_and_many_addresses_name_as_each_alone)
 				cr_assert_eq(a, many_names[0][0][i], "thread 1 frame %zu is named apart from thread 0's", i);
 		}
 	cr_expect_gt(named, MANY_THREADS * MANY_FRAMES / 2, "only %zu frames named", named);
+}
+
+/* Threads stopped alike (a pool's workers), and threads that differ from
+ * the one before them at one depth, by an address or by a name the unwinder
+ * gave (a signal trampoline's): each frame is named as when its thread is
+ * symbolized alone. */
+enum { ALIKE_THREADS = 4, ALIKE_FRAMES = 12 };
+static pm_thread alike[ALIKE_THREADS];
+static pm_frame alike_frames[ALIKE_THREADS][ALIKE_FRAMES];
+
+Test(symbols, threads_stopped_alike_are_named_as_each_alone)
+{
+	scan_process();
+	const pm_as_image *self = the_program();
+	/* Inside functions of this program, two bytes in. */
+	const uint64_t in[] = { (uintptr_t)scan_process, (uintptr_t)add_frame_to, (uintptr_t)symbolize,
+		                (uintptr_t)expect_named, (uintptr_t)image_named, (uintptr_t)model_of };
+	enum { IN = sizeof in / sizeof in[0] };
+	for (size_t t = 0; t < ALIKE_THREADS; t++) {
+		for (size_t i = 0; i < ALIKE_FRAMES; i++)
+			alike_frames[t][i] = (pm_frame){ .address = in[i % IN] + 2, .image = (int32_t)self->model_index,
+			                                 .how = PM_HOW_CFI };
+		alike[t] = (pm_thread){ .frames = alike_frames[t], .frame_count = ALIKE_FRAMES };
+	}
+	alike_frames[2][6].address = alike_frames[3][6].address = in[1] + 2;
+	alike_frames[2][3].symbol = "given";
+	pm_frame want[ALIKE_THREADS][ALIKE_FRAMES];
+	for (size_t t = 0; t < ALIKE_THREADS; t++) {
+		memcpy(want[t], alike_frames[t], sizeof want[t]);
+		pm_thread one = { .frames = want[t], .frame_count = ALIKE_FRAMES };
+		rep.threads = &one;
+		rep.thread_count = 1;
+		symbolize(WORK_BYTES);
+	}
+	rep.threads = alike;
+	rep.thread_count = ALIKE_THREADS;
+	symbolize(WORK_BYTES);
+	size_t named = 0;
+	for (size_t t = 0; t < ALIKE_THREADS; t++)
+		for (size_t i = 0; i < ALIKE_FRAMES; i++) {
+			const pm_frame *a = &want[t][i], *b = &alike_frames[t][i];
+			cr_expect((a->symbol == NULL) == (b->symbol == NULL) && (!a->symbol || strcmp(a->symbol, b->symbol) == 0) &&
+			                  a->symbol_offset == b->symbol_offset && a->has_offset == b->has_offset,
+			          "thread %zu frame %zu: %s+%llu alone, %s+%llu with the others", t, i,
+			          a->symbol ? a->symbol : "(none)", (unsigned long long)a->symbol_offset,
+			          b->symbol ? b->symbol : "(none)", (unsigned long long)b->symbol_offset);
+			named += b->symbol != NULL;
+		}
+	cr_expect_str_eq(alike_frames[2][3].symbol, "given");
+	cr_expect_neq(alike_frames[3][3].symbol, alike_frames[2][3].symbol, "thread 3 took the name given to thread 2");
+	cr_expect_gt(named, ALIKE_THREADS * ALIKE_FRAMES / 2, "only %zu frames named", named);
 }
 
 Test(symbols, small_working_area_names_what_fits)
