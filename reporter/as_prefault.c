@@ -45,10 +45,6 @@ enum {
 	/* A thread's room beyond its pm_thread: registers, its name, and this
 	 * many frames (the benchmark's threads are about 35 deep). */
 	FRAMES_GUESS = 40,
-	/* Mappings per thread: its stack and guard, its alternate stack and
-	 * guard; and those of the images, the heap, the loader's. */
-	MAPS_PER_THREAD = 4,
-	MAPS_BESIDE = 128,
 	/* Images in the populated part of both image tables. */
 	IMAGES_GUESS = 32,
 	/* Memory-cache lines the walks and the symbol lookups fill: about 8
@@ -67,8 +63,6 @@ as_prefault_capture(const as_capture_ctx *c, size_t threads)
 	size_t first = threads < FIRST_THREADS ? threads : FIRST_THREADS;
 	size_t room = sizeof(pm_regs) + 16 + FRAMES_GUESS * sizeof(pm_frame);
 	populate(c->arena, PAGE + threads * sizeof(pm_thread) + first * room, c->arena_size);
-	populate(c->as_maps, (threads * MAPS_PER_THREAD + MAPS_BESIDE) * sizeof *c->as_maps,
-	         c->map_cap * sizeof *c->as_maps);
 	populate(c->as_images, IMAGES_GUESS * sizeof *c->as_images, c->image_cap * sizeof *c->as_images);
 	populate(c->model_images, IMAGES_GUESS * sizeof *c->model_images, c->image_cap * sizeof *c->model_images);
 	populate(c->frame_tmp, PAGE, c->max_frames * sizeof *c->frame_tmp);

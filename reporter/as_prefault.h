@@ -27,7 +27,7 @@
  * what the freeze's listing writes (the thread list, the first page of the
  * scratch buffer the directory is read into). */
 void as_prefault_entry(const as_capture_ctx *c, const void *sp, const stack_t *alt);
-/* Once the threads are listed: the report's arena, the image and map tables,
+/* Once the threads are listed: the report's arena, the image tables,
  * the frame buffer, the memory and CFI caches, sized for `threads`. */
 void as_prefault_capture(const as_capture_ctx *c, size_t threads);
 
