@@ -162,12 +162,39 @@ sort_threads(pm_report *r)
 	qsort(r->threads, r->thread_count, sizeof *r->threads, by_name);
 }
 
-Test(walkers, a_lent_thread_walks_part_and_every_stack_is_whole, .timeout = 120)
+/*
+ * Lending is a chance, not a promise: on a loaded machine the lent thread
+ * may get no CPU before the reporting thread has taken every batch, and
+ * then it walks nothing (the report is whole all the same).  A test of
+ * what the lent thread does runs the crash again, a few times at most,
+ * until it began; every run's report must be whole.
+ */
+enum { LEND_TRIES = 6 };
+
+static void
+run_lending(walk_run *w, const char *mode, const char *program_mode)
 {
-	walk_run w = { 0 };
-	run_walks(&w, "");
+	for (int i = 0; i < LEND_TRIES; i++) {
+		*w = (walk_run){ 0 };
+		run_walks_with(w, mode, program_mode);
+		if (program_mode) /* "recover": the app's handler recovers */
+			cr_assert(WIFEXITED(w->run.status) && WEXITSTATUS(w->run.status) == 0,
+			          "every thread ran again on its own CPUs and ended (status %#x)", w->run.status);
+		else
+			cr_assert(WIFSIGNALED(w->run.status) && WTERMSIG(w->run.status) == SIGSEGV,
+			          "the process dies of its own fault (status %#x)", w->run.status);
+		assert_every_stack(&w->run.json, true);
+		if (lent_read(w) || !lends() || i + 1 == LEND_TRIES)
+			return;
+		walk_free(w);
+	}
+}
+
+Test(walkers, a_lent_thread_walks_part_and_every_stack_is_whole, .timeout = 240)
+{
+	walk_run w;
+	run_lending(&w, "", NULL);
 	cr_assert_eq(lent_read(&w), lends(), "a frozen thread walked some of the threads (or none, under qemu-user)");
-	assert_every_stack(&w.run.json, true);
 	assert_every_stack(&w.run.text, false);
 	walk_free(&w);
 }
@@ -178,10 +205,9 @@ Test(walkers, a_lent_thread_walks_part_and_every_stack_is_whole, .timeout = 120)
 static void
 expect_same_as_lent(const char *mode, const char *what)
 {
-	walk_run other = { 0 }, lent = { 0 };
-	run_walks(&other, mode);
+	walk_run other, lent = { 0 };
+	run_lending(&other, mode, NULL);
 	cr_assert(lent_read(&other) || !lends(), "%s", what);
-	assert_every_stack(&other.run.json, true);
 	assert_every_stack(&other.run.text, false);
 	run_walks(&lent, "");
 	sort_threads(&lent.run.json);
@@ -191,25 +217,22 @@ expect_same_as_lent(const char *mode, const char *what)
 	walk_free(&lent);
 }
 
-Test(walkers, a_fault_in_the_lent_share_loses_no_thread, .timeout = 120)
+Test(walkers, a_fault_in_the_lent_share_loses_no_thread, .timeout = 240)
 {
 	expect_same_as_lent("fault", "the lent thread began, and faulted");
 }
 
-Test(walkers, a_late_lent_thread_is_not_waited_for, .timeout = 120)
+Test(walkers, a_late_lent_thread_is_not_waited_for, .timeout = 240)
 {
 	expect_same_as_lent("late", "the lent thread began, and slept");
 }
 
 /* The app's own handler recovers after the report: the lent thread, like
  * every other, runs again, on its own CPUs, and ends when asked. */
-Test(walkers, after_a_recovered_crash_the_lent_thread_is_the_app_s_again, .timeout = 120)
+Test(walkers, after_a_recovered_crash_the_lent_thread_is_the_app_s_again, .timeout = 240)
 {
-	walk_run w = { 0 };
-	run_walks_with(&w, "", "recover");
-	cr_assert(WIFEXITED(w.run.status) && WEXITSTATUS(w.run.status) == 0,
-	          "every thread ran again on its own CPUs and ended (status %#x)", w.run.status);
+	walk_run w;
+	run_lending(&w, "", "recover");
 	cr_assert_eq(lent_read(&w), lends());
-	assert_every_stack(&w.run.json, true);
 	walk_free(&w);
 }
