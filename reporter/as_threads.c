@@ -8,7 +8,6 @@
 #include "as_report.h"
 #include "as_sys.h"
 #include "as_walk_lent.h"
-#include "as_walker.h"
 
 void
 as_fill_threads(const as_capture_ctx *c, as_frozen *f)
@@ -27,8 +26,6 @@ as_fill_threads(const as_capture_ctx *c, as_frozen *f)
 	                    .self_name = self_name };
 	for (size_t b = 0; b * PM_MEM_WINDOWS < n && !as_walk_lent(c, f, &w, n, b); b++)
 		as_walk_batch(c, f, &w, n, b, AS_WHOLE_BATCH);
-	/* A thread that answered after the lending was decided waits for no job. */
-	as_walker_dismiss();
 	r->thread_count = n;
 	for (size_t i = 0; i < n; i++)
 		if (r->threads[i].crashed)

@@ -120,10 +120,10 @@ as_lend_walks(const as_capture_ctx *c, size_t n)
 {
 	job.worth = n >= LEND_MIN_THREADS && c->signal != 0 && c->walk_space && !as_mem_uses_pipe();
 	job.offered = false;
-	if (!job.worth) {
-		as_walker_dismiss();
+	/* Not worth walking with, the waiting thread is kept for the landing
+	 * (as_write.c dismisses it). */
+	if (!job.worth)
 		return;
-	}
 	job.c = *c;
 	job.n = n;
 	job.offered = offer();
@@ -134,7 +134,6 @@ as_lend_cancel(void)
 {
 	if (job.offered)
 		as_walker_cancel();
-	as_walker_dismiss();
 }
 
 /* The batches [from, batches) the lent thread did: its threads copied in,

@@ -15,8 +15,8 @@ void as_lend_walks(const as_capture_ctx *c, size_t n);
  * nothing walked, when there is none (yet: the caller walks a batch and
  * asks again). */
 bool as_walk_lent(const as_capture_ctx *c, struct as_frozen *f, thread_walker *w, size_t n, size_t first);
-/* No walks after all (no room for the report's threads): a thread woken,
- * or waiting to be, goes back to park. */
+/* No walks after all (no room for the report's threads): a thread woken
+ * for them ends its job and waits for the landing's. */
 void as_lend_cancel(void);
 
 /* What a lent thread walks with, its own: reserved at install

@@ -1,6 +1,6 @@
 /*
- * as_walker.c — AS-SAFE: a frozen thread lent to the stack walks (see
- * as_walker.h).
+ * as_walker.c — AS-SAFE: a frozen thread lent to the stack walks and the
+ * report's landing (see as_walker.h).
  *
  * Every wait is a futex wait with a bound.  The lent thread moves the job
  * only from OFFERED to WORKING and back to IDLE, and the finished-batch mark
@@ -28,8 +28,9 @@ enum { WALKER_STACK_NEED = 32 * 1024 };
 static const uint64_t job_wait_ns = 1000000000u;
 
 /* state: a futex word.  IDLE, READY (a thread waits for a job), CLAIMED
- * (the reporting thread fills it in), OFFERED, WORKING, then IDLE again, or
- * FAILED (it faulted: that thread never comes back). */
+ * (the reporting thread fills it in), OFFERED, WORKING, then READY again
+ * for the next job (IDLE once dismissed), or FAILED (it faulted: that
+ * thread never comes back). */
 enum { IDLE = 0, READY, CLAIMED, OFFERED, WORKING, FAILED };
 /* finished: the lowest batch the lent thread has done (the ones above it
  * are its too); GIVEN_UP once the reporting thread stopped waiting. */
@@ -41,11 +42,15 @@ enum { WAIT = 0, GO, STOP };
  * thread that wants it meanwhile, then sleeps, then gives up. */
 static const uint64_t batches_spin_ns = 5000000, batches_wait_ns = 1000000000u;
 
+/* The walks, then the landing: a thread waits for no job past these. */
+enum { WALKER_JOBS = 2 };
+
 static struct {
 	int state;
 	int finished;             /* futex word the reporting thread waits on */
 	int waiting;              /* it does: wake it */
 	int go;                   /* futex word: GO once the batches are set, STOP when there are none */
+	int closed;               /* dismissed: a job that ends now is the last */
 	pid_t tid;                /* the thread waiting or working */
 	uint64_t claims;          /* low half: the next batch from the bottom; high: one past the top's */
 	void (*run)(void *);
@@ -163,7 +168,14 @@ run_job(const int *signals, size_t count)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (walker.cpus_len)
 		affinity(true, 0, walker.cpus_len, walker.cpus);
-	move(&walker.state, WORKING, IDLE);
+	walker.cpus_len = 0;
+	/* Ready for the next job, unless dismissed meanwhile: the dismissal
+	 * sets closed before it looks for READY, so one of the two sees the
+	 * other. */
+	if (move(&walker.state, WORKING, READY))
+		as_sys_futex_wake(&walker.state);
+	if (load(&walker.closed))
+		as_walker_dismiss();
 }
 
 void
@@ -171,9 +183,11 @@ as_walker_volunteer(bool crash, const ucontext_t *uc, pid_t tid, const int *sign
 {
 	if (!crash || stack_left(uc) < WALKER_STACK_NEED || !move(&walker.state, IDLE, READY))
 		return;
+	__atomic_store_n(&walker.closed, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&walker.tid, tid, __ATOMIC_SEQ_CST);
-	if (wait_for_job())
+	for (int jobs = 0; jobs < WALKER_JOBS && wait_for_job(); jobs++)
 		run_job(signals, count);
+	move(&walker.state, READY, IDLE);
 }
 
 bool
@@ -185,8 +199,42 @@ as_walker_claim(void)
 void
 as_walker_dismiss(void)
 {
+	__atomic_store_n(&walker.closed, 1, __ATOMIC_SEQ_CST);
 	if (move(&walker.state, READY, IDLE))
 		as_sys_futex_wake(&walker.state);
+}
+
+bool
+as_walker_lend(void (*run)(void *), void *arg)
+{
+	if (!as_walker_claim())
+		return false;
+	walker.run = run;
+	walker.arg = arg;
+	set_state(OFFERED);
+	return true;
+}
+
+bool
+as_walker_take_back(void)
+{
+	/* A thread that sees IDLE where it waited for the job parks. */
+	return move(&walker.state, OFFERED, IDLE);
+}
+
+bool
+as_walker_wait_job(uint64_t timeout_ns)
+{
+	uint64_t now = as_sys_now_ns(), deadline = now + timeout_ns;
+	for (;;) {
+		int st = load(&walker.state);
+		if (st != OFFERED && st != WORKING)
+			return st != FAILED;
+		if (now >= deadline)
+			return false;
+		as_sys_futex_wait(&walker.state, st, deadline - now);
+		now = as_sys_now_ns();
+	}
 }
 
 bool
@@ -311,5 +359,6 @@ as_walker_on_fault(pid_t tid)
 	if (__atomic_load_n(&walker.tid, __ATOMIC_SEQ_CST) != tid || !move(&walker.state, WORKING, FAILED))
 		return false;
 	as_sys_futex_wake(&walker.finished);
+	as_sys_futex_wake(&walker.state);
 	return true;
 }

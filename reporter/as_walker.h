@@ -1,5 +1,6 @@
 /*
- * as_walker.h — AS-SAFE: a frozen thread lent to the stack walks.
+ * as_walker.h — AS-SAFE: a frozen thread lent to the stack walks and to
+ * the report's landing.
  *
  * While a crash's threads are walked, every other thread is parked in the
  * freeze handler and the second CPU is idle once their answers are in.  The
@@ -12,7 +13,9 @@
  * they meet.  Then the reporting thread waits, bounded, for the lent
  * thread's batch under way; a batch it did not finish in time, or in which
  * it faulted, is the reporting thread's again, and the lent thread's result
- * for it is never used.
+ * for it is never used.  After the walks (or none, below the threads they
+ * are shared from) the same thread waits for one more job: a file's fsync
+ * while the report lands (as_sync_lent.h), until it is dismissed.
  */
 #ifndef PM_REPORTER_AS_WALKER_H
 #define PM_REPORTER_AS_WALKER_H
@@ -29,15 +32,25 @@
  * (a crash is reported, not a snapshot, and its alternate stack has room
  * below uc's frame) waits for a job (bounded), runs it with the fatal
  * signals (signals[0, count)) unblocked, so that a fault in it reaches the
- * fatal handler; then it returns, to park like the others.
+ * fatal handler; then waits for the next (two at most); then it returns,
+ * to park like the others.
  */
 void as_walker_volunteer(bool crash, const ucontext_t *uc, pid_t tid, const int *signals, size_t count);
 
 /* Reporting thread: take the waiting thread, if there is one (false: walk
  * alone, and let it park: as_walker_dismiss). */
 bool as_walker_claim(void);
-/* Reporting thread: let a thread that waits for a job park. */
+/* Reporting thread: let a thread that waits for a job park, or that runs
+ * one park once it ends. */
 void as_walker_dismiss(void);
+/* Reporting thread: wake the waiting thread, if there is one, to run
+ * run(arg) where it is (false: none waits). */
+bool as_walker_lend(void (*run)(void *), void *arg);
+/* Reporting thread: true when the job lent had not begun; now it never will. */
+bool as_walker_take_back(void);
+/* Reporting thread: wait until timeout_ns for the job lent to end; false
+ * when it has not, or faulted. */
+bool as_walker_wait_job(uint64_t timeout_ns);
 /* Reporting thread: wake the claimed thread to run run(arg), as early as
  * it can (the wakeup takes a few hundred microseconds): run prepares, then
  * waits for its batches (as_walker_wait_batches) and takes them

@@ -18,8 +18,10 @@
 #include "as_fds.h"
 #include "as_fs_order.h"
 #include "as_minidump.h"
+#include "as_sync_lent.h"
 #include "as_sys.h"
 #include "as_util.h"
+#include "as_walker.h"
 #include "out.h"
 
 typedef pm_err write_fn(const as_capture_ctx *c, pm_out *o);
@@ -34,18 +36,6 @@ static pm_err
 write_json(const as_capture_ctx *c, pm_out *o)
 {
 	return pmi_write_json(c->report, o);
-}
-
-/* The report's fsyncs are timed apart from the writing around them
- * (pm_crash_phases); the minidump's count in its own phase (NULL). */
-static int
-timed_fsync(int fd, uint64_t *total)
-{
-	uint64_t t = as_sys_now_ns();
-	int rc = fsync(fd);
-	if (total)
-		*total += as_sys_lap_ns(&t);
-	return rc;
 }
 
 /* Nanoseconds since start, less the fsyncs since the fsync total was `fsyncs`. */
@@ -113,6 +103,34 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
 	drop(dir, f);
 }
 
+/* fd's writeback waited for, then (sync) its fsync. */
+static bool
+durable(int fd, bool sync)
+{
+	return as_sys_writeback(fd, true) == 0 && (!sync || fsync(fd) == 0);
+}
+
+/* How long a lent fsync under way is waited for, in what this thread's own
+ * file took (at least lent_wait_min_ns): past it, this thread fsyncs the
+ * file too (two fsyncs of one descriptor at once are harmless). */
+enum { LENT_SYNC_PATIENCE = 4 };
+static const uint64_t lent_wait_min_ns = 1000000;
+
+/* The lent file durable: by the lent thread, or else here. */
+static bool
+lent_durable(int fd, uint64_t own)
+{
+	uint64_t patience = own * LENT_SYNC_PATIENCE;
+	switch (as_sync_lent_outcome(patience > lent_wait_min_ns ? patience : lent_wait_min_ns)) {
+	case AS_SYNC_DONE:
+		return true;
+	case AS_SYNC_FAILED:
+		return false;
+	default:
+		return durable(fd, true);
+	}
+}
+
 /*
  * Make staged files durable under their names (what is durable when:
  * docs/architecture.md).  Each file's writeback is waited for before its
@@ -125,38 +143,49 @@ stage(const as_capture_ctx *c, int dir, write_fn *fn, const char *ext, char *fin
  * fsyncs after it would find nothing to commit and only flush the cache
  * again); elsewhere (XFS) the files are fsync'd after it.  A file whose
  * writeback fails, or whose fsync fails where it comes first, gets no
- * name.  The waits and fsyncs add to *fsync_total (NULL: not timed).  True
- * if every file landed.
+ * name.  Where two files are fsync'd, the last one's fsync is lent to a
+ * frozen thread (as_sync_lent.h) while this thread fsyncs the first: the
+ * two flushes reach the disk together.  The waits and fsyncs add to
+ * *fsync_total (NULL: not timed).  True if every file landed.
  */
 static bool
 land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 {
 	as_fs_order order = as_fs_order_of(dir);
+	bool sync_first = order == AS_FS_UNORDERED, sync_after = order == AS_FS_ORDERED;
+	bool two = (sync_first || sync_after) && n > 1 && f[n - 1].fd >= 0;
+	bool lent = two && sync_first && as_sync_lend(f[n - 1].fd);
+	uint64_t t = as_sys_now_ns(), spent = 0, own = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (f[i].fd < 0)
 			continue;
-		uint64_t t = as_sys_now_ns();
-		bool written = as_sys_writeback(f[i].fd, true) == 0 &&
-		               (order != AS_FS_UNORDERED || fsync(f[i].fd) == 0);
-		if (fsync_total)
-			*fsync_total += as_sys_lap_ns(&t);
+		bool written = lent && i == n - 1 ? lent_durable(f[i].fd, own) : durable(f[i].fd, sync_first);
+		own = as_sys_lap_ns(&t);
+		spent += own;
 		if (!written || renameat(dir, f[i].tmp, dir, f[i].name) != 0)
 			drop(dir, &f[i]);
+		t = as_sys_now_ns();
 	}
 	/* Its result decides nothing, as before: the files are in place either
 	 * way (pm_crash_info.written), and some filesystems refuse to sync a
 	 * directory. */
-	timed_fsync(dir, fsync_total);
+	fsync(dir);
 	bool ok = true;
-	for (size_t i = 0; i < n; i++) {
-		if (f[i].fd < 0) {
-			ok = false;
-			continue;
+	if (sync_after) {
+		lent = two && f[n - 1].fd >= 0 && as_sync_lend(f[n - 1].fd);
+		spent += as_sys_lap_ns(&t);
+		for (size_t i = 0; i < n; i++) {
+			if (f[i].fd >= 0)
+				ok = (lent && i == n - 1 ? lent_durable(f[i].fd, own) : fsync(f[i].fd) == 0) && ok;
+			own = as_sys_lap_ns(&t);
+			spent += own;
 		}
-		if (order == AS_FS_ORDERED)
-			ok = timed_fsync(f[i].fd, fsync_total) == 0 && ok;
-		ok = close(f[i].fd) == 0 && ok;
 	}
+	spent += as_sys_lap_ns(&t);
+	if (fsync_total)
+		*fsync_total += spent;
+	for (size_t i = 0; i < n; i++)
+		ok = f[i].fd >= 0 && close(f[i].fd) == 0 && ok;
 	return ok;
 }
 
@@ -213,6 +242,8 @@ as_write_report(const as_capture_ctx *c)
 	c->report->complete = true;
 	stage(c, dir, write_json, ".json", c->json_path, &f[1]);
 	bool landed = land(dir, f, 2, &c->phases->fsync);
+	/* The thread kept for the landing parks now (the minidump has one file). */
+	as_walker_dismiss();
 	c->phases->write = without_fsyncs(c, start, fsyncs);
 	errno = saved;
 	return landed;
