@@ -76,8 +76,9 @@ as_fs_order_of(int dir)
 		return AS_FS_UNORDERED;
 	switch ((unsigned long)fs.f_type) {
 	case XFS_MAGIC:
-	case TMPFS_MAGIC:
 		return AS_FS_ORDERED;
+	case TMPFS_MAGIC:
+		return AS_FS_IN_MEMORY;
 	case EXT4_MAGIC:
 		return ext4_has_journal(dir) ? AS_FS_DIR_COMMITS_ALL : AS_FS_UNORDERED;
 	default:

@@ -11,9 +11,12 @@ typedef enum as_fs_order {
 	 * without a journal, filesystems not studied, btrfs among them, and
 	 * whatever cannot be told): each file is fsync'd before its rename. */
 	AS_FS_UNORDERED,
-	/* It reaches the disk only with or after them (XFS, tmpfs): rename, then
-	 * fsync the directory and the files. */
+	/* It reaches the disk only with or after them (XFS): rename, then fsync
+	 * the directory and the files. */
 	AS_FS_ORDERED,
+	/* Nothing reaches a disk (tmpfs): as ordered, and its fsyncs cost
+	 * nothing, so none is lent to another thread. */
+	AS_FS_IN_MEMORY,
 	/* Ordered, and a directory's fsync commits the whole running transaction
 	 * behind a cache flush (ext4 with a journal): rename, then fsync the
 	 * directory alone. */

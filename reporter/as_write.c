@@ -152,8 +152,9 @@ static bool
 land(int dir, staged *f, size_t n, uint64_t *fsync_total)
 {
 	as_fs_order order = as_fs_order_of(dir);
-	bool sync_first = order == AS_FS_UNORDERED, sync_after = order == AS_FS_ORDERED;
-	bool two = (sync_first || sync_after) && n > 1 && f[n - 1].fd >= 0;
+	bool sync_first = order == AS_FS_UNORDERED, sync_after = order == AS_FS_ORDERED || order == AS_FS_IN_MEMORY;
+	/* Two fsyncs at once gain nothing where they cost nothing. */
+	bool two = (sync_first || order == AS_FS_ORDERED) && n > 1 && f[n - 1].fd >= 0;
 	bool lent = two && sync_first && as_sync_lend(f[n - 1].fd);
 	uint64_t t = as_sys_now_ns(), spent = 0, own = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -36,7 +36,7 @@ fs_type(const char *dir)
 Test(fs_order, tmpfs_orders_renames_and_procfs_does_not)
 {
 	if (fs_type("/dev/shm") == 0x01021994)
-		cr_expect_eq(order_of("/dev/shm"), AS_FS_ORDERED);
+		cr_expect_eq(order_of("/dev/shm"), AS_FS_IN_MEMORY);
 	cr_expect_eq(order_of("/proc"), AS_FS_UNORDERED);
 	cr_expect_eq(order_of("/proc/self"), AS_FS_UNORDERED);
 }
@@ -82,7 +82,8 @@ Test(fs_order, the_build_trees_filesystem_is_judged_by_its_journal)
 	struct stat st;
 	cr_assert_eq(stat(dir, &st), 0);
 	long t = fs_type(dir);
-	as_fs_order want = t == 0x58465342 || t == 0x01021994 ? AS_FS_ORDERED
+	as_fs_order want = t == 0x58465342   ? AS_FS_ORDERED
+	                   : t == 0x01021994 ? AS_FS_IN_MEMORY
 	                   : t == 0xEF53 && ext4_journal_by_sysfs(st.st_dev) ? AS_FS_DIR_COMMITS_ALL
 	                                                                   : AS_FS_UNORDERED;
 	cr_expect_eq(order_of(dir), want, "filesystem type %#lx", (unsigned long)t);
