@@ -1,8 +1,8 @@
 /*
  * as_sync_lent.h — AS-SAFE: one file of the report made durable by a frozen
  * thread lent to it (as_walker.h), while the reporting thread makes the
- * other durable: the two fsyncs reach the disk together and their cache
- * flushes are merged.
+ * other durable: the two files' fsyncs wait on the disk together, not one
+ * after the other.
  */
 #ifndef PM_REPORTER_AS_SYNC_LENT_H
 #define PM_REPORTER_AS_SYNC_LENT_H

@@ -3,7 +3,7 @@
  * report's landing (see as_walker.h).
  *
  * Every wait is a futex wait with a bound.  The lent thread moves the job
- * only from OFFERED to WORKING and back to IDLE, and the finished-batch mark
+ * only from OFFERED to WORKING and back to READY (or IDLE), and the finished-batch mark
  * only down by one, each by a compare-and-swap; the reporting thread gives
  * up on it by exchanging that mark, so a batch given up on can never be
  * reported done.  The state lives here, not in as_g: only these functions

@@ -59,7 +59,7 @@ files_synced_before_names(void)
 /* Run program under the shim (and walk_shim.c too, when walks: it logs
  * "other" once the lent thread reads a stack, in the same log). */
 static void
-land(land_run *l, const char *program, const char *const *args, const char *mode, bool walks)
+land_noreport(land_run *l, const char *program, const char *const *args, const char *mode, bool walks)
 {
 	*l = (land_run){ 0 };
 	char *dir = pm_test_tmpdir();
@@ -70,10 +70,17 @@ land(land_run *l, const char *program, const char *const *args, const char *mode
 	cr_assert(asprintf(&l->env[1], "PM_SHIM_LOG=%s", l->log) > 0);
 	cr_assert(asprintf(&l->env[2], "PM_SHIM_MODE=%s", mode) > 0);
 	const char *env[] = { l->env[0], l->env[1], l->env[2], NULL };
-	crash_run_program(&l->run, program, args, env);
+	crash_run_program_noreport(&l->run, program, args, env);
 	cr_assert(WIFSIGNALED(l->run.status) && WTERMSIG(l->run.status) == SIGSEGV,
 	          "the process dies of its own fault (status %#x)", l->run.status);
 	l->text = access(l->log, R_OK) == 0 ? pm_test_slurp(l->log, NULL) : strdup("");
+}
+
+static void
+land(land_run *l, const char *program, const char *const *args, const char *mode, bool walks)
+{
+	land_noreport(l, program, args, mode, walks);
+	cr_assert(l->run.crash_path && l->run.json_path, "%s left no report in %s", program, l->run.dir);
 }
 
 static void
@@ -252,6 +259,35 @@ Test(landing, a_fault_in_the_lent_fsync_loses_nothing, .timeout = 240)
 Test(landing, a_late_lent_fsync_is_not_waited_for, .timeout = 240)
 {
 	expect_taken_back("late");
+}
+
+/* The lent fsync failed: the .json gets no name (a second fsync would not
+ * see the error again); the .crash is landed whole. */
+Test(landing, a_failed_lent_fsync_names_no_file, .timeout = 240)
+{
+	if (!files_synced_before_names())
+		cr_skip_test("the tests' directory's filesystem does not fsync files before their names");
+	const char *args[] = { "16", NULL };
+	land_run l;
+	for (int i = 0; i < LEND_TRIES; i++) {
+		land_noreport(&l, pm_test_build("tests/crash_many_walks"), args, "fail", false);
+		cr_assert_not_null(l.run.crash_path, "the .crash landed:\n%s", l.text);
+		cr_assert_str_eq(synced_by(&l, l.run.crash_path, ".crash"), "main", "%s", l.text);
+		if (lent_began(&l) || crash_emulator_threads() || i + 1 == LEND_TRIES)
+			break;
+		land_free(&l);
+	}
+	if (!crash_emulator_threads()) {
+		cr_assert(lent_began(&l), "the lent thread began:\n%s", l.text);
+		cr_assert_null(l.run.json_path, "no .json after its failed fsync:\n%s", l.text);
+		const char *base = strrchr(l.run.crash_path, '/') + 1;
+		char *renamed;
+		cr_assert(asprintf(&renamed, "rename .%.*s.json.tmp\n", (int)(strlen(base) - strlen(".crash")), base) > 0);
+		cr_assert_null(strstr(l.text, renamed), "%s", l.text);
+		free(renamed);
+		cr_assert_eq(l.run.text.thread_count, 17u);
+	}
+	land_free(&l);
 }
 
 Test(landing, with_no_other_thread_the_reporting_thread_fsyncs_both, .timeout = 120)

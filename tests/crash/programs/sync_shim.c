@@ -10,13 +10,15 @@
  *                   rename NAME             NAME gets its final name
  *   PM_SHIM_MODE  "fault": the lent thread's first fsync faults;
  *                 "late": it first sleeps 2 s (the reporting thread gives
- *                 up on it long before)
+ *                 up on it long before); "fail": it returns -1 (EIO)
+ *                 without syncing
  *
  * The main thread's fsyncs of files each sleep 20 ms first, so that the
  * lent thread, however late the machine runs it, has begun its fsync
  * before the main thread could take the job back.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -90,6 +92,11 @@ fsync(int fd)
 			*sync_shim_null = 1;
 		if (is_mode("late"))
 			pause_ms(2000);
+		if (is_mode("fail")) {
+			log_line("end", who, name, "-1");
+			errno = EIO;
+			return -1;
+		}
 	}
 	if (main_thread && file)
 		pause_ms(20);
