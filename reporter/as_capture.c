@@ -1,11 +1,9 @@
 /*
  * as_capture.c — AS-SAFE: freeze, images, header, threads (see as_capture.h).
  *
- * The other threads are asked to stop first: the first few here, the next
- * by the threads that answer, while the images are scanned, and what is
- * left once they are.  An asked thread runs none of its own code, and each
- * thread is walked once it has answered (as_fill_threads waits for the ones
- * not in yet).
+ * The other threads are asked to stop first: from then on none runs its own
+ * code, so the images are scanned while they answer, and each thread is
+ * walked once it has answered (as_fill_threads waits for the ones not in yet).
  */
 #include "as_capture.h"
 #include "model.h"
@@ -51,9 +49,6 @@ as_capture(const as_capture_ctx *c)
 	as_images_scan(c->images, r, &direct, c->facts->exe_path, c->scratch, c->scratch_cap);
 	as_fill_header(r, c->facts, &c->now);
 	c->phases->images = as_sys_lap_ns(&t);
-	/* The threads that answered sent requests meanwhile; the rest is ours. */
-	as_freeze_send_rest(&frozen);
-	c->phases->freeze += as_sys_lap_ns(&t);
 	as_fill_threads(c, &frozen);
 	c->phases->threads = as_sys_lap_ns(&t);
 }

@@ -4,15 +4,11 @@
  *   as_freeze_ask()        reporting thread
  *     list_tasks()            getdents64 on /proc/self/task
  *     populate_slots()        one madvise for the slots the tids hash to
- *     list_one()              claim each slot, mark it listed (its request unsent)
- *     send_next()             the first requests (ask(): listed -> asked, send)
- *   as_freeze_send_rest()  reporting thread, after the images: what is still unsent
+ *     ask()                   claim a slot, send the freeze request naming the thread
  *   as_freeze_wait()       reporting thread, before it walks the next threads
- *     send what is unsent among those, sleep until they have answered, at a
- *     stall give up on the blocked, or time out
+ *     sleep until those have answered, at a stall give up on the blocked, or time out
  *   as_on_freeze()         every other thread, in its freeze handler
- *     copy mcontext into its slot, mark it captured, send the next
- *     requests (as_freeze_relay.h), park
+ *     copy mcontext into its slot, mark it captured, park
  *
  * A thread that blocks the freeze signal or sits in an uninterruptible
  * sleep never answers; it is still listed, and the report says so.  One
@@ -30,16 +26,9 @@
 #include <unistd.h>
 
 #include "as_control.h"
-#include "as_freeze_relay.h"
 #include "as_sys.h"
 #include "as_util.h"
 #include "as_walker.h"
-
-/* Requests the reporting thread sends before it scans the images, and how
- * many each answering thread sends before it parks: two each, so that the
- * sends spread like a tree over both CPUs (docs/benchmarks.md, (a2) Session
- * 8; what is left unsent the reporting thread sends after the images). */
-enum { FIRST_SENDS = 2, RELAY_SENDS = 2 };
 
 /* How long the silent threads are waited for, after the last answer, before
  * they are checked for a blocked signal. */
@@ -182,66 +171,36 @@ populate_slots(const pid_t *tids, size_t n)
 		as_sys_populate(&as_g.slots[lo], (hi - lo + 1) * sizeof(pm_slot));
 }
 
-/* Mark the thread's slot listed: its request is still to send, and a wait
- * counts it as not answered.  A thread that crashed too may have filled its
- * slot already: it is left as it is. */
-static void
-list_one(pid_t self, pid_t tid)
-{
-	pm_slot *s = as_slot_claim(tid);
-	int empty = SLOT_EMPTY;
-	if (s && tid != self)
-		atomic_compare_exchange_strong(&s->state, &empty, SLOT_LISTED);
-}
-
 /*
  * Send the thread the freeze signal (it answers unless it blocks it), its
- * slot moved from listed to asked first: of all who may send it (the
- * reporting thread, threads that have answered), the one that moves it
- * sends it, once.  The request carries the tid it is sent to in si_uid, which
+ * slot marked asked.  The request carries the tid it is sent to in si_uid, which
  * the kernel leaves as given for a signal to our own process: the frozen
  * thread finds its slot without asking the kernel who it is (a system call
  * less for each thread, about 3 us on a paravirtualized VM).  A request
  * that waited past its capture (a thread that blocked it) finds a slot that
- * names another thread, or none, or one not asked yet, and is dropped.
- * True when this call sent it.
+ * names another thread, or none, and is dropped.
  */
-static bool
-ask(siginfo_t *info, pid_t tid)
+static void
+ask(siginfo_t *info, pid_t self, pid_t tid)
 {
-	pm_slot *s = as_slot_find(tid);
-	int listed = SLOT_LISTED;
-	if (!s || !atomic_compare_exchange_strong(&s->state, &listed, SLOT_ASKED))
-		return false;
+	pm_slot *s = as_slot_claim(tid);
+	int empty = SLOT_EMPTY;
+	/* A thread that crashed too may have filled its slot already: leave it. */
+	if (!s || tid == self || !atomic_compare_exchange_strong(&s->state, &empty, SLOT_ASKED))
+		return;
 	info->si_uid = (uid_t)tid;
 	if (as_sys_tgsigqueueinfo(info->si_pid, tid, info->si_signo, info) != 0)
 		atomic_store(&s->state, SLOT_EMPTY); /* exited meanwhile */
-	return true;
 }
 
-/* Send up to `most` requests not handed out yet, from the bottom of the
- * list or its top; how many were sent. */
-static size_t
-send_next(bool top, size_t most)
-{
-	siginfo_t info;
-	pid_t tid;
-	size_t sent = 0;
-	while (sent < most && as_relay_take(top, &tid, &info))
-		sent += ask(&info, tid);
-	return sent;
-}
-
-/* How many of tids[0, n) are listed or asked and have not answered: a
- * request not sent yet is never taken for an answer. */
+/* How many of tids[0, n) are asked and have not answered. */
 static int
 still_asked(const pid_t *tids, size_t n)
 {
 	int left = 0;
 	for (size_t i = 0; i < n; i++) {
 		pm_slot *s = as_slot_find(tids[i]);
-		int state = s ? atomic_load(&s->state) : SLOT_EMPTY;
-		left += state == SLOT_ASKED || state == SLOT_LISTED;
+		left += s && atomic_load(&s->state) == SLOT_ASKED;
 	}
 	return left;
 }
@@ -330,37 +289,11 @@ as_freeze_ask(const as_capture_ctx *c)
 	__atomic_store_n(&as_g.answers_wanted, INT_MAX, __ATOMIC_RELEASE);
 	__atomic_store_n(&as_g.answers, 0, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < f.n; i++)
-		list_one(c->tid, c->tids[i]);
-	as_relay_open(c->tids, f.n, &info);
-	send_next(false, FIRST_SENDS);
+		ask(&info, c->tid, c->tids[i]);
 	uint64_t now = as_sys_now_ns();
 	f.deadline = now + (uint64_t)c->freeze_timeout_ms * 1000000u;
 	f.next_check = now + grace_ns;
 	return f;
-}
-
-void
-as_freeze_send_rest(as_frozen *f)
-{
-	if (send_next(true, SIZE_MAX))
-		f->next_check = as_sys_now_ns() + grace_ns;
-}
-
-/* Send what is listed in tids[0, n) and not sent yet: a taker may have been
- * handed it and not sent it (preempted, or it faulted).  True if any was. */
-static bool
-send_listed(const pid_t *tids, size_t n)
-{
-	siginfo_t info;
-	bool any = false;
-	for (size_t i = 0; i < n; i++) {
-		pm_slot *s = as_slot_find(tids[i]);
-		if (s && atomic_load(&s->state) == SLOT_LISTED) {
-			as_relay_request(&info);
-			any |= ask(&info, tids[i]);
-		}
-	}
-	return any;
 }
 
 /*
@@ -379,9 +312,6 @@ as_freeze_wait(const as_capture_ctx *c, as_frozen *f, size_t first, size_t count
 {
 	static const uint64_t recheck_ns = 10000000;
 	const pid_t *tids = c->tids + first;
-	as_freeze_send_rest(f);
-	if (send_listed(tids, count))
-		f->next_check = as_sys_now_ns() + grace_ns;
 	uint64_t now = as_sys_now_ns();
 	while (now < f->deadline) {
 		int got = __atomic_load_n(&as_g.answers, __ATOMIC_ACQUIRE);
@@ -468,7 +398,6 @@ as_on_freeze(int sig, siginfo_t *info, void *uctx)
 			if (__atomic_add_fetch(&as_g.answers, 1, __ATOMIC_ACQ_REL) >=
 			    __atomic_load_n(&as_g.answers_wanted, __ATOMIC_ACQUIRE))
 				as_sys_futex_wake(&as_g.answers);
-			send_next(false, RELAY_SENDS);
 			as_walker_volunteer(as_g.crash_signal != 0, uctx, atomic_load(&s->tid), as_g.signals,
 			                    as_g.signal_count);
 			as_park(generation, 0);

@@ -15,9 +15,6 @@
 
 #include "as_capture_ctx.h"
 
-/* A slot listed by a freeze whose request is not sent yet (after state.h's). */
-enum { SLOT_LISTED = SLOT_BLOCKED + 1 };
-
 /* The slot of tid, claimed if it has none (open addressing, lock-free); NULL when full. */
 pm_slot *as_slot_claim(pid_t tid);
 /* The slot of tid or NULL. */
@@ -33,18 +30,12 @@ typedef struct as_frozen {
 } as_frozen;
 
 /*
- * List every thread of the process into c->tids and start asking each one
- * but c->tid to stop, without waiting: the first few requests are sent
- * here, the others by the threads that answer (each sends the next ones
- * before it parks) and by as_freeze_send_rest.  Once asked, a thread runs
- * none of its own code until it is released, unless it blocks the signal.
- * The slots and the answer count stay in as_g: the freeze handler must find
- * them.
+ * List every thread of the process into c->tids and ask each one but c->tid
+ * to stop, without waiting: once asked, a thread runs none of its own code
+ * until it is released, unless it blocks the signal.  The slots and the
+ * answer count stay in as_g: the freeze handler must find them.
  */
 as_frozen as_freeze_ask(const as_capture_ctx *c);
-/* Send every request still unsent, from the end of the list (the answering
- * threads send from its start).  as_freeze_wait calls it too. */
-void as_freeze_send_rest(as_frozen *f);
 /* Wait until each of c->tids[first, first + count) has answered, or is given
  * up on (it blocks the signal), or f->deadline has passed. */
 void as_freeze_wait(const as_capture_ctx *c, as_frozen *f, size_t first, size_t count);

@@ -6,12 +6,7 @@
  * many_walks THREADS recover: the app's own SIGSEGV handler, installed
  * before pm_install, recovers from the crash (siglongjmp) once it is
  * reported; then every thread must run again, on the CPUs it had (the lent
- * one's were changed for the job), and end: exit 0, else 3.
- *
- * many_walks THREADS deaf: DEAF threads named "deaf<k>", started first (so
- * listed first), block every signal: the first freeze requests go to
- * threads that never answer, so none of them sends the next ones
- * (reporter/as_freeze_relay.h). */
+ * one's were changed for the job), and end: exit 0, else 3. */
 #include <dirent.h>
 #include <pthread.h>
 #include <sched.h>
@@ -31,23 +26,6 @@ static atomic_int ready, moved;
 static volatile int sink, stop;
 static cpu_set_t cpus;
 static sigjmp_buf back;
-
-enum { DEAF = 8 };
-
-static void *
-deaf_main(void *arg)
-{
-	sigset_t all;
-	char name[16];
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
-	snprintf(name, sizeof name, "deaf%d", (int)(long)arg);
-	pthread_setname_np(pthread_self(), name);
-	atomic_fetch_add(&ready, 1);
-	for (;;)
-		pause();
-	return NULL;
-}
 
 static int
 depth_of(int k)
@@ -134,7 +112,6 @@ main(int argc, char **argv)
 {
 	int threads = argc > 1 ? atoi(argv[1]) : 150;
 	bool recovers = argc > 2 && strcmp(argv[2], "recover") == 0;
-	int deaf = argc > 2 && strcmp(argv[2], "deaf") == 0 ? DEAF : 0;
 	pthread_t *volatile t = calloc((size_t)(threads > 0 ? threads : 1), sizeof *t);
 	if (recovers) {
 		on(SIGSEGV, recover);
@@ -142,17 +119,10 @@ main(int argc, char **argv)
 	}
 	if (threads < 1 || !t || sched_getaffinity(0, sizeof cpus, &cpus) != 0 || pm_install(NULL) != 0)
 		return 2;
-	for (int k = 0; k < deaf; k++) {
-		pthread_t d;
-		if (pthread_create(&d, NULL, deaf_main, (void *)(long)k) != 0)
-			return 2;
-	}
-	while (atomic_load(&ready) < deaf)
-		usleep(1000);
 	for (int k = 0; k < threads; k++)
 		if (pthread_create(&t[k], NULL, thread_main, (void *)(long)k) != 0)
 			return 2;
-	while (atomic_load(&ready) < deaf + threads)
+	while (atomic_load(&ready) < threads)
 		usleep(1000);
 	for (int i = 0; i < 5000 && !all_asleep(); i++)
 		usleep(1000);
