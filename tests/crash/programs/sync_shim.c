@@ -19,45 +19,22 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdatomic.h>
-#include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "shim.h"
 
 int *volatile sync_shim_null;
 static atomic_bool began;
 
-static bool
-is_mode(const char *mode)
-{
-	const char *m = getenv("PM_SHIM_MODE");
-	return m && strcmp(m, mode) == 0;
-}
-
 static void
 log_line(const char *a, const char *b, const char *c, const char *d)
 {
-	const char *path = getenv("PM_SHIM_LOG");
-	int fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-	if (fd < 0)
-		return;
 	char line[512];
 	int n = snprintf(line, sizeof line, "%s %s%s%s%s%s\n", a, b, c ? " " : "", c ? c : "", d ? " " : "", d ? d : "");
-	if (n <= 0 || write(fd, line, (size_t)n) != n)
+	if (n <= 0 || (size_t)n >= sizeof line)
 		abort();
-	close(fd);
-}
-
-static void
-pause_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
-	while (nanosleep(&ts, &ts) != 0)
-		;
+	shim_log(line, (size_t)n);
 }
 
 /* The last part of what fd names ("pending" for the directory). */
@@ -88,18 +65,18 @@ fsync(int fd)
 	bool file = strcmp(name, "pending") != 0;
 	log_line("begin", who, name, NULL);
 	if (!main_thread && !atomic_exchange(&began, true)) {
-		if (is_mode("fault"))
+		if (shim_mode_is("fault"))
 			*sync_shim_null = 1;
-		if (is_mode("late"))
-			pause_ms(2000);
-		if (is_mode("fail")) {
+		if (shim_mode_is("late"))
+			shim_pause_ms(2000);
+		if (shim_mode_is("fail")) {
 			log_line("end", who, name, "-1");
 			errno = EIO;
 			return -1;
 		}
 	}
 	if (main_thread && file)
-		pause_ms(20);
+		shim_pause_ms(20);
 	int rc = real(fd);
 	log_line("end", who, name, rc == 0 ? "0" : "-1");
 	return rc;

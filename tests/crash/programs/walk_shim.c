@@ -15,45 +15,14 @@
  * runs it, takes batches before the main thread has taken them all.
  */
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdatomic.h>
-#include <stdbool.h>
-#include <stdlib.h>
-#include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "shim.h"
 
 int *volatile shim_null;
 static atomic_bool logged;
-
-static bool
-is_mode(const char *mode)
-{
-	const char *m = getenv("PM_SHIM_MODE");
-	return m && strcmp(m, mode) == 0;
-}
-
-static void
-log_other(void)
-{
-	const char *path = getenv("PM_SHIM_LOG");
-	int fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-	if (fd < 0)
-		return;
-	if (write(fd, "other\n", 6) != 6)
-		abort();
-	close(fd);
-}
-
-static void
-pause_ms(long ms)
-{
-	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
-	while (nanosleep(&ts, &ts) != 0)
-		;
-}
 
 long
 syscall(long nr, ...)
@@ -72,14 +41,14 @@ syscall(long nr, ...)
 	if (nr == SYS_process_vm_readv) {
 		bool lent = gettid() != getpid();
 		if (lent && !atomic_exchange(&logged, true)) {
-			log_other();
-			if (is_mode("fault"))
+			shim_log("other\n", 6);
+			if (shim_mode_is("fault"))
 				*shim_null = 1;
-			if (is_mode("late"))
-				pause_ms(2000);
+			if (shim_mode_is("late"))
+				shim_pause_ms(2000);
 		}
 		if (!lent && a[2] > 1)
-			pause_ms(20);
+			shim_pause_ms(20);
 	}
 	return fn(nr, a[0], a[1], a[2], a[3], a[4], a[5]);
 }
