@@ -10,8 +10,10 @@
 #include <ucontext.h>
 
 #include "as_sys.h"
+#include "start_data.h"
 
-static size_t stack_size, page_size, frame_bytes;
+/* Set by pm_install (start_data.h). */
+PM_START_DATA static size_t stack_size, page_size, frame_bytes;
 
 void
 as_altstack_set_geometry(size_t size, size_t page, size_t frame)
