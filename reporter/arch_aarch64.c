@@ -17,7 +17,6 @@
 #include <sys/uio.h>
 
 #include "decode_esr.h"
-#include "start_data.h"
 
 const char as_arch_code_type[] = "ARM-64 (Native)";
 const char as_arch_sigreturn_name[] = "__kernel_rt_sigreturn";
@@ -164,7 +163,7 @@ trap(long nr, long a, long b, long c, long d, long e, long f)
  * with struct pthread below it; unlike x86_64 nothing there points back at
  * it, so a thread pointer is judged bad when its TCB cannot be read.  The
  * one remembered is the installing thread's (usually the main thread's). */
-PM_START_DATA static uint64_t good_tls; /* set by pm_install (start_data.h) */
+static uint64_t good_tls;
 
 static uint64_t
 tls_now(void)

@@ -13,7 +13,6 @@
 #include <sys/uio.h>
 
 #include "minidump.h"
-#include "start_data.h"
 
 const char as_arch_code_type[] = "X86-64 (Native)";
 const char as_arch_sigreturn_name[] = "__restore_rt";
@@ -134,7 +133,7 @@ trap(long nr, long a, long b, long c, long d, long e, long f)
 /* glibc's thread pointer is the address of its TCB, whose first word
  * points at itself.  The one remembered is the installing thread's, which
  * lives as long as the process in the usual case (the main thread). */
-PM_START_DATA static uint64_t good_tls; /* set by pm_install (start_data.h) */
+static uint64_t good_tls;
 
 static uint64_t
 tls_now(void)

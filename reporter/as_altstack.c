@@ -10,10 +10,8 @@
 #include <ucontext.h>
 
 #include "as_sys.h"
-#include "start_data.h"
 
-/* Set by pm_install (start_data.h). */
-PM_START_DATA static size_t stack_size, page_size, frame_bytes;
+static size_t stack_size, page_size, frame_bytes;
 
 void
 as_altstack_set_geometry(size_t size, size_t page, size_t frame)
