@@ -222,16 +222,14 @@ as_walker_take_back(void)
 	return move(&walker.state, OFFERED, IDLE);
 }
 
-bool
+void
 as_walker_wait_job(uint64_t timeout_ns)
 {
 	uint64_t now = as_sys_now_ns(), deadline = now + timeout_ns;
-	for (;;) {
-		int st = load(&walker.state);
-		if (st != OFFERED && st != WORKING)
-			return st != FAILED;
+	int st;
+	while ((st = load(&walker.state)) == OFFERED || st == WORKING) {
 		if (now >= deadline)
-			return false;
+			return;
 		as_sys_futex_wait(&walker.state, st, deadline - now);
 		now = as_sys_now_ns();
 	}

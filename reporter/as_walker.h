@@ -48,9 +48,9 @@ void as_walker_dismiss(void);
 bool as_walker_lend(void (*run)(void *), void *arg);
 /* Reporting thread: true when the job lent had not begun; now it never will. */
 bool as_walker_take_back(void);
-/* Reporting thread: wait until timeout_ns for the job lent to end; false
- * when it has not, or faulted. */
-bool as_walker_wait_job(uint64_t timeout_ns);
+/* Reporting thread: wait until timeout_ns for the job lent to end (or
+ * fault); what it did is the job's own to say. */
+void as_walker_wait_job(uint64_t timeout_ns);
 /* Reporting thread: wake the claimed thread to run run(arg), as early as
  * it can (the wakeup takes a few hundred microseconds): run prepares, then
  * waits for its batches (as_walker_wait_batches) and takes them
