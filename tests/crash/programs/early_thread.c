@@ -20,7 +20,9 @@
  * "many_uninstall_fork", pm_uninstall, pm_install and fork follow the first
  * pm_install at once, while the helper may still be asking: the process
  * lives on, and the child (which calls pm_install and pm_uninstall itself)
- * exits 0, its status in the annotation "child".  With "many_no_helper",
+ * exits 0, its status in the annotation "child"; "many_uninstall_fork_settled"
+ * churns only once every thread holds its stack (for qemu-user, below).
+ * With "many_no_helper",
  * the helper thread cannot start (refuse_threads.c): pm_install asks every
  * thread itself before it returns, so the worker overflows at once after
  * it, and the annotation "refused" counts the thread starts refused. */
@@ -73,13 +75,31 @@ early(void *arg)
 
 enum { MANY_THREADS = 100 };
 
+static atomic_int settled;
+
+/* With arg, counts itself in `settled` once it holds an alternate stack. */
 static void *
 wait_for_go(void *arg)
 {
-	(void)arg;
-	while (!atomic_load(&go))
+	bool counted = false;
+	while (!atomic_load(&go)) {
+		if (arg && !counted && holds_altstack()) {
+			counted = true;
+			atomic_fetch_add(&settled, 1);
+		}
 		poll(NULL, 0, 1);
+	}
 	return NULL;
+}
+
+/* Until every thread but the worker holds its stack (false after 20 s). */
+static bool
+wait_settled(void)
+{
+	for (int ms = 0; atomic_load(&settled) < MANY_THREADS - 1; ms++)
+		if (ms == 20000 || usleep(1000) != 0)
+			return false;
+	return true;
 }
 
 /* pm_uninstall, pm_install, pm_install again (no uninstall between) and
@@ -135,8 +155,10 @@ main(int argc, char **argv)
 	const char *mode = argc > 1 ? argv[1] : "";
 	bool at_once = strcmp(mode, "uninstall_at_once") == 0;
 	bool many = strncmp(mode, "many", 4) == 0, no_helper = strcmp(mode, "many_no_helper") == 0;
+	bool churn = strncmp(mode, "many_uninstall_fork", 19) == 0;
+	bool settle = strcmp(mode, "many_uninstall_fork_settled") == 0;
 	for (int i = 0; many && i < MANY_THREADS - 1; i++)
-		if (pthread_create(&t, NULL, wait_for_go, NULL) != 0)
+		if (pthread_create(&t, NULL, wait_for_go, settle ? &settled : NULL) != 0)
 			return 2;
 	pthread_create(&t, NULL, early, many && !no_helper ? &go : NULL);
 	for (int i = 0; at_once && i < IDLE_THREADS; i++)
@@ -159,7 +181,9 @@ main(int argc, char **argv)
 		if (pm_install(NULL) != 0)
 			return 2;
 	}
-	if (strcmp(mode, "many_uninstall_fork") == 0) {
+	if (settle && !wait_settled())
+		return 2;
+	if (churn) {
 		char text[16];
 		snprintf(text, sizeof text, "%d", churn_while_helper_asks());
 		pm_annotate("child", text);
