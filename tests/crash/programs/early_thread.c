@@ -77,15 +77,15 @@ enum { MANY_THREADS = 100 };
 
 static atomic_int settled;
 
-/* With arg, counts itself in `settled` once it holds an alternate stack. */
+/* With a counter, counts itself in it once it holds an alternate stack. */
 static void *
-wait_for_go(void *arg)
+wait_for_go(void *counter)
 {
 	bool counted = false;
 	while (!atomic_load(&go)) {
-		if (arg && !counted && holds_altstack()) {
+		if (counter && !counted && holds_altstack()) {
 			counted = true;
-			atomic_fetch_add(&settled, 1);
+			atomic_fetch_add((atomic_int *)counter, 1);
 		}
 		poll(NULL, 0, 1);
 	}
