@@ -76,6 +76,16 @@ pm_test_tmpdir(void)
 	return d;
 }
 
+void
+pm_test_rmdir(char *dir)
+{
+	char *cmd = NULL;
+	cr_assert(asprintf(&cmd, "rm -rf '%s'", dir) > 0);
+	cr_expect_eq(pm_test_run(cmd, NULL), 0, "could not remove %s", dir);
+	free(cmd);
+	free(dir);
+}
+
 int
 pm_test_run(const char *cmd, char **out)
 {

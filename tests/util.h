@@ -15,6 +15,8 @@ const char *pm_test_build(const char *fmt, ...) __attribute__((format(printf, 1,
 char *pm_test_slurp(const char *path, size_t *len);
 /* A fresh empty directory under /tmp (malloc'd path). */
 char *pm_test_tmpdir(void);
+/* Remove a pm_test_tmpdir with everything in it, and free its name. */
+void pm_test_rmdir(char *dir);
 /* Run a shell command, capture stdout+stderr into *out (malloc'd); returns the exit status (waitpid form). */
 int pm_test_run(const char *cmd, char **out);
 

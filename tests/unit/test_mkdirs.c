@@ -8,28 +8,25 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "reports_dir.h"
+#include "util.h"
 
-static char root[64];
+static char *root;
 
 static void
 make_root(void)
 {
-	strcpy(root, "/tmp/pm-mkdirs-XXXXXX");
-	cr_assert_not_null(mkdtemp(root));
+	root = pm_test_tmpdir();
 }
 
 static void
 remove_root(void)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-	cr_expect_eq(system(cmd), 0);
+	pm_test_rmdir(root);
 }
 
 TestSuite(mkdirs, .init = make_root, .fini = remove_root);

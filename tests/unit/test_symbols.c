@@ -119,16 +119,6 @@ model_of(const pm_as_image *ai)
 	return &rep.images[ai->model_index];
 }
 
-/* rm -rf a pm_test_tmpdir and free its name. */
-static void
-remove_dir(char *dir)
-{
-	char cmd[PATH_MAX + 16];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-	pm_test_run(cmd, NULL);
-	free(dir);
-}
-
 /* ---- independent facts: readelf and the dynamic loader ---- */
 
 typedef struct ref_sym {
@@ -381,7 +371,7 @@ Test(symbols, names_a_vdso_function_from_its_dynsym)
 	/* The public weak alias wins over the global reserved one (as_symtab.c). */
 	expect_named(fr, ref_find(&ref, "clock_gettime") ? "clock_gettime" : "__vdso_clock_gettime", 7);
 	free(ref.v);
-	remove_dir(dir);
+	pm_test_rmdir(dir);
 }
 
 /* ---- a library whose file was replaced by another build ---- */
@@ -448,7 +438,7 @@ Test(symbols, ignores_the_symtab_of_a_replaced_file)
 	dlclose(h);
 	free(good_ref.v);
 	free(other_ref.v);
-	remove_dir(dir);
+	pm_test_rmdir(dir);
 }
 
 /* ---- the table itself ---- */
@@ -1082,5 +1072,5 @@ Test(symbols, hostile_files_are_refused)
 	img.path = "/nonexistent/file";
 	cr_expect(!as_symtab_from_image_file(s, &img, self, &mem));
 	pmi_as_symbols_destroy(&h);
-	remove_dir(dir);
+	pm_test_rmdir(dir);
 }
