@@ -49,7 +49,8 @@ try {
   const exception = page.locator('ol > li').filter({ has: page.locator('h3 > strong') }).first();
   await exception.waitFor();
   const frames = exception.locator(':scope > ul > li');
-  await frames.first().waitFor({ timeout: 5000 }).catch(() => {});
+  // None after a while: the page shows the exception without frames, which the caller reports.
+  await frames.first().waitFor({ timeout: 15000 }).catch(() => {});
   const seen = {
     url: page.url(),
     type: await exception.locator('h3 > strong').innerText(),
