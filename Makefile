@@ -2,6 +2,8 @@
 # machine: they install what is missing with apt-get, build, and run.
 #
 #   make demo   crash a sample program under postmortem and print its report
+#               (SPOTLIGHT=1: then upload it to Spotlight, Sentry's development
+#               receiver, and print the address of its page)
 #   make test   build with warnings as errors and run every test (and every
 #               fuzzer for a fixed number of runs from a fixed seed)
 #
@@ -24,12 +26,13 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
-           python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go
+           python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
 # (Go 1.19: an 81 MB download, 450 MB installed, under a minute to install) and build-essential's g++ build the
 # programs tests/crash/test_runtimes.c crashes.
-# Tests install Breakpad's tools and sentry-cli with npm; Debian's npm is needed only when
-# none is present (NodeSource's nodejs ships its own and conflicts with Debian's).
+# chromium: Spotlight's error page is read in it, headless (tests/delivery/test_upload_spotlight.c).
+# Tests install Breakpad's tools, sentry-cli, Spotlight and playwright-core with npm; Debian's
+# npm is needed only when none is present (NodeSource's nodejs ships its own and conflicts with Debian's).
 NPM_PACKAGES = nodejs npm
 
 # aarch64 (issue 15): a cross compiler, qemu-user, and the dependencies' arm64
@@ -69,7 +72,7 @@ build: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 demo: deps build
-	sh sample_crashes/demo.sh $(BUILD)
+	SPOTLIGHT=$(SPOTLIGHT) sh sample_crashes/demo.sh $(BUILD)
 
 test: deps build
 	meson test -C $(BUILD) --print-errorlogs
