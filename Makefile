@@ -26,14 +26,18 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
-           python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium
+           python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium \
+           openjdk-17-jdk-headless mono-runtime mono-mcs strace
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
 # (Go 1.19: an 81 MB download, 450 MB installed, under a minute to install) and build-essential's g++ build the
 # programs tests/crash/test_runtimes.c crashes.
+# openjdk-17-jdk-headless, mono-runtime, mono-mcs (and node, below): runtimes that take SIGSEGV on purpose,
+# run for real by tests/crash/test_managed.c; strace counts the faults they take.
 # chromium: Spotlight's error page is read in it, headless (tests/delivery/test_upload_spotlight.c).
 # Tests install Breakpad's tools, sentry-cli, Spotlight and playwright-core with npm; Debian's
-# npm is needed only when none is present (NodeSource's nodejs ships its own and conflicts with Debian's).
-NPM_PACKAGES = nodejs npm
+# npm is needed only when none is present (NodeSource's nodejs ships its own and conflicts with Debian's;
+# it also ships the Node-API headers that Debian's libnode-dev holds).
+NPM_PACKAGES = nodejs npm libnode-dev
 
 # aarch64 (issue 15): a cross compiler, qemu-user, and the dependencies' arm64
 # packages through multiarch.  Criterion's arm64 package cannot be installed
