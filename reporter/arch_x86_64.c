@@ -8,7 +8,9 @@
 #include <asm/prctl.h>
 #include <cpuid.h>
 #include <errno.h>
+#include <asm/hwcap2.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -134,12 +136,20 @@ trap(long nr, long a, long b, long c, long d, long e, long f)
  * points at itself.  The one remembered is the installing thread's, which
  * lives as long as the process in the usual case (the main thread). */
 static uint64_t good_tls;
+/* The kernel lets user code read the FS base itself (Linux 5.9, a CPU with
+ * FSGSBASE: AT_HWCAP2): every fatal signal reads it twice, and a runtime's
+ * handled faults are each one (as_chain.h), where two system calls were a
+ * fifth of a fault's cost. */
+static bool fsgsbase;
 
 static uint64_t
 tls_now(void)
 {
 	uint64_t fs = 0;
-	trap(SYS_arch_prctl, ARCH_GET_FS, (long)&fs, 0, 0, 0, 0);
+	if (fsgsbase)
+		__asm__ volatile("rdfsbase %0" : "=r"(fs));
+	else
+		trap(SYS_arch_prctl, ARCH_GET_FS, (long)&fs, 0, 0, 0, 0);
 	return fs;
 }
 
@@ -164,6 +174,7 @@ as_arch_tls_remember(void)
 	uint64_t fs;
 	__asm__("mov %%fs:0, %0" : "=r"(fs));
 	good_tls = fs;
+	fsgsbase = (getauxval(AT_HWCAP2) & HWCAP2_FSGSBASE) != 0;
 }
 
 uint64_t

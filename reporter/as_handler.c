@@ -308,12 +308,14 @@ capture(pid_t tid, int sig, const siginfo_t *info, const mcontext_t *mc, const a
  * false when another thread's crash was reported instead (the process is
  * ending). */
 static bool
-report_handed(as_chain_rec *first, pid_t tid)
+report_handed(as_chain_rec *first)
 {
 	if (first->reported)
 		return true;
 	first->reported = true;
 	report_mask();
+	/* The report names the thread as the kernel knows it (as_sys_tid). */
+	pid_t tid = as_sys_gettid();
 	if (!claim(first->sig, &first->info, &first->mc, tid))
 		return false;
 	stack_t alt;
@@ -416,7 +418,7 @@ hand_first(as_chain_rec *outer, int sig, siginfo_t *info, ucontext_t *uc, pid_t 
 	} else {
 		return;
 	}
-	if (report_handed(first, tid))
+	if (report_handed(first))
 		die_with(first->sig, &first->info);
 }
 
@@ -441,7 +443,7 @@ inside_call(as_chain_rec *inside, int sig, siginfo_t *info, ucontext_t *uc, pid_
 	if (!first->reported) {
 		first->gave_up = fault ? AS_GAVE_UP_FAULT : AS_GAVE_UP_SIGNAL;
 		first->gave_up_arg = sig;
-		if (!report_handed(first, tid))
+		if (!report_handed(first))
 			return;
 	}
 	/* A fault would run again into the handler that faulted. */
@@ -492,7 +494,7 @@ __attribute__((noinline)) static void
 on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	ucontext_t *uc = uctx;
-	pid_t tid = as_sys_gettid();
+	pid_t tid = as_sys_tid();
 	if (is_ignored(sig, info))
 		return;
 	if (is_go_fault(sig, info, uc)) {
@@ -517,6 +519,7 @@ on_fatal(int sig, siginfo_t *info, void *uctx)
 		return;
 	}
 	report_mask();
+	tid = as_sys_gettid();
 	if (!claim(sig, info, &uc->uc_mcontext, tid))
 		return;
 	as_chain_moved moved;
@@ -545,14 +548,14 @@ as_on_chain_probe(pid_t tid, void *uctx)
 	as_chain_rec *first = outermost(inside);
 	first->gave_up = AS_GAVE_UP_HUNG;
 	first->gave_up_arg = (int)as_g.handler_timeout_ms;
-	if (report_handed(first, tid))
+	if (report_handed(first))
 		die_with(first->sig, &first->info);
 }
 
 void
 as_on_exit(int status)
 {
-	pid_t tid = as_sys_gettid();
+	pid_t tid = as_sys_tid();
 	as_chain_rec *inside = as_chain_inside_here(tid);
 	if (!inside)
 		return;
@@ -560,6 +563,6 @@ as_on_exit(int status)
 	if (!first->reported) {
 		first->gave_up = AS_GAVE_UP_EXIT;
 		first->gave_up_arg = status;
-		report_handed(first, tid);
+		report_handed(first);
 	}
 }

@@ -39,6 +39,22 @@ as_sys_gettid(void)
 	return (pid_t)RAW0(SYS_gettid);
 }
 
+static __thread pid_t cached_tid __attribute__((tls_model("initial-exec")));
+
+pid_t
+as_sys_tid(void)
+{
+	if (!cached_tid)
+		cached_tid = as_sys_gettid();
+	return cached_tid;
+}
+
+void
+as_sys_tid_forget(void)
+{
+	cached_tid = 0;
+}
+
 long
 as_sys_tgkill(pid_t tgid, pid_t tid, int sig)
 {

@@ -14,6 +14,15 @@
 #include <sys/uio.h>
 
 pid_t as_sys_gettid(void);
+/* The calling thread's id, asked of the kernel once per thread and kept in
+ * thread-local storage of the initial-exec model (a fixed offset from the
+ * thread pointer, nothing allocated): the system call cost a fifth of a
+ * fault that a runtime's handler resolves (as_chain.h).  A forked child
+ * forgets it (pmi_tid_cache_start).  A raw clone() thread that shares its
+ * parent's thread pointer reads the parent's: where a report names a
+ * thread, the crash path asks as_sys_gettid. */
+pid_t as_sys_tid(void);
+void as_sys_tid_forget(void);
 long as_sys_tgkill(pid_t tgid, pid_t tid, int sig);
 /* Queue sig with a full siginfo to one of our own threads (keeps si_code/si_addr). */
 long as_sys_tgsigqueueinfo(pid_t tgid, pid_t tid, int sig, const siginfo_t *info);

@@ -23,7 +23,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "as_sys.h"
 #include "cxx_throw.h"
+#include "tid_cache.h"
 
 #define HOOK __attribute__((section("pm_cxx_hook"), noinline))
 
@@ -44,26 +46,6 @@ typedef const char *(*what_fn)(const void *self);
 
 static _Atomic(throw_fn) real_throw;
 static const void *std_exception_ti; /* typeid(std::exception), NULL when there is none */
-/* The thread's id, asked of the kernel once per thread (a system call costs
- * as much as the rest of the record); a fork's child asks again.
- * initial-exec: a fixed offset from the thread pointer, no __tls_get_addr
- * (which may allocate, and would make ld.so a DT_NEEDED of the library). */
-static __thread int32_t my_tid __attribute__((tls_model("initial-exec")));
-
-static void
-forget_tid(void)
-{
-	my_tid = 0;
-}
-
-static int32_t
-tid(void)
-{
-	if (!my_tid)
-		my_tid = (int32_t)gettid();
-	return my_tid;
-}
-
 static HOOK throw_fn
 resolve(void)
 {
@@ -73,7 +55,9 @@ resolve(void)
 	/* The next definition; RTLD_DEFAULT could find this one. */
 	AS_FN(f, dlsym(RTLD_NEXT, "__cxa_throw"));
 	std_exception_ti = dlsym(RTLD_DEFAULT, "_ZTISt9exception");
-	pthread_atfork(NULL, NULL, forget_tid);
+	/* The thread's id, asked of the kernel once per thread: a system call
+	 * costs as much as the rest of the record. */
+	pmi_tid_cache_start();
 	atomic_store(&as_cxx_hook_lo, (uintptr_t)__start_pm_cxx_hook);
 	atomic_store(&as_cxx_hook_hi, (uintptr_t)__stop_pm_cxx_hook);
 	atomic_store_explicit(&real_throw, f, memory_order_release);
@@ -133,7 +117,7 @@ record_what(pm_cxx_throw *s, void *obj, const void *tinfo)
 static inline __attribute__((always_inline)) void
 record(void *obj, const void *tinfo)
 {
-	pm_cxx_throw *s = slot_for(tid());
+	pm_cxx_throw *s = slot_for(as_sys_tid());
 	atomic_fetch_add_explicit(&s->seq, 1, memory_order_acq_rel);
 	void *frames[PM_CXX_FRAMES];
 	int n = backtrace(frames, PM_CXX_FRAMES);

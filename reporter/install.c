@@ -40,6 +40,7 @@
 #include "as_walk_lent.h"
 #include "go_text.h"
 #include "install.h"
+#include "tid_cache.h"
 #include "live.h"
 #include "state.h"
 
@@ -294,6 +295,7 @@ pm_install(const pm_config *cfg)
 		return fail(e);
 	}
 	as_arch_tls_remember();
+	pmi_tid_cache_start();
 	if (!map_region())
 		return fail(ENOMEM);
 	as_g.facts.late = &as_g.cap->late_facts;

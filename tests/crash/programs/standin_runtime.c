@@ -31,7 +31,6 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,22 +38,13 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "trap_load.h"
+
 #ifdef LINKED
 #include "postmortem.h"
 #endif
 
 enum { FAULTS = 50 };
-
-/* int standin_load(const volatile int *p): one load, at its first
- * instruction, so that a handler can return from it by hand. */
-#if defined(__x86_64__)
-__asm__(".text\n.globl standin_load\n.type standin_load,@function\nstandin_load:\n"
-        ".cfi_startproc\n\tmovl (%rdi), %eax\n\tret\n.cfi_endproc\n.size standin_load, .-standin_load\n");
-#elif defined(__aarch64__)
-__asm__(".text\n.globl standin_load\n.type standin_load,%function\nstandin_load:\n"
-        ".cfi_startproc\n\tldr w0, [x0]\n\tret\n.cfi_endproc\n.size standin_load, .-standin_load\n");
-#endif
-int standin_load(const volatile int *p);
 
 static char *page;
 /* Addresses nothing is mapped at, through a volatile pointer: no warning. */
@@ -64,21 +54,6 @@ static _Thread_local sigjmp_buf jump_back;
 static _Thread_local ucontext_t switch_back;
 static _Thread_local volatile int switched;
 static atomic_int resolved;
-
-/* Return -1 from standin_load, as a JIT's handler sends the pc to a stub. */
-static void
-return_from_load(ucontext_t *uc)
-{
-#if defined(__x86_64__)
-	greg_t *r = uc->uc_mcontext.gregs;
-	r[REG_RIP] = *(greg_t *)r[REG_RSP];
-	r[REG_RSP] += 8;
-	r[REG_RAX] = -1;
-#elif defined(__aarch64__)
-	uc->uc_mcontext.pc = uc->uc_mcontext.regs[30];
-	uc->uc_mcontext.regs[0] = (uint64_t)-1;
-#endif
-}
 
 static void
 give_up(int sig)
@@ -115,22 +90,22 @@ handler(int sig, siginfo_t *info, void *uctx)
 	else if (strcmp(resolve, "setcontext") == 0)
 		setcontext(&switch_back);
 	else
-		return_from_load(uctx);
+		trap_load_return(uctx);
 }
 
 static int
 fault_once(void)
 {
 	if (strcmp(resolve, "longjmp") == 0)
-		return sigsetjmp(jump_back, 1) ? -1 : standin_load((int *)page);
+		return sigsetjmp(jump_back, 1) ? -1 : trap_load((int *)page);
 	if (strcmp(resolve, "setcontext") == 0) {
 		switched = 0;
 		getcontext(&switch_back);
 		if (switched++)
 			return -1;
-		return standin_load((int *)page);
+		return trap_load((int *)page);
 	}
-	return standin_load((int *)page);
+	return trap_load((int *)page);
 }
 
 static void *
