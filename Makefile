@@ -22,9 +22,11 @@ FUZZ_SECONDS ?= 300
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
-           libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
+           libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev libdebuginfod-dev debuginfod \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go
+# libdebuginfod-dev: elfutils' debuginfod client, which symbolication asks servers through; debuginfod: the
+# server the tests and the debuginfod benchmark start on a loopback port.
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
 # (Go 1.19: an 81 MB download, 450 MB installed, under a minute to install) and build-essential's g++ build the
 # programs tests/crash/test_runtimes.c crashes.
