@@ -43,7 +43,7 @@ NPM_PACKAGES = nodejs npm
 ARM64_BUILD ?= build-arm64
 ARM64_ROOT = $(CURDIR)/$(ARM64_BUILD)-root
 ARM64_PACKAGES = gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++-aarch64-linux-gnu qemu-user-static libc6:arm64 \
-                 libcjson-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libunwind-dev:arm64 \
+                 libcjson-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libdebuginfod-dev:arm64 libunwind-dev:arm64 \
                  libcurl4-openssl-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 \
                  libffi8:arm64 libgit2-1.5:arm64 libstdc++6:arm64 libc6-dbg:arm64
 ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64

@@ -40,7 +40,16 @@ import time
 from benchlib import Crash, Parked, clean_env, table
 
 THREADS = 17
-LIBC = '/lib/x86_64-linux-gnu/libc.so.6'
+
+
+def libc_path():
+    """The libc this interpreter runs with: the one the target would."""
+    with open('/proc/self/maps') as f:
+        for line in f:
+            path = line.split()[-1]
+            if os.path.basename(path) == 'libc.so.6':
+                return path
+    raise RuntimeError('no libc.so.6 in /proc/self/maps')
 
 
 def sh(*argv):
@@ -62,9 +71,10 @@ def lay_out(lab, target, source_root):
     sh('objcopy', '--strip-debug', target, prog)
     sh('objcopy', '--only-keep-debug', target, os.path.join(lab, 'serve', 'target.debug'))
     rename = os.path.join(source_root, 'tests', 'symbolicate', 'new_build_id.py')
-    old = build_id(LIBC)
+    system_libc = libc_path()
+    old = build_id(system_libc)
     libc = os.path.join(lab, 'lib', 'libc.so.6')
-    sh(sys.executable, rename, LIBC, libc)
+    sh(sys.executable, rename, system_libc, libc)
     os.chmod(libc, 0o755)
     sh(sys.executable, rename, '/usr/lib/debug/.build-id/%s/%s.debug' % (old[:2], old[2:]),
        os.path.join(lab, 'serve', 'libc.debug'))

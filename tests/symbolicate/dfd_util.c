@@ -1,7 +1,9 @@
 #include "dfd_util.h"
 
 #include <criterion/criterion.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -37,7 +39,11 @@ renamed_copy(const char *in, const char *out, char *id, size_t cap)
 static void
 add_libc(dfd_lab *l)
 {
-	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	/* The libc this test runs with is the one the program would. */
+	void *self = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	struct link_map *map = NULL;
+	cr_assert(self && dlinfo(self, RTLD_DI_LINKMAP, &map) == 0 && map->l_name[0] == '/', "where is libc?");
+	const char *libc = map->l_name;
 	const char *old = crash_readelf_build_id(libc);
 	char *dbg = symb_fmt("/usr/lib/debug/.build-id/%.2s/%s.debug", old, old + 2);
 	char *lib = dfd_path(l, "lib/libc.so.6"), *served = dfd_path(l, "serve/libc.debug");
@@ -46,6 +52,7 @@ add_libc(dfd_lab *l)
 	renamed_copy(dbg, served, again, sizeof again);
 	cr_assert_str_eq(again, l->libc_id, "libc and its debug file got different ids");
 	symb_sh("chmod +x '%s'", lib);
+	dlclose(self);
 	free(dbg);
 	free(lib);
 	free(served);
@@ -112,6 +119,15 @@ dfd_serve(dfd_server *s, const char *mode, const char *dir, const char *work)
 	s->log = symb_fmt("%s/%s", work, strcmp(mode, "debuginfod") == 0 ? "debuginfod.log" : "requests.log");
 	cr_assert(strncmp(s->url, "http://127.0.0.1:", 17) == 0, "serve_debug.py %s %s did not start (see %s)", mode,
 	          dir, s->log);
+}
+
+void
+dfd_lab_serve(const dfd_lab *l, dfd_server *s)
+{
+	char *serve = dfd_path(l, "serve"), *work = dfd_path(l, "work");
+	dfd_serve(s, "debuginfod", serve, work);
+	free(serve);
+	free(work);
 }
 
 void

@@ -45,6 +45,8 @@ typedef struct dfd_server {
 
 /* Serve dir (mode "debuginfod" or "plain", serve_debug.py) with its files in work. */
 void dfd_serve(dfd_server *s, const char *mode, const char *dir, const char *work);
+/* Serve the lab's serve/ with Debian's debuginfod, its files in work/. */
+void dfd_lab_serve(const dfd_lab *l, dfd_server *s);
 /* Stop it (and wait for it); the log stays readable. */
 void dfd_stop(dfd_server *s);
 void dfd_server_free(dfd_server *s);

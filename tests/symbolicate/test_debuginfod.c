@@ -24,16 +24,6 @@ line_c(const char *marker)
 	return symb_marker_line("symb_c.c", marker);
 }
 
-static const pm_image *
-app_image(const pm_report *r)
-{
-	for (uint32_t i = 0; i < r->image_count; i++)
-		if (r->images[i].is_app)
-			return &r->images[i];
-	cr_assert_fail("the report has no app image");
-	return NULL;
-}
-
 static unsigned
 count(const char *text, const char *needle)
 {
@@ -79,13 +69,13 @@ Test(debuginfod, cold_cache_then_the_cache_alone)
 {
 	dfd_lab l;
 	dfd_lab_make(&l, "inline", 0);
-	char *serve = dfd_path(&l, "serve"), *work = dfd_path(&l, "work"), *out;
+	char *out;
 	dfd_server s;
-	dfd_serve(&s, "debuginfod", serve, work);
+	dfd_lab_serve(&l, &s);
 	pm_report r;
 	cr_assert_eq(dfd_symbolicate(&l, s.url, "", "", &r, &out), 0, "%s", out);
 	expect_inline_chain(&r);
-	expect_in_cache(&l, app_image(&r));
+	expect_in_cache(&l, symb_app_image(&r));
 	cr_expect_eq(count(out, "symb_c:"), 0, "a note for the app: %s", out);
 	pm_report_free(&r);
 	free(out);
@@ -95,7 +85,7 @@ Test(debuginfod, cold_cache_then_the_cache_alone)
 	/* The server is gone: the cache answers, before any connection. */
 	cr_assert_eq(dfd_symbolicate(&l, s.url, "", "", &r, &out), 0, "%s", out);
 	expect_inline_chain(&r);
-	expect_in_cache(&l, app_image(&r));
+	expect_in_cache(&l, symb_app_image(&r));
 	pm_report_free(&r);
 	free(out);
 
@@ -106,8 +96,6 @@ Test(debuginfod, cold_cache_then_the_cache_alone)
 	pm_report_free(&r);
 	free(out);
 	dfd_server_free(&s);
-	free(serve);
-	free(work);
 	dfd_lab_free(&l);
 }
 
@@ -116,9 +104,9 @@ Test(debuginfod, a_program_no_longer_on_disk)
 	dfd_lab l;
 	dfd_lab_make(&l, "segv", 0);
 	cr_assert_eq(unlink(l.bin), 0);
-	char *serve = dfd_path(&l, "serve"), *work = dfd_path(&l, "work"), *out;
+	char *out;
 	dfd_server s;
-	dfd_serve(&s, "debuginfod", serve, work);
+	dfd_lab_serve(&l, &s);
 	pm_report r;
 	/* Program headers and symbols come from the debug file, which keeps both. */
 	cr_assert_eq(dfd_symbolicate(&l, s.url, "", "", &r, &out), 0, "%s", out);
@@ -126,12 +114,10 @@ Test(debuginfod, a_program_no_longer_on_disk)
 	uint32_t i = symb_frame(t, "symb_crash_here");
 	symb_expect_frame(&t->frames[i], "symb_crash_here", "programs/symb_c.c", line_c("crash_here"), false);
 	symb_expect_frame(&t->frames[i + 1], "symb_caller", "programs/symb_c.c", line_c("call_crash"), false);
-	expect_in_cache(&l, app_image(&r));
+	expect_in_cache(&l, symb_app_image(&r));
 	pm_report_free(&r);
 	free(out);
 	dfd_server_free(&s);
-	free(serve);
-	free(work);
 	dfd_lab_free(&l);
 }
 
@@ -145,13 +131,13 @@ Test(debuginfod, only_the_executable_served)
 	cr_assert_eq(unlink(l.bin), 0);
 	symb_sh("cd '%s' && rm serve/symb_c.debug && objcopy --strip-debug '%s' serve/symb_c", l.dir,
 	        symb_program("symb_c"));
-	char *serve = dfd_path(&l, "serve"), *work = dfd_path(&l, "work"), *out;
+	char *out;
 	dfd_server s;
-	dfd_serve(&s, "debuginfod", serve, work);
+	dfd_lab_serve(&l, &s);
 	pm_report r;
 	cr_assert_eq(dfd_symbolicate(&l, s.url, "", "", &r, &out), 0, "%s", out);
 	expect_name_only(&r, "symb_crash_here");
-	const pm_image *app = app_image(&r);
+	const pm_image *app = symb_app_image(&r);
 	cr_expect(app->note && strstr(app->note, "no debug file on debuginfod") &&
 	          strstr(app->note, "stripped: no .debug_info in http://127.0.0.1:"), "note: %s", app->note);
 	pm_report_free(&r);
@@ -160,8 +146,6 @@ Test(debuginfod, only_the_executable_served)
 	cr_expect_eq(dfd_requests(&s, l.id, "debuginfo"), 1);
 	cr_expect_eq(dfd_requests(&s, l.id, "executable"), 1);
 	dfd_server_free(&s);
-	free(serve);
-	free(work);
 	dfd_lab_free(&l);
 }
 
@@ -296,9 +280,9 @@ Test(debuginfod, libc_from_libc6_dbg_through_the_server, .timeout = 600)
 
 	dfd_lab l;
 	dfd_lab_make(&l, "abort", DFD_LIBC);
-	char *serve = dfd_path(&l, "serve"), *work = dfd_path(&l, "work"), *dest = dfd_path(&l, "out.json"), *out;
+	char *dest = dfd_path(&l, "out.json"), *out;
 	dfd_server s;
-	dfd_serve(&s, "debuginfod", serve, work);
+	dfd_lab_serve(&l, &s);
 	/* On a terminal (script(1) gives it one), a progress line while libc's 4 MB come. */
 	char *cmd = symb_fmt("script -qec \"DEBUGINFOD_URLS='%s' DEBUGINFOD_CACHE_PATH='%s/cache' '%s' symbolicate '%s'"
 	                     " -o '%s'\" /dev/null",
@@ -333,8 +317,6 @@ Test(debuginfod, libc_from_libc6_dbg_through_the_server, .timeout = 600)
 	free(cmd);
 	free(want);
 	free(dest);
-	free(serve);
-	free(work);
 	dfd_lab_free(&l);
 }
 
@@ -342,10 +324,10 @@ Test(debuginfod, symbols_build_by_build_id)
 {
 	dfd_lab l;
 	dfd_lab_make(&l, "segv", 0);
-	char *serve = dfd_path(&l, "serve"), *work = dfd_path(&l, "work"), *tables = dfd_path(&l, "tables"), *out;
+	char *tables = dfd_path(&l, "tables"), *out;
 	symb_sh("mkdir '%s'", tables);
 	dfd_server s;
-	dfd_serve(&s, "debuginfod", serve, work);
+	dfd_lab_serve(&l, &s);
 	char *args = symb_fmt("symbols build --build-id %s --build-id %s -o '%s'", l.id, l.id, tables);
 	cr_assert_eq(dfd_cli(&l, s.url, "", args, &out), 0, "%s", out);
 	char *table = symb_fmt("%s/%s.pmsym", tables, l.id);
@@ -362,7 +344,7 @@ Test(debuginfod, symbols_build_by_build_id)
 	const pm_thread *t = symb_crashed(&r);
 	symb_expect_frame(&t->frames[symb_frame(t, "symb_crash_here")], "symb_crash_here", "programs/symb_c.c",
 	                  line_c("crash_here"), false);
-	cr_expect_str_eq(app_image(&r)->debug_file, table);
+	cr_expect_str_eq(symb_app_image(&r)->debug_file, table);
 	pm_report_free(&r);
 	free(out);
 	free(args);
@@ -379,8 +361,6 @@ Test(debuginfod, symbols_build_by_build_id)
 	dfd_server_free(&s);
 	free(table);
 	free(tables);
-	free(serve);
-	free(work);
 	dfd_lab_free(&l);
 }
 
@@ -388,9 +368,9 @@ Test(debuginfod, the_options_override_the_environment)
 {
 	dfd_lab l;
 	dfd_lab_make(&l, "inline", 0);
-	char *serve = dfd_path(&l, "serve"), *work = dfd_path(&l, "work"), *out;
+	char *out;
 	dfd_server s;
-	dfd_serve(&s, "debuginfod", serve, work);
+	dfd_lab_serve(&l, &s);
 	uint16_t port;
 	int refusing = dfd_refusing_port(&port);
 	char *dead = symb_fmt("http://127.0.0.1:%u", port);
@@ -425,7 +405,5 @@ Test(debuginfod, the_options_override_the_environment)
 	dfd_server_free(&s);
 	close(refusing);
 	free(dead);
-	free(serve);
-	free(work);
 	dfd_lab_free(&l);
 }
