@@ -95,6 +95,10 @@ typedef struct pm_config {
 	uint32_t max_threads;     /* threads a report can hold; 0: 1024 */
 	uint32_t max_frames;      /* frames per thread; 0: 512 */
 	uint32_t freeze_timeout_ms; /* how long to wait for threads to stop; 0: 500 */
+	uint32_t handler_timeout_ms; /* how long a signal handler that was there before (a language
+	                                runtime's), given a fault first, may take before the fault is
+	                                reported and the process ends; 0: $POSTMORTEM_HANDLER_TIMEOUT_MS,
+	                                else 30000 (docs/runtimes.md) */
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
 	bool no_minidump;         /* no <id>.dmp beside each report (also POSTMORTEM_MINIDUMP=0) */

@@ -62,6 +62,13 @@ add_lines(pm_report *r, const char **lines, uint32_t cap, const char *text, size
 }
 
 void
+as_asi_add(pm_report *r, const char *text, size_t len)
+{
+	if (r->exception.asi)
+		add_lines(r, r->exception.asi, MAX_ASI_LINES, text, len);
+}
+
+void
 as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap)
 {
 	const char **lines = pmi_arena_alloc(r->arena, MAX_ASI_LINES * sizeof *lines, _Alignof(const char *));

@@ -14,4 +14,7 @@
  * assert/abort message), through `scratch`. */
 void as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap);
 
+/* One more line (text[0..len), cut at newlines) after as_fill_asi's, while there is room. */
+void as_asi_add(pm_report *r, const char *text, size_t len);
+
 #endif

@@ -56,6 +56,12 @@ typedef struct as_capture_ctx {
 	struct pm_md_range *md_ranges;
 	size_t md_range_cap;
 
+	/* a fault that a handler beside ours was given first and gave up on (as_chain.h); NULL if not */
+	const struct as_chain_rec *handed;
+	/* the last fault on this thread whose handler moved the context (as_chain.h), for a report
+	   of another signal that may have come of it; NULL if none */
+	const struct as_chain_moved *moved;
+
 	/* what the capture tells its starter */
 	pm_crash_phases *phases;
 	unsigned *generation;     /* counts captures */

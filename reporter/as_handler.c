@@ -4,6 +4,11 @@
  *
  *   as_on_fatal()          kernel entry (a fault in Go code goes to Go's
  *                          handler alone: is_go_fault)
+ *     runtime first        a fault the kernel raised, with a handler beside
+ *                          ours (a runtime's): that handler is called first
+ *                          (as_chain.c) and nothing is written unless it
+ *                          gives up (docs/runtimes.md): then the fault it
+ *                          was given is reported and the process dies
  *     claim()                 CAS on as_g.owner: exactly one thread reports
  *     as_capture_ctx_of()     the capture context, passed down from here:
  *                             nothing below reads as_g
@@ -11,12 +16,17 @@
  *                             threads, symbols, write both files
  *     notify()                the user's AS-safe callback
  *     chain_or_reraise()      a previous function handler is called from
- *                             here, with ours still armed (it may recover,
- *                             and the next fault gets its own report);
- *                             otherwise previous handlers back, the signal
- *                             re-queued with its own siginfo: the process
- *                             dies as it would have without us (same
- *                             status, same core)
+ *                             here, with ours still armed (a signal sent
+ *                             to the process, abort(), a Go executable's C
+ *                             code); otherwise previous handlers back, the
+ *                             signal re-queued with its own siginfo: the
+ *                             process dies as it would have without us
+ *                             (same status, same core)
+ *
+ * A handler given a fault first gives up by putting the default action back
+ * and returning, by a fatal signal from inside it (abort(), a re-raise, a
+ * fault of its own), by _exit (as_exit.c), by hanging (the watch timer's
+ * probe, as_control.c) or by returning while the same fault comes back.
  *
  * A second fatal signal while a report is being written:
  *   another thread        -> leaves its registers in its slot, waits for the
@@ -36,19 +46,24 @@
 #include "arch.h"
 #include "as_asi.h"
 #include "as_capture.h"
+#include "as_chain.h"
 #include "as_context.h"
 #include "as_cxx_exception.h"
 #include "as_fds.h"
 #include "as_freeze.h"
+#include "as_handed.h"
+#include "as_interpose.h"
 #include "as_prefault.h"
 #include "as_report.h"
 #include "as_sys.h"
 #include "as_walker.h"
 #include "as_write.h"
-#include "start_data.h"
 
 /* How long a second crashing thread waits for the report before dying itself. */
 static const uint64_t second_crash_wait_ns = 10ull * 1000000000u;
+/* Handlers given a fault inside a handler given one (a runtime's for faults
+ * in its own crash output): beyond this depth the fault is the last. */
+enum { MAX_CHAIN_DEPTH = 4 };
 
 static void
 restore_previous_handlers(void)
@@ -57,7 +72,7 @@ restore_previous_handlers(void)
 		sigaction(as_g.signals[i], &as_g.previous[i], NULL);
 }
 
-static const struct sigaction *
+static struct sigaction *
 previous_for(int sig)
 {
 	for (size_t i = 0; i < as_g.signal_count; i++)
@@ -70,6 +85,47 @@ static bool
 is_function(const struct sigaction *sa)
 {
 	return sa && sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
+}
+
+static bool
+is_fatal(int sig)
+{
+	return previous_for(sig) != NULL;
+}
+
+bool
+as_fatal_action(int sig, const struct sigaction *beside, struct sigaction *out)
+{
+	if (!is_fatal(sig))
+		return false;
+	bool function = is_function(beside);
+	memset(out, 0, sizeof *out);
+	out->sa_sigaction = as_on_fatal;
+	/* The kernel applies the mask of the handler beside ours, which we may
+	 * call first, so that the call needs no system call; minus our fatal
+	 * signals (a fault inside it must come back to us, not end the process
+	 * with no word) and the control signal (the watch's probe must reach a
+	 * handler that hangs).  The report blocks the control signal itself. */
+	if (function)
+		out->sa_mask = beside->sa_mask;
+	else
+		sigemptyset(&out->sa_mask);
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		sigdelset(&out->sa_mask, as_g.signals[i]);
+	sigdelset(&out->sa_mask, as_g.freeze_signal);
+	/* Past RLIMIT_FSIZE a write sends SIGXFSZ, whose default action would
+	 * kill the process with the wrong signal; blocked, the write fails with
+	 * EFBIG instead.  The fatal signals all sort before it, so the process
+	 * still dies of its own. */
+	sigaddset(&out->sa_mask, SIGXFSZ);
+	out->sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	/* Where nothing keeps ours in front (an app that links libpostmortem), a
+	 * handler that puts the default action back and raises its signal
+	 * again counts on the signal being blocked until it returns, as the
+	 * kernel would have it: the signal then reaches ours first. */
+	if (function && !(beside->sa_flags & SA_NODEFER) && !as_interpose_active())
+		out->sa_flags &= ~SA_NODEFER;
+	return true;
 }
 
 /* Send sig to ourselves with its original siginfo; it arrives when the
@@ -99,6 +155,22 @@ die_with(int sig, const siginfo_t *info)
 	requeue(sig, info);
 	/* Still alive: the signal was ignored by force or could not be sent. */
 	_exit(128 + sig);
+}
+
+/* The mask a report is written under: no control request but the freeze's
+ * answers (which other threads send), and every fatal signal deliverable,
+ * so that a fault in the capture comes back to on_nested_fault. */
+static void
+report_mask(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	for (size_t i = 0; i < as_g.signal_count; i++)
+		sigaddset(&set, as_g.signals[i]);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, as_g.freeze_signal);
+	sigprocmask(SIG_BLOCK, &set, NULL);
 }
 
 static void
@@ -134,12 +206,12 @@ on_nested_fault(pid_t tid)
  * was reported): then we report our own crash.
  */
 static bool
-wait_for_reporter(int sig, const siginfo_t *info, void *uctx, pid_t tid)
+wait_for_reporter(int sig, const siginfo_t *info, const mcontext_t *mc, pid_t tid)
 {
 	int generation = as_release_generation();
 	pm_slot *s = as_slot_claim(tid);
 	if (s) {
-		s->mc = ((ucontext_t *)uctx)->uc_mcontext;
+		s->mc = *mc;
 		s->signal = sig;
 		atomic_store(&s->state, SLOT_CAPTURED);
 	}
@@ -151,6 +223,22 @@ wait_for_reporter(int sig, const siginfo_t *info, void *uctx, pid_t tid)
 	return false;
 }
 
+/* Become the reporting thread; false when another thread reported a crash
+ * meanwhile (our signal is re-queued: the process is ending). */
+static bool
+claim(int sig, const siginfo_t *info, const mcontext_t *mc, pid_t tid)
+{
+	int owner = 0;
+	while (!atomic_compare_exchange_strong(&as_g.owner, &owner, tid)) {
+		if (owner == tid && as_g.crash_signal != 0)
+			on_nested_fault(tid);
+		if (!wait_for_reporter(sig, info, mc, tid))
+			return false;
+		owner = 0;
+	}
+	return true;
+}
+
 static bool
 report(const as_capture_ctx *c)
 {
@@ -160,6 +248,7 @@ report(const as_capture_ctx *c)
 	as_fill_exception(c->report, c->facts, c->signal, c->info);
 	as_fill_reraised(c);
 	as_fill_asi(c->report, c->facts, c->tid, c->scratch, c->scratch_cap);
+	as_fill_handed(c);
 	as_fill_last_exception(c->report, c->images, c->tid);
 	as_fill_context(c->report, c->facts->tz_min, c->scratch, c->scratch_cap);
 	as_capture_symbols(c);
@@ -186,23 +275,63 @@ notify(const as_capture_ctx *c, bool written)
 	as_g.on_crash(&info, as_g.on_crash_ctx);
 }
 
-/* The fault a previous handler returned from (without jumping away); while
- * the same fault comes straight back, it is the handler's business, not a
- * new crash to report (a handler that returns without fixing anything
- * would otherwise fill the disk).  In .data beside as_g (start_data.h):
- * every fatal signal reads it first, and in .bss its page was one more
- * fault at the first crash. */
-static PM_START_DATA struct {
-	int sig;
-	uint64_t pc;
-	void *addr;
-} returned_from;
-
-static bool
-is_returned_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
+/* The owner reports fault (sig, info, mc), which the handler at `handed`
+ * was given first (NULL: none), and notifies.  `moved`: the last fault the
+ * thread's handler moved the context of (NULL: none). */
+static void
+capture(pid_t tid, int sig, const siginfo_t *info, const mcontext_t *mc, const as_chain_rec *handed,
+        const as_chain_moved *moved, const stack_t *alt)
 {
-	return returned_from.sig == sig && returned_from.addr == info->si_addr &&
-	       returned_from.pc == as_arch_pc(&uc->uc_mcontext);
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	/* What a crash writes besides the storage (state.h), fresh at the first: one call. */
+	as_sys_populate(as_g.cap, sizeof *as_g.cap);
+	as_g.crash_signal = sig;
+	as_g.cap->crash_info = *info;
+	as_g.cap->crash_mc = *mc;
+	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, sig, &as_g.cap->crash_info, &now);
+	c.handed = handed;
+	c.moved = moved;
+	as_prefault_entry(&c, &c, alt);
+	bool written = report(&c);
+	notify(&c, written);
+}
+
+/* The fault a handler beside ours was given first and gave up on (how:
+ * first->gave_up): reported once, by the thread that took it.  Returns
+ * false when another thread's crash was reported instead (the process is
+ * ending). */
+static bool
+report_handed(as_chain_rec *first, pid_t tid)
+{
+	if (first->reported)
+		return true;
+	first->reported = true;
+	report_mask();
+	if (!claim(first->sig, &first->info, &first->mc, tid))
+		return false;
+	stack_t alt;
+	if (as_sys_sigaltstack(NULL, &alt) != 0)
+		alt.ss_flags = SS_DISABLE;
+	capture(tid, first->sig, &first->info, &first->mc, first, NULL, &alt);
+	return true;
+}
+
+static as_chain_rec *
+outermost(as_chain_rec *rec)
+{
+	while (rec->outer)
+		rec = rec->outer;
+	return rec;
+}
+
+static int
+depth(const as_chain_rec *rec)
+{
+	int d = 1;
+	while ((rec = rec->outer) != NULL)
+		d++;
+	return d;
 }
 
 /* A signal a process sent while the program ignores it: under the preload
@@ -230,6 +359,89 @@ is_go_fault(int sig, const siginfo_t *info, const ucontext_t *uc)
 	       is_function(previous_for(sig));
 }
 
+/* A fault the kernel raised, which a runtime beside us may resolve (a JIT's
+ * null check, a safepoint poll, a guard page, a wasm bounds check, a
+ * division, a trap, a seccomp call it emulates): its handler gets it first.
+ * Not in a Go executable: Go ends the process with its own exit system
+ * call, which nothing can see, so a fault outside Go's code is reported
+ * first there, as before. */
+static bool
+runtime_first(int sig, const siginfo_t *info)
+{
+	return info->si_code > 0 && sig != SIGABRT && is_function(previous_for(sig)) && !as_g.facts.go_exe;
+}
+
+/* After a handler returned from a fault without moving the context: the
+ * fault comes back to the default action (the handler put it back), so it
+ * is the last.  Under the preload library ours stays in front and the
+ * program's choice is recorded; otherwise the kernel holds it. */
+static bool
+default_now(int sig)
+{
+	if (as_interpose_active())
+		return !is_function(previous_for(sig));
+	struct sigaction cur;
+	if (sigaction(sig, NULL, &cur) != 0)
+		return false;
+	return cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN;
+}
+
+/* Hand the fault to the handler beside ours (inside the call `outer`, or
+ * NULL); report it and end the process if that handler gives up by
+ * returning.  Otherwise return: the fault is resolved, or runs again. */
+static void
+hand_first(as_chain_rec *outer, int sig, siginfo_t *info, ucontext_t *uc, pid_t tid)
+{
+	as_chain_rec rec;
+	rec.reported = false;
+	if (as_chain_call(&rec, outer, previous_for(sig), sig, info, uc, tid, as_g.freeze_signal,
+	                  as_g.handler_timeout_ms))
+		return;
+	as_chain_rec *first = outer ? outermost(outer) : &rec;
+	if (default_now(sig)) {
+		first->gave_up = AS_GAVE_UP_DEFAULT;
+		first->gave_up_arg = sig;
+	} else if (!outer && as_chain_loops(tid, sig, info, uc, as_g.handler_timeout_ms)) {
+		first->gave_up = AS_GAVE_UP_LOOP;
+		first->gave_up_arg = (int)as_g.handler_timeout_ms;
+	} else {
+		return;
+	}
+	if (report_handed(first, tid))
+		die_with(first->sig, &first->info);
+}
+
+/* A fatal signal from inside a handler's call on this thread.  A fault that
+ * another of its handlers takes (a runtime's for faults in its own crash
+ * output) goes to it first, as any; anything else is the end: the fault
+ * the call began with is reported (once), and this signal ends the process
+ * as it would have (a signal sent by it meets the handlers that were
+ * there before ours). */
+static void
+inside_call(as_chain_rec *inside, int sig, siginfo_t *info, ucontext_t *uc, pid_t tid)
+{
+	as_chain_rec *first = outermost(inside);
+	const struct sigaction *prev = previous_for(sig);
+	uint64_t handler = prev ? (uint64_t)(uintptr_t)prev->sa_sigaction : 0;
+	if (!first->reported && runtime_first(sig, info) && handler != inside->handler &&
+	    depth(inside) < MAX_CHAIN_DEPTH) {
+		hand_first(inside, sig, info, uc, tid);
+		return;
+	}
+	bool fault = info->si_code > 0 && sig != SIGABRT;
+	if (!first->reported) {
+		first->gave_up = fault ? AS_GAVE_UP_FAULT : AS_GAVE_UP_SIGNAL;
+		first->gave_up_arg = sig;
+		if (!report_handed(first, tid))
+			return;
+	}
+	/* A fault would run again into the handler that faulted. */
+	if (fault)
+		die_with(sig, info);
+	restore_previous_handlers();
+	requeue(sig, info);
+}
+
 /* The report is done: the other threads go on, and the next fault (or a
  * thread that crashed meanwhile and waits) is reported afresh. */
 static void
@@ -244,56 +456,23 @@ end_report(void)
 	as_release();
 }
 
-/* Run a previous handler as the kernel would have: its mask, its flavour. */
+/* After the report, a previous function handler runs as the kernel would
+ * have run it (its mask, its flavour); a fatal signal it raises while it
+ * runs (abort() after logging) belongs to the fault already reported.
+ * Otherwise the previous handlers are put back and the signal re-queued. */
 static void
-call_previous(const struct sigaction *prev, int sig, siginfo_t *info, ucontext_t *uc)
+chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc, pid_t tid)
 {
-	sigset_t mask = prev->sa_mask;
-	if (!(prev->sa_flags & SA_NODEFER))
-		sigaddset(&mask, sig);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
-	if (prev->sa_flags & SA_SIGINFO)
-		prev->sa_sigaction(sig, info, uc);
-	else
-		prev->sa_handler(sig);
-	returned_from.sig = sig;
-	returned_from.pc = as_arch_pc(&uc->uc_mcontext);
-	returned_from.addr = info->si_addr;
-}
-
-/* The thread running a previous handler from ours, 0 if none.  A fatal
- * signal that thread raises from inside that handler (abort() after logging)
- * belongs to the fault already reported: the process ends as it would have
- * without us.  The handler may also have jumped away; then a later fault
- * comes from the thread's own stack and is a new one.  Beside
- * returned_from, for the same reason. */
-static PM_START_DATA _Atomic pid_t chaining_tid;
-
-static bool
-inside_previous_handler(pid_t tid, const ucontext_t *uc)
-{
-	if (atomic_load(&chaining_tid) != tid)
-		return false;
-	/* Did the interrupted code run on the alternate stack (the kernel
-	 * saves its bounds in the context), where ours, and the previous
-	 * handler we called, run? */
-	uint64_t sp = as_arch_sp(&uc->uc_mcontext), base = (uint64_t)(uintptr_t)uc->uc_stack.ss_sp;
-	if (sp > base && sp - base <= uc->uc_stack.ss_size)
-		return true;
-	atomic_store(&chaining_tid, 0);
-	return false;
-}
-
-static void
-chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
-{
-	const struct sigaction *prev = previous_for(sig);
+	struct sigaction *prev = previous_for(sig);
 	/* A one-shot handler (SA_RESETHAND) must not see a second fault. */
 	if (is_function(prev) && !(prev->sa_flags & SA_RESETHAND)) {
 		end_report();
-		atomic_store(&chaining_tid, as_sys_gettid());
-		call_previous(prev, sig, info, uc);
-		atomic_store(&chaining_tid, 0);
+		sigset_t mask = prev->sa_mask;
+		if (!(prev->sa_flags & SA_NODEFER))
+			sigaddset(&mask, sig);
+		sigprocmask(SIG_BLOCK, &mask, NULL);
+		as_chain_rec rec = { .reported = true };
+		as_chain_call(&rec, NULL, prev, sig, info, uc, tid, as_g.freeze_signal, as_g.handler_timeout_ms);
 		return;
 	}
 	restore_previous_handlers();
@@ -303,54 +482,38 @@ chain_or_reraise(int sig, siginfo_t *info, ucontext_t *uc)
 __attribute__((noinline)) static void
 on_fatal(int sig, siginfo_t *info, void *uctx)
 {
-	int saved_errno = errno;
+	ucontext_t *uc = uctx;
 	pid_t tid = as_sys_gettid();
-	int owner = 0;
 	if (is_ignored(sig, info))
 		return;
-	if (is_returned_fault(sig, info, uctx) || is_go_fault(sig, info, uctx)) {
-		call_previous(previous_for(sig), sig, info, uctx);
-		errno = saved_errno;
+	if (is_go_fault(sig, info, uc)) {
+		hand_first(NULL, sig, info, uc, tid);
 		return;
 	}
-	returned_from.sig = 0;
 	if (as_walker_on_fault(tid)) {
 		/* A thread lent to the walks faulted in them: the reporting thread
 		 * walks its share, and its slot keeps where it was frozen. */
 		as_park(as_release_generation(), second_crash_wait_ns);
 		restore_previous_handlers();
 		requeue(sig, info);
-		errno = saved_errno;
 		return;
 	}
-	if (inside_previous_handler(tid, uctx)) {
-		restore_previous_handlers();
-		requeue(sig, info);
-		errno = saved_errno;
+	as_chain_rec *inside = as_chain_inside(tid, uc);
+	if (inside) {
+		inside_call(inside, sig, info, uc, tid);
 		return;
 	}
-	while (!atomic_compare_exchange_strong(&as_g.owner, &owner, tid)) {
-		if (owner == tid && as_g.crash_signal != 0)
-			on_nested_fault(tid);
-		if (!wait_for_reporter(sig, info, uctx, tid)) {
-			errno = saved_errno;
-			return;
-		}
-		owner = 0;
+	if (runtime_first(sig, info)) {
+		hand_first(NULL, sig, info, uc, tid);
+		return;
 	}
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
-	/* What a crash writes besides the storage (state.h), fresh at the first: one call. */
-	as_sys_populate(as_g.cap, sizeof *as_g.cap);
-	as_g.crash_signal = sig;
-	as_g.cap->crash_info = *info;
-	as_g.cap->crash_mc = ((ucontext_t *)uctx)->uc_mcontext;
-	as_capture_ctx c = as_capture_ctx_of(&as_g, tid, &as_g.cap->crash_mc, sig, &as_g.cap->crash_info, &now);
-	as_prefault_entry(&c, &c, &((ucontext_t *)uctx)->uc_stack);
-	bool written = report(&c);
-	notify(&c, written);
-	chain_or_reraise(sig, info, uctx);
-	errno = saved_errno;
+	report_mask();
+	if (!claim(sig, info, &uc->uc_mcontext, tid))
+		return;
+	as_chain_moved moved;
+	bool was_moved = as_chain_last_moved(tid, as_g.handler_timeout_ms, &moved);
+	capture(tid, sig, info, &uc->uc_mcontext, NULL, was_moved ? &moved : NULL, &uc->uc_stack);
+	chain_or_reraise(sig, info, uc, tid);
 }
 
 /* Only scalars here: no stack-protector check may read TLS before it is repaired. */
@@ -358,6 +521,36 @@ void
 as_on_fatal(int sig, siginfo_t *info, void *uctx)
 {
 	uint64_t tls = as_arch_tls_repair();
+	int saved_errno = errno;
 	on_fatal(sig, info, uctx);
+	errno = saved_errno;
 	as_arch_tls_put_back(tls);
+}
+
+void
+as_on_chain_probe(pid_t tid, void *uctx)
+{
+	as_chain_rec *inside = as_chain_inside(tid, uctx);
+	if (!inside)
+		return;
+	as_chain_rec *first = outermost(inside);
+	first->gave_up = AS_GAVE_UP_HUNG;
+	first->gave_up_arg = (int)as_g.handler_timeout_ms;
+	if (report_handed(first, tid))
+		die_with(first->sig, &first->info);
+}
+
+void
+as_on_exit(int status)
+{
+	pid_t tid = as_sys_gettid();
+	as_chain_rec *inside = as_chain_inside_here(tid);
+	if (!inside)
+		return;
+	as_chain_rec *first = outermost(inside);
+	if (!first->reported) {
+		first->gave_up = AS_GAVE_UP_EXIT;
+		first->gave_up_arg = status;
+		report_handed(first, tid);
+	}
 }

@@ -4,10 +4,12 @@
  * control signal) under the preload library (preload_sigaction.c).
  *
  * Postmortem's handler stays in the kernel; the program's becomes the
- * previous handler, which as_handler.c calls once the report is written,
- * and the caller is told what it would have seen without postmortem: the
- * handler before it.  So a language runtime (Go, Python's faulthandler)
- * keeps its own crash output, and postmortem still sees the original fault.
+ * handler beside it, which as_handler.c calls first for a fault the kernel
+ * raised (a runtime may resolve it) or once the report is written, and the
+ * caller is told what it would have seen without postmortem: the handler
+ * before it.  So a language runtime (the JVM, V8, Go, Python's
+ * faulthandler) keeps its own faults and crash output, and postmortem
+ * still sees the original fault.
  * A runtime may set a handler from inside its own (Go puts SIG_DFL back
  * before it dies of a signal): nothing here may allocate or lock.  The
  * copies race with a handler reading them only while a program sets a
@@ -16,6 +18,20 @@
 #include "as_interpose.h"
 
 #include "state.h"
+
+static bool active;
+
+void
+as_interpose_start(void)
+{
+	active = true;
+}
+
+bool
+as_interpose_active(void)
+{
+	return active;
+}
 
 static struct sigaction *
 recorded_for(int sig)

@@ -8,9 +8,16 @@
 #include <signal.h>
 #include <stdbool.h>
 
-/* For a signal postmortem owns: record act as the handler postmortem calls
- * after its report, tell old what the kernel would have held without
- * postmortem, and return true.  False: not ours, the kernel's business. */
+/* For a signal postmortem owns: record act as the handler beside
+ * postmortem's (which it may call first, or after its report), tell old
+ * what the kernel would have held without postmortem, and return true.
+ * False: not ours, the kernel's business. */
 bool as_interpose_sigaction(int sig, const struct sigaction *act, struct sigaction *old);
+/* From now on the preload library keeps postmortem's handlers in front
+ * (its setup, before pm_install). */
+void as_interpose_start(void);
+/* Whether it does: then a handler's choice is what as_interpose_sigaction
+ * recorded, and postmortem's stays in the kernel whatever it is. */
+bool as_interpose_active(void);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -166,6 +167,34 @@ long
 as_sys_sigaltstack(const stack_t *ss, stack_t *old)
 {
 	return raw(SYS_sigaltstack, L(ss), L(old), 0, 0, 0, 0);
+}
+
+long
+as_sys_timer_create(int sig, int tag, int *id)
+{
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_SIGNAL;
+	ev.sigev_signo = sig;
+	ev.sigev_value.sival_int = tag;
+	/* The kernel writes an int (its timer_t), not libc's timer_t pointer. */
+	return raw(SYS_timer_create, CLOCK_MONOTONIC, L(&ev), L(id), 0, 0, 0);
+}
+
+long
+as_sys_timer_once(int id, uint64_t ns)
+{
+	struct itimerspec it;
+	memset(&it, 0, sizeof it);
+	it.it_value.tv_sec = (time_t)(ns / 1000000000u);
+	it.it_value.tv_nsec = (long)(ns % 1000000000u);
+	return raw(SYS_timer_settime, id, 0, L(&it), 0, 0, 0);
+}
+
+long
+as_sys_wipe_on_fork(void *p, size_t n)
+{
+	return raw(SYS_madvise, L(p), L(n), MADV_WIPEONFORK, 0, 0, 0);
 }
 
 void

@@ -52,6 +52,12 @@ void *as_sys_map(size_t n, int flags);
 long as_sys_unmap(void *p, size_t n);
 long as_sys_protect(void *p, size_t n, int prot);
 long as_sys_sigaltstack(const stack_t *ss, stack_t *old);
+/* A POSIX timer of CLOCK_MONOTONIC that sends sig to the process with si_value tag
+ * (SI_TIMER); its kernel id in *id.  Set it to fire once, ns from now (0: disarmed). */
+long as_sys_timer_create(int sig, int tag, int *id);
+long as_sys_timer_once(int id, uint64_t ns);
+/* [p, p + n) reads as zeroes in a forked child (MADV_WIPEONFORK, Linux 4.14). */
+long as_sys_wipe_on_fork(void *p, size_t n);
 /* Nanoseconds from *since to now; *since moves to now (one phase after another). */
 uint64_t as_sys_lap_ns(uint64_t *since);
 

@@ -115,8 +115,8 @@ pmi_go_text(uint64_t *lo, uint64_t *hi)
 		return false;
 	f.size = fstat(f.fd, &st) == 0 ? (uint64_t)st.st_size : 0;
 	uint64_t a, b;
-	bool found = open_elf(&f) && is_go(&f) && linked_range(&f, &a, &b);
-	if (found) {
+	bool go = open_elf(&f) && is_go(&f);
+	if (go && linked_range(&f, &a, &b)) {
 		/* A position-independent executable is loaded elsewhere than linked. */
 		uint64_t bias = f.eh.e_type == ET_DYN ? getauxval(AT_ENTRY) - f.eh.e_entry : 0;
 		*lo = a + bias;
@@ -124,7 +124,7 @@ pmi_go_text(uint64_t *lo, uint64_t *hi)
 	}
 	free(f.sh);
 	close(f.fd);
-	return found;
+	return go;
 }
 
 void
@@ -134,9 +134,5 @@ pmi_go_text_note(const struct sigaction *sa)
 	if (!sa || sa->sa_handler == SIG_DFL || sa->sa_handler == SIG_IGN || f->go_text_looked)
 		return;
 	f->go_text_looked = true;
-	uint64_t lo, hi;
-	if (pmi_go_text(&lo, &hi)) {
-		f->go_text_lo = lo;
-		f->go_text_hi = hi;
-	}
+	f->go_exe = pmi_go_text(&f->go_text_lo, &f->go_text_hi);
 }

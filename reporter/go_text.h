@@ -8,7 +8,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* [lo, hi): Go's code in a Go executable, as loaded; false (0, 0) otherwise. */
+/* Whether the executable is Go's; [lo, hi): Go's code in it, as loaded ((0, 0):
+ * not Go, or stripped of the symbols that bracket it). */
 bool pmi_go_text(uint64_t *lo, uint64_t *hi);
 
 /* The range into as_g.facts, looked for once, the first time a function

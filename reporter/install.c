@@ -11,9 +11,10 @@
  *      the image and map tables and the I/O buffers (MAP_NORESERVE: pages
  *      cost nothing until a crash touches them);
  *   3. the fault-free memory reader and the symbol tables' working memory;
- *   4. handlers: the fatal signals (SA_ONSTACK | SA_NODEFER, previous ones
- *      kept for chaining) and a reserved real-time signal that freezes
- *      threads at crash time and sets up alternate stacks at install;
+ *   4. handlers: the fatal signals (SA_ONSTACK, the previous ones kept: a
+ *      runtime's is given its faults first, as_fatal_action) and a reserved
+ *      real-time signal that freezes threads at crash time and sets up
+ *      alternate stacks at install;
  *   5. alternate stacks for this thread and every existing one (asked
  *      for, not waited for: see altstack.h).
  */
@@ -46,6 +47,10 @@ enum {
 	DEFAULT_MAX_THREADS = 1024,
 	DEFAULT_MAX_FRAMES = 512,
 	DEFAULT_FREEZE_MS = 500,
+	/* A runtime's handler given a fault first (as_chain.h) may write its own
+	 * crash log (the JVM's hs_err file takes well under a second); past this,
+	 * it is taken to hang (docs/runtimes.md). */
+	DEFAULT_HANDLER_TIMEOUT_MS = 30000,
 	IMAGE_CAP = 4096,
 	MAP_CAP = 65536,
 	IO_CAP = 64 * 1024,
@@ -172,6 +177,10 @@ configure(const pm_config *cfg)
 	as_g.max_threads = cfg && cfg->max_threads ? cfg->max_threads : DEFAULT_MAX_THREADS;
 	as_g.max_frames = cfg && cfg->max_frames ? cfg->max_frames : DEFAULT_MAX_FRAMES;
 	as_g.freeze_timeout_ms = cfg && cfg->freeze_timeout_ms ? cfg->freeze_timeout_ms : DEFAULT_FREEZE_MS;
+	const char *handler_ms = getenv("POSTMORTEM_HANDLER_TIMEOUT_MS");
+	as_g.handler_timeout_ms = cfg && cfg->handler_timeout_ms ? cfg->handler_timeout_ms
+	                          : handler_ms && atoi(handler_ms) > 0 ? (uint32_t)atoi(handler_ms)
+	                                                               : DEFAULT_HANDLER_TIMEOUT_MS;
 	as_g.on_crash = cfg ? cfg->on_crash : NULL;
 	as_g.on_crash_ctx = cfg ? cfg->on_crash_ctx : NULL;
 	const char *md = getenv("POSTMORTEM_MINIDUMP");
@@ -206,20 +215,12 @@ install_handlers(void)
 	if (sigaction(as_g.freeze_signal, &sa, &as_g.previous_freeze) != 0)
 		return false;
 
-	memset(&sa, 0, sizeof sa);
-	sa.sa_sigaction = as_on_fatal;
-	/* SA_NODEFER: a fault inside the handler comes back to us (see as_handler.c)
-	 * instead of the kernel killing the process with the wrong signal. */
-	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	sigaddset(&sa.sa_mask, as_g.freeze_signal);
-	/* Past RLIMIT_FSIZE a write sends SIGXFSZ, whose default action would
-	 * kill the process with the wrong signal; blocked, the write fails with
-	 * EFBIG instead.  The fatal signals all sort before it, so the process
-	 * still dies of its own. */
-	sigaddset(&sa.sa_mask, SIGXFSZ);
+	/* Each fatal signal's registration mirrors the handler it replaces
+	 * (as_fatal_action): read that one first. */
 	for (size_t i = 0; i < as_g.signal_count; i++)
-		if (sigaction(as_g.signals[i], &sa, &as_g.previous[i]) != 0)
+		if (sigaction(as_g.signals[i], NULL, &as_g.previous[i]) != 0 ||
+		    !as_fatal_action(as_g.signals[i], &as_g.previous[i], &sa) ||
+		    sigaction(as_g.signals[i], &sa, NULL) != 0)
 			return false;
 	return true;
 }

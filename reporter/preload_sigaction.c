@@ -21,6 +21,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "as_handler.h"
 #include "as_interpose.h"
 #include "go_text.h"
 
@@ -60,8 +61,22 @@ find_own_code(struct dl_phdr_info *info, size_t size, void *arg)
 void
 pmi_preload_sigaction_setup(void)
 {
+	as_interpose_start();
 	find_next();
 	dl_iterate_phdr(find_own_code, (void *)(uintptr_t)&pmi_preload_sigaction_setup);
+}
+
+/* A handler recorded beside ours: its mask is the one postmortem's
+ * registration asks of the kernel (as_fatal_action). */
+static void
+recorded(int sig, const struct sigaction *act)
+{
+	struct sigaction ours;
+	if (!act)
+		return;
+	pmi_go_text_note(act);
+	if (as_fatal_action(sig, act, &ours))
+		next_sigaction(sig, &ours, NULL);
 }
 
 int
@@ -70,7 +85,7 @@ sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 	uintptr_t from = (uintptr_t)__builtin_return_address(0);
 	bool ours = from >= own_lo && from < own_hi;
 	if (!ours && as_interpose_sigaction(sig, act, old)) {
-		pmi_go_text_note(act);
+		recorded(sig, act);
 		return 0;
 	}
 	/* Before the setup (another library's constructor), nothing is ours yet. */
@@ -91,7 +106,7 @@ signal(int sig, sighandler_t handler)
 	sigemptyset(&act.sa_mask);
 	sigaddset(&act.sa_mask, sig);
 	if (as_interpose_sigaction(sig, &act, &old)) {
-		pmi_go_text_note(&act);
+		recorded(sig, &act);
 		return old.sa_handler;
 	}
 	if (!next_signal)

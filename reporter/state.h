@@ -38,6 +38,7 @@ typedef struct pm_slot {
 enum { SAMPLE_IDLE = 0, SAMPLE_ASKED, SAMPLE_TAKEN, SAMPLE_DONE };
 /* What a tagged control signal asks for (its si_value; as_control.c). */
 enum { PM_CONTROL_SAMPLE = 0x706d5350, PM_CONTROL_SETUP = 0x706d5355, PM_CONTROL_FREEZE = 0x706d5346 };
+/* (as_chain.h adds the watch timer's AS_CHAIN_WATCH and its probe's AS_CHAIN_PROBE.) */
 
 typedef struct pm_sample {
 	int tid;
@@ -73,6 +74,7 @@ typedef struct pm_facts {
 	uint64_t abort_msg_var;    /* &__abort_msg, glibc's last assert/abort message (0: not glibc) */
 	bool emulated;             /* under qemu-user (docs/arm64.md): its quirks are worked around */
 	bool go_text_looked;       /* go_text.c: looked for once another's handler sat beside ours */
+	bool go_exe;               /* the executable is Go's (its range may be unknown: stripped) */
 	uint64_t go_text_lo, go_text_hi; /* a Go executable's own code (0, 0: none, or not looked for) */
 	pm_late_facts *late;       /* pm_state's late_facts */
 } pm_facts;
@@ -133,6 +135,7 @@ typedef struct pm_state {
 	int freeze_signal;
 	struct sigaction previous_freeze;
 	uint32_t max_threads, max_frames, freeze_timeout_ms;
+	uint32_t handler_timeout_ms; /* how long a handler given a fault first may take (as_chain.h) */
 	pm_crash_callback *on_crash;
 	void *on_crash_ctx;
 	bool minidump;            /* write <id>.dmp beside each report */

@@ -202,10 +202,12 @@ Test(runtimes, cxx_caught_exception_is_not_the_cause, .timeout = 120)
 	crash_run_free(&run);
 }
 
-/* The fault as the kernel reported it: SIGSEGV, SEGV_MAPERR at addr, in both twins;
- * preloaded, postmortem saw it first (no re-raise to describe). */
+/* The fault as the kernel reported it: SIGSEGV, SEGV_MAPERR at addr, in both twins.
+ * `handed`: how the termination description ends when a handler beside
+ * postmortem's was given the fault first and gave up (NULL: postmortem reported it
+ * first, and there is no description; "": not looked at). */
 static void
-expect_original_fault(const crash_run *run, uint64_t addr, bool preloaded)
+expect_original_fault(const crash_run *run, uint64_t addr, const char *handed)
 {
 	const pm_report *twins[] = { &run->text, &run->json };
 	for (size_t k = 0; k < 2; k++) {
@@ -215,8 +217,15 @@ expect_original_fault(const crash_run *run, uint64_t addr, bool preloaded)
 		cr_expect(e->has_si_code && e->si_code == SEGV_MAPERR, "%s: si_code %d", which, e->si_code);
 		cr_expect(e->has_address && e->address == addr, "%s: address 0x%llx", which,
 		          (unsigned long long)e->address);
-		if (preloaded)
+		if (!handed) {
 			cr_expect(!e->term_description, "%s: %s", which, e->term_description);
+		} else if (*handed) {
+			const char *d = e->term_description;
+			size_t n = d ? strlen(d) : 0, k = strlen(handed);
+			cr_expect(d && strncmp(d, "Given first to a signal handler beside postmortem's (", 53) == 0 &&
+			          n >= k && strcmp(d + n - k, handed) == 0,
+			          "%s: %s", which, d ? d : "no description");
+		}
 	}
 }
 
@@ -233,9 +242,10 @@ run_exiting(crash_run *run, const char *path, const char *args, int status)
 }
 
 /* Python's faulthandler, installed after postmortem (the preload library's
- * constructor ran first), goes behind postmortem's handler: the report has
- * the original fault, then faulthandler prints its traceback and re-raises,
- * and the process dies of SIGSEGV as without postmortem. */
+ * constructor ran first), sits beside postmortem's handler and is given the
+ * fault first: it prints its traceback and re-raises, and that is the end:
+ * the report has the original fault, and the process dies of SIGSEGV as
+ * without postmortem. */
 Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 120)
 {
 	crash_run run;
@@ -245,7 +255,7 @@ Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 1
 	cr_expect(strstr(out, "File \"<string>\", line 1 in <module>") != NULL, "no traceback:\n%s", out);
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
 	cr_expect_eq(run.reports, 1);
-	expect_original_fault(&run, 0, true);
+	expect_original_fault(&run, 0, "which gave up on it: it raised SIGSEGV");
 	char *explained = cli("explain --no-symbolicate", run.crash_path);
 	cr_expect(strstr(explained, "it read or wrote memory at 0x0000000000000000") != NULL, "%s", explained);
 	free(explained);
@@ -266,14 +276,15 @@ Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout 
 }
 
 /* A handler set with signal() (glibc's does not go through the exported
- * sigaction) goes behind postmortem's too: the report, then the handler. */
-Test(runtimes, handler_set_with_signal_runs_after_the_report, .timeout = 120)
+ * sigaction) sits beside postmortem's too: given the fault first, it exits
+ * (_exit(3)), and the fault is reported before the process ends. */
+Test(runtimes, handler_set_with_signal_is_given_the_fault_first, .timeout = 120)
 {
 	crash_run run;
 	char *out = run_exiting(&run, pm_test_build("tests/crash_later_handlers"), "signal", 3);
 	cr_expect(strstr(out, "signal() handler ran\n") != NULL, "%s", out);
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
-	expect_original_fault(&run, 0x10, true);
+	expect_original_fault(&run, 0x10, "which gave up on it: it called _exit(3)");
 	free(out);
 	crash_run_free(&run);
 }
@@ -321,7 +332,7 @@ Test(runtimes, fault_reraised_by_a_later_handler_is_named_with_the_original_faul
 	crash_run run;
 	crash_run_program(&run, pm_test_build("tests/crash_late_handler"), NULL, NULL);
 	cr_expect(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status 0x%x", run.status);
-	expect_original_fault(&run, 0x10, false);
+	expect_original_fault(&run, 0x10, "");
 	cr_expect_geq(fault_frame(&run.text), 2);
 	cr_expect_eq(crash_frame_index(&run.text, &run.text.threads[pm_report_crashed_thread(&run.text)], "main"),
 	             fault_frame(&run.text), "the fault is not main's");
@@ -375,7 +386,7 @@ Test(runtimes, go_cgo_fault_in_c_is_reported_and_go_ends_the_process, .timeout =
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
 	cr_expect_eq(run.reports, 1);
 	cr_expect(strstr(out, run.crash_path) != NULL, "run does not name the report:\n%s", out);
-	expect_original_fault(&run, 0x10, true);
+	expect_original_fault(&run, 0x10, NULL);
 	const pm_report *twins[] = { &run.text, &run.json };
 	for (size_t k = 0; k < 2; k++) {
 		const pm_report *r = twins[k];

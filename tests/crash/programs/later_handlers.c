@@ -1,8 +1,8 @@
 /* Run under the preload library (it links no postmortem): the handlers it
  * sets after postmortem's install are what it sees, and an ignored signal
  * raised stays ignored.  Exits 0, or the number of the check that failed.
- * "signal": a SIGSEGV handler set with signal() runs for a fault at 0x10
- * (after postmortem's report), says so and exits 3. */
+ * "signal": a SIGSEGV handler set with signal() is given a fault at 0x10
+ * first, says so and exits 3 (postmortem reports the fault as it exits). */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>

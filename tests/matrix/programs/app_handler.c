@@ -2,15 +2,16 @@
  * The app's own SIGSEGV handler and postmortem, by MODE:
  *
  *   recovers  set before pm_install, it recovers from two faults with
- *             siglongjmp; then the app aborts.  Each of the three faults
- *             gets its own report (issue 12, item 2); dies of SIGABRT.
+ *             siglongjmp; then the app aborts.  The handler is given each
+ *             fault first and resolves it: no report but the abort's; dies
+ *             of SIGABRT.
  *   returns   set before pm_install, it returns: the first time without
  *             fixing anything (the same fault comes straight back), the
  *             second time after making the page writable; then the app
- *             aborts.  Two reports (SIGSEGV once, SIGABRT), not three.
+ *             aborts.  One report (SIGABRT).
  *   aborts    set before pm_install, it calls abort() (after logging, say):
- *             that belongs to the fault already reported — one report
- *             (SIGSEGV), and the process dies of SIGABRT as it would have.
+ *             it gave up on the fault — one report (SIGSEGV, the fault),
+ *             and the process dies of SIGABRT as it would have.
  *   after     set after pm_install, it hands each fault on to the handler it
  *             replaced (postmortem's), as a well-behaved library does: one
  *             report, dies of SIGSEGV.
