@@ -153,7 +153,8 @@ dfd_server_free(dfd_server *s)
 unsigned
 dfd_requests(const dfd_server *s, const char *id, const char *kind)
 {
-	char *text = pm_test_slurp(s->log, NULL), *what = symb_fmt("GET /buildid/%s/%s ", id, kind);
+	char *text = pm_test_slurp(s->log, NULL);
+	char *what = id ? symb_fmt("GET /buildid/%s/%s ", id, kind) : strdup("GET /buildid/");
 	unsigned n = 0;
 	for (const char *p = text; (p = strstr(p, what)) != NULL; p++)
 		n++;

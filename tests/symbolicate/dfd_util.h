@@ -50,7 +50,7 @@ void dfd_lab_serve(const dfd_lab *l, dfd_server *s);
 /* Stop it (and wait for it); the log stays readable. */
 void dfd_stop(dfd_server *s);
 void dfd_server_free(dfd_server *s);
-/* Requests in its log for /buildid/<id>/<kind> (kind: debuginfo, executable). */
+/* Requests in its log for /buildid/<id>/<kind> (kind: debuginfo, executable); id NULL: for any file. */
 unsigned dfd_requests(const dfd_server *s, const char *id, const char *kind);
 
 /* A loopback socket whose port refuses connections (bound, not listening), or one that
