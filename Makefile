@@ -2,6 +2,8 @@
 # machine: they install what is missing with apt-get, build, and run.
 #
 #   make demo   crash a sample program under postmortem and print its report
+#               (SPOTLIGHT=1: then upload it to Spotlight, Sentry's development
+#               receiver, and print the address of its page)
 #   make test   build with warnings as errors and run every test (and every
 #               fuzzer for a fixed number of runs from a fixed seed)
 #
@@ -24,15 +26,20 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev libdebuginfod-dev debuginfod \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
-           python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go
+           python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium \
+           openjdk-17-jdk-headless mono-runtime mono-mcs strace
 # libdebuginfod-dev: elfutils' debuginfod client, which symbolication asks servers through; debuginfod: the
 # server the tests and the debuginfod benchmark start on a loopback port.
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
 # (Go 1.19: an 81 MB download, 450 MB installed, under a minute to install) and build-essential's g++ build the
 # programs tests/crash/test_runtimes.c crashes.
-# Tests install Breakpad's tools and sentry-cli with npm; Debian's npm is needed only when
-# none is present (NodeSource's nodejs ships its own and conflicts with Debian's).
-NPM_PACKAGES = nodejs npm
+# openjdk-17-jdk-headless, mono-runtime, mono-mcs (and node, below): runtimes that take SIGSEGV on purpose,
+# run for real by tests/crash/test_managed.c; strace counts the faults they take.
+# chromium: Spotlight's error page is read in it, headless (tests/delivery/test_upload_spotlight.c).
+# Tests install Breakpad's tools, sentry-cli, Spotlight and playwright-core with npm; Debian's
+# npm is needed only when none is present (NodeSource's nodejs ships its own and conflicts with Debian's;
+# it also ships the Node-API headers that Debian's libnode-dev holds).
+NPM_PACKAGES = nodejs npm libnode-dev
 
 # aarch64 (issue 15): a cross compiler, qemu-user, and the dependencies' arm64
 # packages through multiarch.  Criterion's arm64 package cannot be installed
@@ -71,7 +78,7 @@ build: $(BUILD)/build.ninja
 	ninja -C $(BUILD)
 
 demo: deps build
-	sh sample_crashes/demo.sh $(BUILD)
+	SPOTLIGHT=$(SPOTLIGHT) sh sample_crashes/demo.sh $(BUILD)
 
 test: deps build
 	meson test -C $(BUILD) --print-errorlogs

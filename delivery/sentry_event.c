@@ -5,6 +5,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -88,6 +89,18 @@ image_of(const pm_report *r, const pm_frame *f)
 	return f->image >= 0 && (uint32_t)f->image < r->image_count ? &r->images[f->image] : NULL;
 }
 
+/* Sentry's `function` is the name people read, `symbol` the one the binary has. */
+static bool
+add_names(cJSON *o, const char *symbol)
+{
+	if (!symbol)
+		return true;
+	char *plain = pm_demangle(symbol);
+	bool ok = add_str(o, "function", plain ? plain : symbol) && add_str(o, "symbol", symbol);
+	free(plain);
+	return ok;
+}
+
 static bool
 add_frame(cJSON *frames, const pm_report *r, const pm_frame *f)
 {
@@ -102,7 +115,7 @@ add_frame(cJSON *frames, const pm_report *r, const pm_frame *f)
 	} else {
 		ok = ok && add_str(o, "package", known(f->image_name));
 	}
-	ok = ok && add_str(o, "symbol", f->symbol) && add_str(o, "function", f->symbol);
+	ok = ok && add_names(o, f->symbol);
 	if (f->symbol && f->has_offset)
 		ok = ok && add_addr(o, "symbol_addr", f->address - f->symbol_offset);
 	ok = ok && add_str(o, "filename", f->file);
@@ -123,17 +136,25 @@ add_registers(cJSON *st, const pm_regs *regs)
 	return ok;
 }
 
-/* Sentry orders frames caller first; the model innermost first. */
+/*
+ * th's frames under `key` of o, caller first (the model is innermost first),
+ * with its registers when it crashed.  The innermost frame taken from the
+ * thread's registers is the pc itself; every other is a return address:
+ * "all_but_first" tells Sentry's symbolicator to step back into the call only
+ * for those.
+ */
 static bool
-add_stacktrace(cJSON *t, const pm_report *r, const pm_thread *th)
+add_stacktrace(cJSON *o, const pm_report *r, const pm_thread *th)
 {
 	if (th->frame_count == 0)
 		return true;
-	cJSON *st = cJSON_AddObjectToObject(t, "stacktrace");
+	cJSON *st = cJSON_AddObjectToObject(o, "stacktrace");
 	cJSON *frames = st ? cJSON_AddArrayToObject(st, "frames") : NULL;
 	bool ok = frames != NULL;
 	for (uint32_t i = th->frame_count; ok && i-- > 0;)
 		ok = add_frame(frames, r, &th->frames[i]);
+	if (ok && th->frames[0].how == PM_HOW_CONTEXT)
+		ok = add_str(st, "instruction_addr_adjustment", "all_but_first");
 	if (ok && th->crashed && th->regs && th->regs->count)
 		ok = add_registers(st, th->regs);
 	return ok;
@@ -251,10 +272,15 @@ add_exception(cJSON *ev, const pm_report *r, int32_t crashed)
 	                   : k == PM_KIND_CRASH && e->type   ? e->type
 	                                                     : kind_name[k];
 	bool ok = add_str(v, "type", type) && add_str(v, "value", value[0] ? value : NULL);
+	/* The crashed thread's stack on the exception too: Sentry shows and groups by it there. */
 	if (ok && crashed >= 0)
-		ok = add_u64(v, "thread_id", r->threads[crashed].id ? r->threads[crashed].id : (uint64_t)crashed);
+		ok = add_u64(v, "thread_id", r->threads[crashed].id ? r->threads[crashed].id : (uint64_t)crashed) &&
+		     add_stacktrace(v, r, &r->threads[crashed]);
 	cJSON *mech = ok ? cJSON_AddObjectToObject(v, "mechanism") : NULL;
 	ok = mech && add_str(mech, "type", kind_type[k]) && add_bool(mech, "handled", k == PM_KIND_SNAPSHOT);
+	/* A signal's type and value say little about where it broke: Sentry groups such by the frames. */
+	if (ok && k == PM_KIND_CRASH && e->signal)
+		ok = add_bool(mech, "synthetic", true);
 	cJSON *meta = ok ? cJSON_AddObjectToObject(mech, "meta") : NULL;
 	return meta && add_signal_meta(meta, r) && add_mach_meta(meta, r);
 }
@@ -328,8 +354,18 @@ add_contexts(cJSON *ev, const pm_report *r, int32_t crashed)
 	       add_time(app, "app_start_time", &h->launch_time);
 }
 
-/* Sentry's limits on a tag (longer ones are rejected, so they stay in extra only). */
+/* Sentry's rules for a tag (its documentation, "Tags"): a key of at most 32
+ * letters, digits and "_.:-", a value of at most 200 bytes on one line.
+ * Other annotations would be dropped as tags, so they stay in extra only. */
 enum { TAG_KEY_MAX = 32, TAG_VALUE_MAX = 200 };
+
+static bool
+taggable(const pm_kv *kv)
+{
+	size_t k = strlen(kv->key);
+	return k > 0 && k <= TAG_KEY_MAX && strspn(kv->key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.:-") == k &&
+	       strlen(kv->value) <= TAG_VALUE_MAX && !strchr(kv->value, '\n');
+}
 
 /* Annotations: every one in extra, those that fit Sentry's limits also as tags;
  * the Application Specific Information lines in extra too. */
@@ -344,7 +380,7 @@ add_annotations(cJSON *ev, cJSON *tags, const pm_report *r)
 	for (uint32_t i = 0; ok && i < r->annotation_count; i++) {
 		const pm_kv *kv = &r->annotations[i];
 		ok = add_str(extra, kv->key, kv->value);
-		if (ok && strlen(kv->key) <= TAG_KEY_MAX && strlen(kv->value) <= TAG_VALUE_MAX)
+		if (ok && taggable(kv))
 			ok = add_str(tags, kv->key, kv->value);
 	}
 	if (ok && e->asi_count > 0) {
@@ -371,7 +407,7 @@ add_breadcrumbs(cJSON *ev, const pm_report *r)
 }
 
 cJSON *
-pmi_sentry_event(const pm_report *r, const char *event_id)
+pmi_sentry_event(const pm_report *r, const char *event_id, const char *environment)
 {
 	cJSON *ev = cJSON_CreateObject();
 	int32_t crashed = pm_report_crashed_thread(r);
@@ -382,7 +418,8 @@ pmi_sentry_event(const pm_report *r, const char *event_id)
 		                                [PM_KIND_HANG] = "hang" };
 	bool ok = tags && add_str(ev, "event_id", event_id) && add_str(ev, "level", kind_level[k]) &&
 	          add_str(ev, "platform", "native") && add_time(ev, "timestamp", &r->header.time) &&
-	          add_release(ev, &r->header) && add_str(sdk, "name", "postmortem") &&
+	          add_release(ev, &r->header) && add_str(ev, "environment", environment) &&
+	          add_str(sdk, "name", "postmortem") &&
 	          add_str(sdk, "version", PM_VERSION) && add_str(tags, "postmortem.kind", kind_tag[k]) &&
 	          add_exception(ev, r, crashed) && add_threads(ev, r) && add_images(ev, r) &&
 	          add_contexts(ev, r, crashed) && add_annotations(ev, tags, r) && add_breadcrumbs(ev, r);

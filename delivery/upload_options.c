@@ -58,5 +58,7 @@ pmi_upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
 		return PM_E_INVAL;
 	}
 	pm_err e = pmi_sentry_dsn_parse(in->dsn, &dsn);
+	if (e == PM_OK)
+		e = pmi_sentry_environment(in->environment, &out->environment);
 	return e == PM_OK ? pmi_upload_url_check(dsn.envelope_url, in->allow_http) : e;
 }

@@ -132,8 +132,7 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 {
 	upload_body body = { 0 };
 	char why[256];
-	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt->symbolicate, &body.data, &body.len, why,
-	                                               sizeof why)
+	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt, &body.data, &body.len, why, sizeof why)
 	                       : pmi_upload_form_build(&p->session, p->store, en, &body.form, why, sizeof why);
 	/* No server would take it: a later pass could not do better. */
 	if (e == PM_E_LIMIT && pm_store_quarantine(p->store, en->id, why) == PM_OK) {

@@ -70,7 +70,7 @@ static bool
 copy_options(uploader *u, const char *dir, const pm_upload_options *in)
 {
 	size_t total = str_size(dir) + str_size(in->url) + str_size(in->dsn) + str_size(in->app_name) + str_size(in->app_version)
-	               + str_size(in->ca_file);
+	               + str_size(in->environment) + str_size(in->ca_file);
 	for (size_t i = 0; i < in->header_count; i++)
 		total += str_size(in->headers[i]);
 	u->strings = malloc(total ? total : 1);
@@ -84,6 +84,7 @@ copy_options(uploader *u, const char *dir, const pm_upload_options *in)
 	u->opt.dsn = copy_str(&at, in->dsn);
 	u->opt.app_name = copy_str(&at, in->app_name);
 	u->opt.app_version = copy_str(&at, in->app_version);
+	u->opt.environment = copy_str(&at, in->environment);
 	u->opt.ca_file = copy_str(&at, in->ca_file);
 	for (size_t i = 0; i < in->header_count; i++)
 		u->headers[i] = copy_str(&at, in->headers[i]);
@@ -169,7 +170,8 @@ pm_upload_thread_start(const char *reports_dir, const pm_upload_options *opt)
 	pm_upload_options checked;
 	if (!reports_dir || pmi_upload_options_resolve(opt, &checked) != PM_OK)
 		return PM_E_INVAL;
-	uploader *u = uploader_new(reports_dir, opt);
+	/* The resolved options: the environment variables are read here, on the caller's thread. */
+	uploader *u = uploader_new(reports_dir, &checked);
 	if (!u)
 		return PM_E_NOMEM;
 	pthread_mutex_lock(&current_lock);

@@ -226,6 +226,8 @@ typedef struct pm_upload_options {
 	const char *const *headers;  /* extra headers, e.g. "Authorization: Bearer …" */
 	size_t header_count;
 	const char *app_name, *app_version; /* form fields; NULL: from each report */
+	const char *environment;     /* with dsn: Sentry's environment of every event (docs/sentry.md);
+	                              * NULL: $POSTMORTEM_ENVIRONMENT, else "production" */
 	uint32_t connect_timeout_ms; /* 0: 10 000 */
 	uint32_t timeout_ms;         /* whole request; 0: 60 000 */
 	uint32_t pass_timeout_ms;    /* a whole pass, retries and waits included; 0: twice timeout_ms */

@@ -159,14 +159,20 @@ die_with(int sig, const siginfo_t *info)
 
 /* The mask a report is written under: no control request but the freeze's
  * answers (which other threads send), and every fatal signal deliverable,
- * so that a fault in the capture comes back to on_nested_fault. */
+ * so that a fault in the capture comes back to on_nested_fault — but one
+ * already pending: a handler that put the default action back and raised
+ * its signal again while it was blocked must not end the process before
+ * the report (it ends it after, die_with). */
 static void
 report_mask(void)
 {
-	sigset_t set;
+	sigset_t set, pending;
 	sigemptyset(&set);
+	if (sigpending(&pending) != 0)
+		sigemptyset(&pending);
 	for (size_t i = 0; i < as_g.signal_count; i++)
-		sigaddset(&set, as_g.signals[i]);
+		if (!sigismember(&pending, as_g.signals[i]))
+			sigaddset(&set, as_g.signals[i]);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	sigemptyset(&set);
 	sigaddset(&set, as_g.freeze_signal);
@@ -399,7 +405,10 @@ hand_first(as_chain_rec *outer, int sig, siginfo_t *info, ucontext_t *uc, pid_t 
 		return;
 	as_chain_rec *first = outer ? outermost(outer) : &rec;
 	if (default_now(sig)) {
-		first->gave_up = AS_GAVE_UP_DEFAULT;
+		/* Raised again while blocked, the signal waits for the handler's return. */
+		sigset_t pending;
+		first->gave_up = sigpending(&pending) == 0 && sigismember(&pending, sig) ? AS_GAVE_UP_SIGNAL
+		                                                                         : AS_GAVE_UP_DEFAULT;
 		first->gave_up_arg = sig;
 	} else if (!outer && as_chain_loops(tid, sig, info, uc, as_g.handler_timeout_ms)) {
 		first->gave_up = AS_GAVE_UP_LOOP;

@@ -260,9 +260,22 @@ fail(int err)
 	return -1;
 }
 
+/* The preload library reports this process already (`postmortem run`), and
+ * this is a copy of libpostmortem that a library loaded later brought in (a
+ * JNI library, a node addon): a second reporter would write each crash twice,
+ * and sit beside the first as a runtime's handler would. */
+static bool
+preloaded_here(void)
+{
+	const char *pid = getenv(PMI_PRELOADED_VAR);
+	return pid && atol(pid) == (long)getpid();
+}
+
 int
 pm_install(const pm_config *cfg)
 {
+	if (preloaded_here())
+		return 0;
 	/* as_g is zero here, as the loader, pm_uninstall or a failed install
 	 * left it: clearing it again would only fault its pages in. */
 	if (as_g.installed)

@@ -10,4 +10,8 @@
 /* Read the process facts the handler will copy into every report. */
 void pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room /* PATH_MAX */);
 
+/* Set by the preload library once it has installed postmortem: the pid of
+ * the process it reports (install.c, preload.c). */
+#define PMI_PRELOADED_VAR "POSTMORTEM_PRELOADED"
+
 #endif

@@ -16,7 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "install.h"
 #include "postmortem.h"
 #include "preload_sigaction.h"
 
@@ -66,5 +68,10 @@ preload_install(void)
 		fprintf(stderr, "postmortem-preload: crash reporting is off: %s\n", strerror(errno));
 		return;
 	}
+	/* A library the program loads later may bring libpostmortem and call
+	 * pm_install (install.c, preloaded_here): this process is reported. */
+	char pid[24];
+	snprintf(pid, sizeof pid, "%ld", (long)getpid());
+	setenv(PMI_PRELOADED_VAR, pid, 1);
 	start_upload();
 }

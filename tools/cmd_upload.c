@@ -14,7 +14,7 @@
 static const char usage_line[] =
 	"upload [--dir D] (--url URL | --dsn DSN) [--header 'K: V']... [--allow-http] [--insecure]\n"
 	"                         [--ca-file F] [--timeout-ms N] [--deadline-ms N] [--attempts N] [--no-gzip]\n"
-	"                         [--symbolicate]";
+	"                         [--symbolicate] [--environment NAME]";
 
 static void
 help(void)
@@ -40,6 +40,9 @@ help(void)
 	       "      --attempts N     tries per report before it is kept for later (default 5)\n"
 	       "      --no-gzip        send the files uncompressed\n"
 	       "      --symbolicate    symbolicate with local debug information first\n"
+	       "      --environment NAME\n"
+	       "                       with --dsn: the Sentry environment of every event\n"
+	       "                       (default: $POSTMORTEM_ENVIRONMENT, else production)\n"
 	       "  -h, --help           show this help\n\n"
 	       "Progress goes to standard error (on a terminal: n of N reports and their\n"
 	       "size, as it goes); a one-line summary to standard output, always.\n"
@@ -105,7 +108,7 @@ upload(const char *dir, pm_upload_options *opt)
 	if (p.tty && p.total)
 		fputs("\033[K", stderr);
 	if (e == PM_E_INVAL) {
-		cli_error("upload", "the URL, the DSN or a header was refused (see above)");
+		cli_error("upload", "the URL, the DSN, the environment or a header was refused (see above)");
 		return PM_EXIT_USAGE;
 	}
 	if (e != PM_OK) {
@@ -123,7 +126,7 @@ int
 cmd_upload(int argc, char **argv)
 {
 	enum { OPT_ALLOW_HTTP = 256, OPT_DSN, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_DEADLINE, OPT_ATTEMPTS,
-	       OPT_NO_GZIP, OPT_SYMBOLICATE };
+	       OPT_NO_GZIP, OPT_SYMBOLICATE, OPT_ENVIRONMENT };
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "url", required_argument, NULL, 'u' },
@@ -137,6 +140,7 @@ cmd_upload(int argc, char **argv)
 		{ "attempts", required_argument, NULL, OPT_ATTEMPTS },
 		{ "no-gzip", no_argument, NULL, OPT_NO_GZIP },
 		{ "symbolicate", no_argument, NULL, OPT_SYMBOLICATE },
+		{ "environment", required_argument, NULL, OPT_ENVIRONMENT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -160,6 +164,7 @@ cmd_upload(int argc, char **argv)
 		case OPT_CA_FILE: opt.ca_file = optarg; break;
 		case OPT_NO_GZIP: opt.no_gzip = true; break;
 		case OPT_SYMBOLICATE: opt.symbolicate = true; break;
+		case OPT_ENVIRONMENT: opt.environment = optarg; break;
 		case OPT_TIMEOUT:
 		case OPT_DEADLINE:
 		case OPT_ATTEMPTS:

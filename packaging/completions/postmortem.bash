@@ -45,7 +45,7 @@ _postmortem()
 	show) flags="-d --dir -j --json -h --help" ;;
 	run) flags="-d --dir -j --json -h --help" ;;
 	upload) flags="-d --dir -u --url --dsn -H --header --allow-http --insecure --ca-file --timeout-ms
-	               --deadline-ms --attempts --no-gzip --symbolicate -h --help" ;;
+	               --deadline-ms --attempts --no-gzip --symbolicate --environment -h --help" ;;
 	*) return ;;
 	esac
 	case $prev in

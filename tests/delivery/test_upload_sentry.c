@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crash/crash_util.h"
+#include "fixture_report.h"
 #include "http_server.h"
 #include "upload_util.h"
 #include "util.h"
@@ -92,7 +93,41 @@ hex_of(const char *s)
 	return strtoull(s + 2, NULL, 16);
 }
 
-/* The crashed thread's frames, caller first in the event, innermost first in the twin. */
+/*
+ * t's frames in stacktrace st, caller first (the twin is innermost first):
+ * the address, the image as package (in_app for the executable's), the
+ * symbol as the report names it and the function as people read it, the
+ * registers; the pc (frame 0) is not to be stepped back into its call.
+ */
+static void
+expect_frames(const cJSON *st, const pm_report *twin, const pm_thread *t, const char *where)
+{
+	const cJSON *frames = cJSON_GetObjectItem(st, "frames");
+	cr_assert_eq((uint32_t)cJSON_GetArraySize(frames), t->frame_count, "%s: frames", where);
+	for (uint32_t i = 0; i < t->frame_count; i++) {
+		const pm_frame *fr = &t->frames[i];
+		const cJSON *f = cJSON_GetArrayItem(frames, (int)(t->frame_count - 1 - i));
+		cr_expect_eq(hex_of(str_of(f, "instruction_addr")), fr->address, "%s: frame %u", where, i);
+		if (fr->symbol) {
+			char *plain = pm_demangle(fr->symbol);
+			cr_expect_str_eq(str_of(f, "symbol"), fr->symbol, "%s: frame %u", where, i);
+			cr_expect_str_eq(str_of(f, "function"), plain ? plain : fr->symbol, "%s: frame %u", where, i);
+			free(plain);
+		}
+		if (fr->image >= 0) {
+			const pm_image *im = &twin->images[fr->image];
+			cr_expect_str_eq(str_of(f, "package"), im->path ? im->path : im->name, "%s: frame %u", where, i);
+			cr_expect_eq(cJSON_IsTrue(cJSON_GetObjectItem(f, "in_app")), im->is_app, "%s: frame %u", where, i);
+		}
+	}
+	if (t->frames[0].how == PM_HOW_CONTEXT)
+		cr_expect_str_eq(str_of(st, "instruction_addr_adjustment"), "all_but_first", "%s", where);
+	const cJSON *regs = cJSON_GetObjectItem(st, "registers");
+	if (t->regs && t->regs->count)
+		cr_expect_eq(hex_of(str_of(regs, t->regs->reg[0].name)), t->regs->reg[0].value, "%s", where);
+}
+
+/* The crashed thread's frames, on the exception (where Sentry shows and groups them) and in threads. */
 static void
 expect_crashed_frames(const cJSON *event, const pm_report *twin)
 {
@@ -104,17 +139,10 @@ expect_crashed_frames(const cJSON *event, const pm_report *twin)
 		if (cJSON_IsTrue(cJSON_GetObjectItem(th, "crashed")))
 			crashed = th;
 	cr_assert(crashed, "no crashed thread in the event");
-	const cJSON *frames = cJSON_GetObjectItem(cJSON_GetObjectItem(crashed, "stacktrace"), "frames");
-	cr_assert_eq((uint32_t)cJSON_GetArraySize(frames), t->frame_count);
-	for (uint32_t i = 0; i < t->frame_count; i++) {
-		const cJSON *f = cJSON_GetArrayItem(frames, (int)(t->frame_count - 1 - i));
-		cr_expect_eq(hex_of(str_of(f, "instruction_addr")), t->frames[i].address, "frame %u", i);
-		if (t->frames[i].symbol)
-			cr_expect_str_eq(str_of(f, "function"), t->frames[i].symbol, "frame %u", i);
-	}
-	const cJSON *regs = cJSON_GetObjectItem(cJSON_GetObjectItem(crashed, "stacktrace"), "registers");
-	if (t->regs && t->regs->count)
-		cr_expect_eq(hex_of(str_of(regs, t->regs->reg[0].name)), t->regs->reg[0].value);
+	expect_frames(cJSON_GetObjectItem(crashed, "stacktrace"), twin, t, "threads");
+	const cJSON *ex = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(event, "exception"), "values"), 0);
+	cr_expect_eq((uint64_t)cJSON_GetNumberValue(cJSON_GetObjectItem(ex, "thread_id")), t->id ? t->id : (uint64_t)ci);
+	expect_frames(cJSON_GetObjectItem(ex, "stacktrace"), twin, t, "exception");
 }
 
 /* Every image of the twin that has a build id, by its debug id, at its address. */
@@ -206,7 +234,7 @@ expect_app_context(const cJSON *event, const pm_report *twin)
 	for (uint32_t i = 0; i < twin->annotation_count; i++) {
 		const pm_kv *kv = &twin->annotations[i];
 		cr_expect_str_eq(str_of(extra, kv->key), kv->value, "extra.%s", kv->key);
-		if (strlen(kv->value) <= 200)
+		if (strlen(kv->value) <= 200 && !strchr(kv->value, '\n'))
 			cr_expect_str_eq(str_of(tags, kv->key), kv->value, "tags.%s", kv->key);
 		else
 			cr_expect_null(str_of(tags, kv->key), "tags.%s is longer than Sentry accepts", kv->key);
@@ -268,8 +296,20 @@ expect_envelope(const report *rep, const http_request *r, const char *event_path
 		const cJSON *sig = cJSON_GetObjectItem(cJSON_GetObjectItem(mech, "meta"), "signal");
 		cr_expect_eq(cJSON_GetObjectItem(sig, "number")->valueint, rep->twin.exception.signal);
 		cr_expect_str_eq(str_of(sig, "name"), rep->twin.exception.signal_name);
+		cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(mech, "synthetic")), "a signal's name does not group");
 		expect_crashed_frames(event, &rep->twin);
 	}
+	/* Hangs and snapshots put the thread they are about on the exception too. */
+	if (rep->twin.kind != PM_KIND_CRASH && pm_report_crashed_thread(&rep->twin) >= 0)
+		expect_crashed_frames(event, &rep->twin);
+	/* The release is the app's id and version when the report knows the version. */
+	const char *version = rep->twin.header.version;
+	if (rep->twin.os == PM_OS_LINUX && version && strcmp(version, "???") != 0) {
+		char want[256];
+		snprintf(want, sizeof want, "%s@%s", rep->twin.header.identifier, version);
+		cr_expect_str_eq(str_of(event, "release"), want);
+	}
+	cr_expect_str_eq(str_of(event, "environment"), "production", "the default environment, as sentry-native's");
 	if (rep->twin.os == PM_OS_LINUX) {
 		/* Our incident id becomes the event id. */
 		char want[33] = { 0 };
@@ -306,8 +346,10 @@ report_free(report *rep)
 Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 {
 	static const char *const hang_args[] = { "keep", NULL };
+	static const char *const versioned[] = { "POSTMORTEM_APP_VERSION=3.1.4", NULL };
 	report reps[5] = { 0 };
-	crash_run_sample(&reps[0].run, "two_threads_crash", NULL);
+	unsetenv("POSTMORTEM_ENVIRONMENT");
+	crash_run_sample(&reps[0].run, "two_threads_crash", versioned);
 	report_from_run(&reps[0], "crash");
 	crash_run_program(&reps[1].run, crash_sample_path("hang"), hang_args, NULL);
 	report_from_run(&reps[1], "hang");
@@ -464,6 +506,128 @@ Test(upload_sentry, a_bad_dsn_is_bad_usage)
 		free(out);
 	}
 	cr_expect(upload_exists(upload_path(dir, "pending", upload_id(0), ".json")));
+	upload_remove(dir);
+}
+
+/* The environment the event was sent in: --environment, else $POSTMORTEM_ENVIRONMENT, else production. */
+static char *
+environment_sent(const char *variable, const char *option, int *rc, char **out)
+{
+	static const http_reply script[] = { { .status = 200 }, { 0 } };
+	char *dir = upload_make_reports(1, 0);
+	http_server *srv = http_server_start(script);
+	char *dsn = dsn_args(srv), *args;
+	cr_assert(asprintf(&args, "%s%s%s", dsn, option ? " --environment " : "", option ? option : "") > 0);
+	if (variable)
+		setenv("POSTMORTEM_ENVIRONMENT", variable, 1);
+	else
+		unsetenv("POSTMORTEM_ENVIRONMENT");
+	*rc = upload_cli(dir, args, out);
+	char *env = NULL;
+	if (http_server_count(srv) == 1) {
+		envelope e;
+		envelope_parse(http_server_request(srv, 0), &e);
+		cJSON *event = cJSON_ParseWithLength(e.items[0].data, e.items[0].len);
+		const char *v = str_of(event, "environment");
+		env = v ? strdup(v) : NULL;
+		cJSON_Delete(event);
+		envelope_free(&e);
+	}
+	free(args);
+	free(dsn);
+	http_server_stop(srv);
+	upload_remove(dir);
+	return env;
+}
+
+Test(upload_sentry, the_environment_comes_from_the_option_then_the_variable)
+{
+	static const struct {
+		const char *variable, *option, *sent;
+	} cases[] = {
+		{ NULL, NULL, "production" },
+		{ "staging", NULL, "staging" },
+		{ "", NULL, "production" },
+		{ "staging", "qa-2", "qa-2" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		int rc;
+		char *out, *env = environment_sent(cases[i].variable, cases[i].option, &rc, &out);
+		cr_expect_eq(rc, 0, "%s", out);
+		cr_expect_str_eq(env, cases[i].sent, "case %zu", i);
+		free(env);
+		free(out);
+	}
+}
+
+/* Sentry drops such an environment from the event: refused before anything is sent. */
+Test(upload_sentry, an_environment_sentry_would_drop_is_bad_usage)
+{
+	static const char *const bad[] = { "'two words'", "a/b", "None", "''",
+		                           "x2345678901234567890123456789012345678901234567890123456789012345" /* 65 */ };
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		int rc;
+		char *out, *env = environment_sent(NULL, bad[i], &rc, &out);
+		cr_expect_eq(rc, 2, "--environment %s: %s", bad[i], out);
+		cr_expect(strstr(out, "environment"), "%s", out);
+		cr_expect_null(env, "--environment %s was sent", bad[i]);
+		free(out);
+	}
+	int rc;
+	char *out, *env = environment_sent("a/b", NULL, &rc, &out);
+	cr_expect_eq(rc, 2, "POSTMORTEM_ENVIRONMENT=a/b: %s", out);
+	cr_expect_null(env);
+	free(out);
+}
+
+/* Every annotation in extra; as a tag only one that Sentry keeps as a tag. */
+Test(upload_sentry, annotations_become_tags_only_where_sentry_takes_them)
+{
+	char long_value[202];
+	memset(long_value, 'v', sizeof long_value - 1);
+	long_value[sizeof long_value - 1] = '\0';
+	const pm_kv annotations[] = {
+		{ "build", "1234" },
+		{ "user.id:x-y_z", "alice" },
+		{ "two words", "kept in extra" },
+		{ "a/b", "kept in extra" },
+		{ "k23456789012345678901234567890123", "a 33-byte key" },
+		{ "lines", "one\ntwo" },
+		{ "long", long_value },
+	};
+	const bool tag[] = { true, true, false, false, false, false, false };
+	pm_report r;
+	pm_report_init(&r);
+	pm_fixture_linux_crash(&r);
+	r.annotations = (pm_kv *)annotations;
+	r.annotation_count = sizeof annotations / sizeof annotations[0];
+	char *dir = upload_make_reports(0, 0);
+	upload_write_report(dir, "annotated", &r);
+	r.annotations = NULL;
+	r.annotation_count = 0;
+	pm_report_free(&r);
+
+	static const http_reply script[] = { { .status = 200 }, { 0 } };
+	http_server *srv = http_server_start(script);
+	char *args = dsn_args(srv), *out;
+	cr_assert_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_assert_eq(http_server_count(srv), 1);
+	envelope e;
+	envelope_parse(http_server_request(srv, 0), &e);
+	cJSON *event = cJSON_ParseWithLength(e.items[0].data, e.items[0].len);
+	const cJSON *tags = cJSON_GetObjectItem(event, "tags"), *extra = cJSON_GetObjectItem(event, "extra");
+	for (size_t i = 0; i < sizeof annotations / sizeof annotations[0]; i++) {
+		cr_expect_str_eq(str_of(extra, annotations[i].key), annotations[i].value, "extra.%s", annotations[i].key);
+		if (tag[i])
+			cr_expect_str_eq(str_of(tags, annotations[i].key), annotations[i].value, "tags.%s", annotations[i].key);
+		else
+			cr_expect_null(cJSON_GetObjectItem(tags, annotations[i].key), "tags.%s", annotations[i].key);
+	}
+	cJSON_Delete(event);
+	envelope_free(&e);
+	free(out);
+	free(args);
+	http_server_stop(srv);
 	upload_remove(dir);
 }
 
