@@ -24,10 +24,12 @@ FUZZ_SECONDS ?= 300
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
-           libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev \
+           libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev libdebuginfod-dev debuginfod \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium \
            openjdk-17-jdk-headless mono-runtime mono-mcs strace
+# libdebuginfod-dev: elfutils' debuginfod client, which symbolication asks servers through; debuginfod: the
+# server the tests and the debuginfod benchmark start on a loopback port.
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
 # (Go 1.19: an 81 MB download, 450 MB installed, under a minute to install) and build-essential's g++ build the
 # programs tests/crash/test_runtimes.c crashes.
@@ -48,7 +50,7 @@ NPM_PACKAGES = nodejs npm libnode-dev
 ARM64_BUILD ?= build-arm64
 ARM64_ROOT = $(CURDIR)/$(ARM64_BUILD)-root
 ARM64_PACKAGES = gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++-aarch64-linux-gnu qemu-user-static libc6:arm64 \
-                 libcjson-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libunwind-dev:arm64 \
+                 libcjson-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libdebuginfod-dev:arm64 libunwind-dev:arm64 \
                  libcurl4-openssl-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 \
                  libffi8:arm64 libgit2-1.5:arm64 libstdc++6:arm64 libc6-dbg:arm64
 ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64

@@ -41,6 +41,25 @@ class Crash:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+class Parked:
+    """A crash_target.c process parked with `threads` threads, for a debugger to
+    attach to (its pid); `env` adds to its environment; close() kills it."""
+
+    def __init__(self, target, threads, env=None):
+        self.dir = tempfile.mkdtemp(prefix='pm-bench-')
+        self.proc = subprocess.Popen([target, str(threads), 'park'],
+                                     env=clean_env(POSTMORTEM_DIR=self.dir, **(env or {})), stdout=subprocess.PIPE)
+        self.pid = self.proc.pid
+        if self.proc.stdout.readline().strip() != b'ready':
+            self.close()
+            raise RuntimeError('the parked target did not start')
+
+    def close(self):
+        self.proc.kill()
+        self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
 def summary(values):
     """(min, median) of a list of numbers."""
     return min(values), statistics.median(values)

@@ -29,14 +29,12 @@ usage: crash_vs_gdb.py TARGET [REPEATS]
 """
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
-from benchlib import Crash, clean_env, size_table, summary, table
+from benchlib import Crash, Parked, size_table, summary, table
 
 THREADS = (1, 17, 257)
 PHASE_THREADS = THREADS + (1025,)
@@ -65,20 +63,14 @@ def time_postmortem(target, threads, parent=None):
 
 def time_parked(target, threads, argv):
     """Wall clock of argv + [pid of the parked target] and what it printed."""
-    reports = tempfile.mkdtemp(prefix='pm-bench-')
-    p = subprocess.Popen([target, str(threads), 'park'], env=clean_env(POSTMORTEM_DIR=reports),
-                         stdout=subprocess.PIPE)
+    parked = Parked(target, threads)
     try:
-        if p.stdout.readline().strip() != b'ready':
-            raise RuntimeError('the parked target did not start')
         t0 = time.monotonic_ns()
-        out = subprocess.run(argv + [str(p.pid)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        out = subprocess.run(argv + [str(parked.pid)], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                              check=False).stdout
         t1 = time.monotonic_ns()
     finally:
-        p.kill()
-        p.wait()
-        shutil.rmtree(reports, ignore_errors=True)
+        parked.close()
     return (t1 - t0) / 1e6, out
 
 

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import clean_env, size_table, summary, table
+from benchlib import Parked, clean_env, size_table, summary, table
 
 THREADS = (1, 17, 257)
 
@@ -49,23 +49,18 @@ def crash_once(target, threads, minidump):
 
 
 def gcore_once(target, threads):
-    d = tempfile.mkdtemp(prefix='pm-bench-')
-    p = subprocess.Popen([target, str(threads), 'park'], env=clean_env(POSTMORTEM_DIR=d), stdout=subprocess.PIPE)
+    parked = Parked(target, threads)
     try:
-        if p.stdout.readline().strip() != b'ready':
-            raise RuntimeError('the parked target did not start')
-        core = os.path.join(d, 'core')
+        core = os.path.join(parked.dir, 'core')
         t0 = time.monotonic_ns()
-        subprocess.run(['gdb', '-nx', '-batch', '-p', str(p.pid), '-ex', 'gcore ' + core],
+        subprocess.run(['gdb', '-nx', '-batch', '-p', str(parked.pid), '-ex', 'gcore ' + core],
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
         t1 = time.monotonic_ns()
         if not os.path.exists(core):
             raise RuntimeError('gcore wrote no core')
         return (t1 - t0) / 1e6, os.path.getsize(core)
     finally:
-        p.kill()
-        p.wait()
-        shutil.rmtree(d, ignore_errors=True)
+        parked.close()
 
 
 def main():

@@ -332,6 +332,16 @@ pm_err pm_write_report_string(const pm_report *r, pm_format f, char **out, size_
 typedef struct pm_symbolicate_options {
 	const char *const *debug_dirs; /* more places to look, beside /usr/lib/debug */
 	size_t debug_dir_count;
+	/* Also ask the debuginfod servers of $DEBUGINFOD_URLS, through elfutils' client and
+	 * its cache, for what no local file gives (docs/symbolication.md).  false: local files only. */
+	bool debuginfod;
+	/* A download from them so far (bytes received and in all), for a progress line; NULL:
+	 * none of ours (DEBUGINFOD_PROGRESS then keeps the client's own). */
+	void (*progress)(void *ctx, const char *image, long done, long total);
+	/* Called once when the servers cannot be reached (down, silent past DEBUGINFOD_TIMEOUT,
+	 * ...), with the note the image asked for gets too; may be NULL. */
+	void (*unreachable)(void *ctx, const char *note);
+	void *ctx;                     /* for progress and unreachable */
 } pm_symbolicate_options;
 
 /*
@@ -341,9 +351,11 @@ typedef struct pm_symbolicate_options {
  * file at its recorded path when its build id matches, its .gnu_debuglink,
  * /usr/lib/debug/.build-id/xx/rest.debug, then each debug dir.  Apple
  * reports' images are found by UUID: dSYM bundles and Mach-O files in the
- * debug dirs (docs/symbolication.md).  An image that cannot be used keeps its
- * names and gets a note saying why.  A build id or UUID mismatch is never
- * accepted.  Returns PM_OK even when some images could not be used.
+ * debug dirs (docs/symbolication.md); then, with opt->debuginfod, the
+ * debuginfod servers, each build id asked once, and none after one failed.
+ * An image that cannot be used keeps its names and gets a note saying why.
+ * A build id or UUID mismatch is never accepted, from a server neither.
+ * Returns PM_OK even when some images could not be used.
  */
 pm_err pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt);
 
@@ -377,6 +389,16 @@ pm_err pm_demangle_report(pm_report *r);
  * msg (may be NULL) gets the paths written, one a line, or what failed.
  */
 pm_err pm_symbols_build(const char *path, const char *dir, char *msg, size_t msg_len);
+
+/*
+ * The same for the image of a build id (hex, `build_id`), its debug file found as
+ * pm_symbolicate finds it with opt (may be NULL): /usr/lib/debug/.build-id, the debug
+ * dirs, then debuginfod (the executable when no debug file is there: a table of its
+ * symbols).  PM_E_INVAL: not a build id; PM_E_NOTFOUND: no file of it, msg says where
+ * it was looked for.
+ */
+pm_err pm_symbols_build_id(const char *build_id, const char *dir, const pm_symbolicate_options *opt, char *msg,
+                           size_t msg_len);
 
 /* ------------------------------------------------------------------------ */
 /* The report store: pending reports on the next launch                      */

@@ -5,7 +5,8 @@
  * .gnu_debuglink next to it, in .debug/ beside it and under /usr/lib/debug;
  * /usr/lib/debug/.build-id/xx/rest.debug; then each debug dir, both as a
  * build-id tree (DIR/.build-id/xx/rest.debug, DIR/xx/rest.debug) and as a
- * plain directory (DIR/<debuglink>, DIR/<name>.debug, DIR/<name>).  The
+ * plain directory (DIR/<debuglink>, DIR/<name>.debug, DIR/<name>); then
+ * what debuginfod servers send (debuginfod.c), checked the same way.  The
  * first file whose build id matches and that holds DWARF wins.  A file whose
  * build id differs is refused and named in the note even when another file
  * is found: a rebuilt binary at the recorded path must never pass unnoticed.
@@ -105,40 +106,53 @@ is_the_image(const search *s, const pm_sy_facts *f)
 	return pmi_sy_same_id(s->img->build_id, s->img->build_id_len, f->build_id, f->build_id_len);
 }
 
-/* Check one candidate; true when it settles the search.  Takes `path`.  A quiet
- * candidate (found by scanning a directory) adds to the notes only when it matches. */
-static bool
-try_file(search *s, char *path, pm_sy_facts *facts, bool quiet)
+/* What a candidate turned out to be. */
+typedef enum verdict {
+	ABSENT,                  /* no such file (or a quiet candidate that is not the image's) */
+	UNREADABLE,
+	NOT_OURS,                /* another build id, or not a file of the kind at all */
+	SYMBOLS,                 /* the image's, without DWARF */
+	FOUND,                   /* the image's, with DWARF: the search is over */
+} verdict;
+
+/* Check one candidate, named `shown` in notes (NULL: its path).  Takes `path`.  A
+ * quiet candidate (found by scanning a directory) adds to the notes only when it matches. */
+static verdict
+try_file(search *s, char *path, const char *shown, pm_sy_facts *facts, bool quiet)
 {
 	if (!path) {
 		s->nomem = true;
-		return false;
+		return ABSENT;
 	}
 	int err = s->k->read(path, s->img, facts);
 	if (err == ENOENT || err == ENOTDIR || (quiet && (err || !is_the_image(s, facts)))) {
 		free(path);
-		return false;
+		return ABSENT;
 	}
+	shown = shown ? shown : path;
+	verdict v = NOT_OURS;
 	if (err) {
 		char buf[64];
-		add(s, &s->details, "%s: %s", path, read_error(s, err, buf, sizeof buf));
+		add(s, &s->details, "%s: %s", shown, read_error(s, err, buf, sizeof buf));
+		v = err == ENOEXEC ? NOT_OURS : UNREADABLE;
 	} else if (!is_the_image(s, facts)) {
 		char hex[2 * PM_BUILD_ID_MAX + 1];
 		pmi_sy_hex(facts->build_id, facts->build_id_len, hex);
-		add(s, &s->refused, "%s mismatch: %s has %s", s->k->id, path,
+		add(s, &s->refused, "%s mismatch: %s has %s", s->k->id, shown,
 		    facts->build_id_len ? hex : s->k == &elf_kind_ ? "no build id" : "no UUID");
 	} else if (facts->has_dwarf) {
 		s->found = path;
-		return true;
+		return FOUND;
 	} else {
-		add(s, &s->details, "%s %s", s->k->no_dwarf, path);
+		add(s, &s->details, "%s %s", s->k->no_dwarf, shown);
+		v = SYMBOLS;
 		if (!s->symbols_only) {
 			s->symbols_only = path;
-			return false;
+			return v;
 		}
 	}
 	free(path);
-	return false;
+	return v;
 }
 
 /* Check the file named by fmt unless the search is over. */
@@ -158,7 +172,7 @@ try_path(search *s, const char *fmt, ...)
 		return;
 	}
 	pm_sy_facts facts;
-	try_file(s, n < 0 ? NULL : path, &facts, false);
+	try_file(s, n < 0 ? NULL : path, NULL, &facts, false);
 }
 
 static void
@@ -169,7 +183,7 @@ try_image_file(search *s)
 		return;
 	pm_sy_facts facts;
 	char *path = strdup(p);
-	if (try_file(s, path, &facts, false)) {
+	if (try_file(s, path, NULL, &facts, false) == FOUND) {
 		s->image_file = strdup(p);
 		s->nomem |= !s->image_file;
 	} else if (s->symbols_only && strcmp(s->symbols_only, p) == 0) {
@@ -238,7 +252,7 @@ scan_dir(search *s, const char *dir, bool dsyms)
 			free(path);
 		} else {
 			pm_sy_facts facts;
-			try_file(s, path, &facts, true);
+			try_file(s, path, NULL, &facts, true);
 		}
 	}
 	closedir(d);
@@ -254,6 +268,38 @@ try_dsym_dir(search *s, const char *dir)
 	}
 	scan_dir(s, dir, true);
 	scan_dir(s, dir, false);
+}
+
+/* One question to the servers: their file is a candidate like any other, named in notes by
+ * the URL it came from (by its path when the client's cache had it). */
+static void
+ask_remote(search *s, pm_sy_remote *r, bool executable)
+{
+	const pm_sy_asked *a;
+	char *note;
+	int err = pmi_sy_remote_find(r, s->id_hex, executable, s->img->name, &a, &note);
+	if (note)
+		add(s, &s->details, "%s", note);
+	free(note);
+	s->nomem |= err == ENOMEM;
+	if (err == ENOENT && !executable)
+		add(s, &s->details, "no debug file on debuginfod");
+	if (err)
+		return;
+	pm_sy_facts facts;
+	if (try_file(s, strdup(a->path), a->url, &facts, false) == NOT_OURS)
+		pmi_sy_remote_refuse(a);
+}
+
+/* What no local file gave: the debug file, else (with no file for the symbols either) the image itself. */
+static void
+try_remote(search *s, pm_sy_remote *r)
+{
+	if (!r || s->found)
+		return;
+	ask_remote(s, r, false);
+	if (!s->found && !s->image_file && !s->symbols_only)
+		ask_remote(s, r, true);
 }
 
 static void
@@ -281,7 +327,8 @@ finish(search *s, pm_sy_files *out)
 }
 
 bool
-pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out)
+pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_remote *remote,
+                  pm_sy_files *out)
 {
 	memset(out, 0, sizeof *out);
 	if (img->build_id_len == 0) {
@@ -298,6 +345,8 @@ pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options 
 	for (size_t i = 0; opt && i < opt->debug_dir_count; i++)
 		if (opt->debug_dirs[i])
 			(macho ? try_dsym_dir : try_debug_dir)(&s, opt->debug_dirs[i]);
+	if (!macho)
+		try_remote(&s, remote);
 	finish(&s, out);
 	free(s.image_file);
 	free(s.symbols_only);

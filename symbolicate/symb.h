@@ -7,7 +7,8 @@
  * scopes.c index what a lookup needs, resolve.c turns one address into its
  * chain of frames, symbolicate.c walks the report.  A pre-parsed table
  * (table.c, written by table_build.c for pm_symbols_build) answers instead
- * when a debug dir holds one for the image.
+ * when a debug dir holds one for the image.  What no local file gives is
+ * asked of debuginfod servers (debuginfod.c) when the options say so.
  * Ordinary code: it allocates, and never runs in a signal handler.
  */
 #ifndef PM_SYMBOLICATE_SYMB_H
@@ -46,6 +47,42 @@ void pmi_sy_hex(const uint8_t *id, size_t len, char *buf);
  * bytes, docs/identifiers.md), a longer build id that starts with it. */
 bool pmi_sy_same_id(const uint8_t *want, size_t want_len, const uint8_t *have, size_t have_len);
 
+/* ---- debuginfod servers (debuginfod.c) --------------------------------- */
+
+/* One answer of the servers (or of the client's cache). */
+typedef struct pm_sy_asked {
+	char id[2 * PM_BUILD_ID_MAX + 1];
+	bool executable;         /* the image file itself, not its debug file */
+	int err;                 /* 0, or an errno value: ENOENT none, ENOSYS no server set, ... */
+	char *path;              /* in the client's cache */
+	char *url;               /* where it was downloaded from, NULL when the cache had it */
+} pm_sy_asked;
+
+/* What one symbolication asked, and whether it may ask more. */
+typedef struct pm_sy_remote {
+	bool on;
+	const pm_symbolicate_options *opt;
+	struct debuginfod_client *client; /* begun at the first question */
+	pm_sy_asked *asked;
+	size_t asked_count, asked_cap;
+	const char *asking;      /* the image a download is for, for progress */
+} pm_sy_remote;
+
+/* Ready to ask when opt says so (opt may be NULL: never). */
+void pmi_sy_remote_init(pm_sy_remote *r, const pm_symbolicate_options *opt);
+/*
+ * The debug file (or with `executable`, the image file) of a build id in hex,
+ * for the image called name (may be NULL): its answer in *found (owned by r;
+ * each id and kind is asked once), 0 when a file came, else an errno value
+ * (ENOSYS: not asked).  *note gets (malloc'd) what the image's note should
+ * say about it, or NULL; after a failure other than ENOENT nothing more is asked.
+ */
+int pmi_sy_remote_find(pm_sy_remote *r, const char *id_hex, bool executable, const char *name, const pm_sy_asked **found,
+                       char **note);
+/* Remove a file the servers sent that is not the image's from the cache. */
+void pmi_sy_remote_refuse(const pm_sy_asked *a);
+void pmi_sy_remote_end(pm_sy_remote *r);
+
 /* ---- where the files are (find_debug.c) -------------------------------- */
 
 typedef struct pm_sy_files {
@@ -54,9 +91,10 @@ typedef struct pm_sy_files {
 	char *note;              /* why nothing was found, or which candidates were refused */
 } pm_sy_files;
 
-/* Look for an image's files by its build id (macho: an Apple image's UUID, dSYMs).
- * Returns false when out of memory. */
-bool pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_files *out);
+/* Look for an image's files by its build id (macho: an Apple image's UUID, dSYMs), then
+ * ask remote (may be NULL) for an ELF image's.  Returns false when out of memory. */
+bool pmi_sy_find_files(const pm_image *img, bool macho, const pm_symbolicate_options *opt, pm_sy_remote *remote,
+                       pm_sy_files *out);
 void pmi_sy_files_free(pm_sy_files *f);
 
 /* ---- growable arrays (vec.c) ------------------------------------------- */

@@ -8,7 +8,9 @@
  * opened one at a time and closed before the next, so memory stays bounded
  * by the largest image however many a report lists, and each debug file is
  * opened once per report.  An image whose pre-parsed table (table.c) lies
- * in a debug dir is answered from the table, without its debug file.  New frame arrays come from the report's arena;
+ * in a debug dir is answered from the table, without its debug file; one
+ * that no local file serves is asked of debuginfod (debuginfod.c) when the
+ * options say so.  New frame arrays come from the report's arena;
  * the old ones stay there unused until the report is freed.
  */
 #include <dirent.h>
@@ -42,6 +44,7 @@ typedef struct run {
 	list *lists;
 	size_t list_count;
 	pm_sy_locs results;
+	pm_sy_remote remote;
 	bool nomem;
 } run;
 
@@ -244,7 +247,7 @@ symbolicate_image(run *ru, uint32_t image, const pm_symbolicate_options *opt)
 		return;
 	bool macho = ru->r->os == PM_OS_DARWIN;
 	pm_sy_files files;
-	if (!pmi_sy_find_files(img, macho, opt, &files)) {
+	if (!pmi_sy_find_files(img, macho, opt, &ru->remote, &files)) {
 		ru->nomem = true;
 		return;
 	}
@@ -314,6 +317,7 @@ run_free(run *ru)
 		free(ru->lists[k].groups);
 	free(ru->lists);
 	free(ru->results.v);
+	pmi_sy_remote_end(&ru->remote);
 }
 
 pm_err
@@ -323,6 +327,7 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 		return PM_E_INVAL;
 	elf_version(EV_CURRENT);
 	run ru = { .r = r, .threads = r->threads ? r->thread_count : 0, .images = r->images ? r->image_count : 0 };
+	pmi_sy_remote_init(&ru.remote, opt);
 	bool was_exhausted = pmi_arena_exhausted(r->arena), *wanted = NULL;
 	if (!make_lists(&ru) || !(wanted = wanted_images(&ru))) {
 		run_free(&ru);

@@ -6,6 +6,8 @@
  * The module is opened as symbolication opens it, at bias 0, so the table
  * holds link-time addresses and exactly the answers symbolication would give.
  * Each table is written under a temporary name and renamed into place.
+ * pm_symbols_build_id finds the files of a build id as symbolication does
+ * (debuginfod included) and builds from them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -71,15 +73,14 @@ write_table(pm_sy_module *m, const pm_image *img, const char *dir, out_msg *msg)
 }
 
 static pm_err
-build_one(const char *path, const pm_image *img, bool macho, bool dwarf, const char *dir, out_msg *msg)
+build_files(const pm_sy_files *files, const pm_image *img, bool macho, const char *dir, out_msg *msg)
 {
 	pm_arena arena;
 	pmi_arena_init_heap(&arena);
-	pm_sy_files files = { .elf_path = (char *)path, .dwarf_path = dwarf ? (char *)path : NULL };
 	pm_sy_module m;
 	char why[512];
 	pm_err rc = PM_E_FORMAT;
-	if ((macho ? pmi_sy_macho_module_open : pmi_sy_module_open)(&m, img, &files, &arena, why, sizeof why)) {
+	if ((macho ? pmi_sy_macho_module_open : pmi_sy_module_open)(&m, img, files, &arena, why, sizeof why)) {
 		rc = why[0] ? PM_E_FORMAT : write_table(&m, img, dir, msg);
 		pmi_sy_module_close(&m);
 	}
@@ -87,6 +88,13 @@ build_one(const char *path, const pm_image *img, bool macho, bool dwarf, const c
 		say(msg, "%s%s", msg->len ? "\n" : "", why);
 	pmi_arena_free(&arena);
 	return rc;
+}
+
+static pm_err
+build_one(const char *path, const pm_image *img, bool macho, bool dwarf, const char *dir, out_msg *msg)
+{
+	pm_sy_files files = { .elf_path = (char *)path, .dwarf_path = dwarf ? (char *)path : NULL };
+	return build_files(&files, img, macho, dir, msg);
 }
 
 static pm_err
@@ -154,4 +162,48 @@ pm_symbols_build(const char *path, const char *dir, char *msg, size_t msg_len)
 		return err == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
 	}
 	return build_macho(path, dir, &m);
+}
+
+/* Hex digits, two a byte, into img's build id. */
+static bool
+parse_id(const char *hex, pm_image *img)
+{
+	size_t n = strlen(hex);
+	if (n == 0 || n % 2 || n > 2 * PM_BUILD_ID_MAX || strspn(hex, "0123456789abcdefABCDEF") != n)
+		return false;
+	for (size_t i = 0; i < n / 2; i++)
+		sscanf(hex + 2 * i, "%2hhx", &img->build_id[i]);
+	img->build_id_len = (uint8_t)(n / 2);
+	return true;
+}
+
+pm_err
+pm_symbols_build_id(const char *build_id, const char *dir, const pm_symbolicate_options *opt, char *msg,
+                    size_t msg_len)
+{
+	out_msg m = { .buf = msg, .cap = msg_len };
+	if (msg && msg_len)
+		msg[0] = '\0';
+	pm_image img = { 0 };
+	if (!build_id || !dir || !parse_id(build_id, &img)) {
+		say(&m, "not a build id (an even number of hex digits, at most %d): '%s'", 2 * PM_BUILD_ID_MAX,
+		    build_id ? build_id : "");
+		return PM_E_INVAL;
+	}
+	elf_version(EV_CURRENT);
+	pm_sy_remote remote;
+	pmi_sy_remote_init(&remote, opt);
+	pm_sy_files files;
+	pm_err rc = PM_E_NOMEM;
+	if (pmi_sy_find_files(&img, false, opt, &remote, &files)) {
+		if (files.elf_path) {
+			rc = build_files(&files, &img, false, dir, &m);
+		} else {
+			say(&m, "%s", files.note);
+			rc = PM_E_NOTFOUND;
+		}
+		pmi_sy_files_free(&files);
+	}
+	pmi_sy_remote_end(&remote);
+	return rc;
 }

@@ -7,7 +7,11 @@
 
 #include "commands.h"
 
-static const char usage_line[] = "explain [REPORT] [--dir D] [--json] [--debug-dir DIR]... [--no-symbolicate]";
+static const char usage_line[] =
+	"explain [REPORT] [--dir D] [--json] [--debug-dir DIR]... [--debuginfod URL]... [--no-debuginfod] "
+	"[--no-symbolicate]";
+
+enum { OPT_DEBUGINFOD = 256, OPT_NO_DEBUGINFOD };
 
 static void
 help(void)
@@ -20,24 +24,27 @@ help(void)
 	       "or a report id of the reports directory as 'postmortem list' shows it (or\n"
 	       "a unique beginning of one); without REPORT, the newest pending report.\n"
 	       "Frames are first symbolicated from the debug information found by build\n"
-	       "id (as 'postmortem symbolicate' does) and their names demangled; the\n"
-	       "first frame in your code skips the language runtime's own abort and\n"
-	       "panic path (libc abort/raise/assert, libstdc++'s terminate, Rust's panic).\n\n"
+	       "id (as 'postmortem symbolicate' does, debuginfod servers included) and\n"
+	       "their names demangled; the first frame in your code skips the language\n"
+	       "runtime's own abort and panic path (libc abort/raise/assert, libstdc++'s\n"
+	       "terminate, Rust's panic).\n\n"
 	       "%s"
 	       "  -j, --json             print the diagnosis as a JSON object\n"
 	       "      --debug-dir DIR    also look for debug files in DIR (repeatable)\n"
+	       "%s"
 	       "  -n, --no-symbolicate   explain the frames as the report names them\n"
 	       "  -h, --help             show this help\n\n"
 	       "Exit status: 0 explained, 1 REPORT could not be found or read, 2 bad usage,\n"
 	       "3 output failed.\n",
-	       usage_line, cli_dir_help);
+	       usage_line, cli_dir_help, cli_debuginfod_help);
 }
 
 /* Readable frames first: what the debug information says, names demangled. */
 static int
-readable(pm_report *r, const pm_symbolicate_options *opt, bool symbolicate)
+readable(pm_report *r, const pm_symbolicate_options *opt, cli_debuginfod *dfd, bool symbolicate)
 {
 	pm_err e = symbolicate ? pm_symbolicate(r, opt) : pm_demangle_report(r);
+	cli_debuginfod_clear(dfd);
 	if (e == PM_OK)
 		return PM_EXIT_OK;
 	cli_error("explain", "%s", pm_strerror(e));
@@ -45,7 +52,8 @@ readable(pm_report *r, const pm_symbolicate_options *opt, bool symbolicate)
 }
 
 static int
-explain(const char *dir, const char *arg, bool json, const pm_symbolicate_options *opt, bool symbolicate)
+explain(const char *dir, const char *arg, bool json, const pm_symbolicate_options *opt, cli_debuginfod *dfd,
+        bool symbolicate)
 {
 	char *path;
 	int rc = cli_report_path("explain", dir, arg, &path);
@@ -56,7 +64,7 @@ explain(const char *dir, const char *arg, bool json, const pm_symbolicate_option
 	free(path);
 	if (rc != PM_EXIT_OK)
 		return rc;
-	rc = readable(&r, opt, symbolicate);
+	rc = readable(&r, opt, dfd, symbolicate);
 	char *text = rc == PM_EXIT_OK ? pm_explain(&r, json) : NULL;
 	pm_report_free(&r);
 	if (rc != PM_EXIT_OK)
@@ -81,6 +89,8 @@ cmd_explain(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "debug-dir", required_argument, NULL, 'g' },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "no-symbolicate", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
@@ -89,6 +99,7 @@ cmd_explain(int argc, char **argv)
 	if (!dirs)
 		return PM_EXIT_FAIL;
 	pm_symbolicate_options opt = { .debug_dirs = dirs };
+	cli_debuginfod dfd = { .cmd = "explain" };
 	const char *dir = NULL;
 	bool json = false, symbolicate = true;
 	int c, rc = -1;
@@ -97,6 +108,8 @@ cmd_explain(int argc, char **argv)
 		case 'd': dir = optarg; break;
 		case 'j': json = true; break;
 		case 'g': dirs[opt.debug_dir_count++] = optarg; break;
+		case OPT_DEBUGINFOD: rc = cli_debuginfod_add(&dfd, optarg) ? -1 : PM_EXIT_FAIL; break;
+		case OPT_NO_DEBUGINFOD: dfd.off = true; break;
 		case 'n': symbolicate = false; break;
 		case 'h': help(); rc = PM_EXIT_OK; break;
 		default: rc = cli_usage_error("explain", usage_line); break;
@@ -104,8 +117,12 @@ cmd_explain(int argc, char **argv)
 	}
 	if (rc < 0 && argc - optind > 1)
 		rc = cli_usage_error("explain", usage_line);
-	if (rc < 0)
-		rc = explain(dir, argv[optind], json, &opt, symbolicate);
+	if (rc < 0) {
+		/* Notes about images are not explain's to print; a server that cannot be reached is. */
+		cli_debuginfod_use(&dfd, &opt, true);
+		rc = explain(dir, argv[optind], json, &opt, &dfd, symbolicate);
+	}
+	cli_debuginfod_end(&dfd);
 	free(dirs);
 	return rc;
 }

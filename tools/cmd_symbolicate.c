@@ -1,6 +1,6 @@
 /*
  * cmd_symbolicate.c — `postmortem symbolicate REPORT [--debug-dir DIR]...
- * [-o OUT] [--to crash|json]`.
+ * [--debuginfod URL]... [--no-debuginfod] [-o OUT] [--to crash|json]`.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -9,7 +9,10 @@
 
 #include "commands.h"
 
-static const char usage_line[] = "symbolicate REPORT [--debug-dir DIR]... [-o OUT] [--to crash|json]";
+static const char usage_line[] =
+	"symbolicate REPORT [--debug-dir DIR]... [--debuginfod URL]... [--no-debuginfod] [-o OUT] [--to crash|json]";
+
+enum { OPT_DEBUGINFOD = 256, OPT_NO_DEBUGINFOD };
 
 static void
 help(void)
@@ -17,8 +20,9 @@ help(void)
 	printf("usage: postmortem %s\n\n"
 	       "Give the frames of a crash report function names, source files, lines and\n"
 	       "inlined calls from debug information found by each image's build id: the\n"
-	       "image file itself, its .gnu_debuglink, /usr/lib/debug/.build-id, then each\n"
-	       "DIR (a .build-id tree, or a directory of files named like the images).  A\n"
+	       "image file itself, its .gnu_debuglink, /usr/lib/debug/.build-id, each DIR\n"
+	       "(a .build-id tree, or a directory of files named like the images), then the\n"
+	       "debuginfod servers of $DEBUGINFOD_URLS (elfutils' client and cache).  A\n"
 	       "file whose build id differs is never used.  Images without debug\n"
 	       "information keep their names; why is printed to standard error and kept in\n"
 	       "the JSON twin.  Apple reports: each image's UUID picks a dSYM in a DIR\n"
@@ -26,13 +30,14 @@ help(void)
 	       "report's architecture in a universal file); another UUID is never used.\n"
 	       "REPORT is a file, or a report id (or a unique beginning of one) of the\n"
 	       "reports directory.\n\n"
-	       "  -d, --debug-dir DIR   look for debug files in DIR too (repeatable)\n"
-	       "  -o, --output OUT      write to OUT instead of standard output\n"
-	       "  -t, --to FORMAT       crash or json (default: json for a JSON twin, else crash)\n"
-	       "  -h, --help            show this help\n\n"
-	       "Exit status: 0 written, 1 REPORT could not be found, read or symbolicated,\n"
-	       "2 bad usage, 3 OUT could not be written.\n",
-	       usage_line);
+	       "  -d, --debug-dir DIR    look for debug files in DIR too (repeatable)\n"
+	       "%s"
+	       "  -o, --output OUT       write to OUT instead of standard output\n"
+	       "  -t, --to FORMAT        crash or json (default: json for a JSON twin, else crash)\n"
+	       "  -h, --help             show this help\n\n"
+	       "Exit status: 0 written (also when a server could not be reached), 1 REPORT\n"
+	       "could not be found, read or symbolicated, 2 bad usage, 3 OUT could not be written.\n",
+	       usage_line, cli_debuginfod_help);
 }
 
 static void
@@ -45,7 +50,8 @@ print_notes(const pm_report *r)
 }
 
 static int
-symbolicate(const char *arg, const pm_symbolicate_options *opt, const char *out, const char *to)
+symbolicate(const char *arg, const pm_symbolicate_options *opt, cli_debuginfod *dfd, const char *out,
+            const char *to)
 {
 	char *in;
 	int rc = cli_report_path("symbolicate", NULL, arg, &in);
@@ -58,6 +64,7 @@ symbolicate(const char *arg, const pm_symbolicate_options *opt, const char *out,
 		return rc;
 	}
 	pm_err e = pm_symbolicate(&r, opt);
+	cli_debuginfod_clear(dfd);
 	if (e == PM_OK) {
 		print_notes(&r);
 		bool json = to ? strcmp(to, "json") == 0 : r.format == PM_FORMAT_JSON;
@@ -76,6 +83,8 @@ cmd_symbolicate(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "debug-dir", required_argument, NULL, 'd' },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "output", required_argument, NULL, 'o' },
 		{ "to", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -85,11 +94,14 @@ cmd_symbolicate(int argc, char **argv)
 	if (!dirs)
 		return PM_EXIT_FAIL;
 	pm_symbolicate_options opt = { .debug_dirs = dirs };
+	cli_debuginfod dfd = { .cmd = "symbolicate" };
 	const char *out = NULL, *to = NULL;
 	int c, rc = -1;
 	while (rc < 0 && (c = getopt_long(argc, argv, "d:o:t:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': dirs[opt.debug_dir_count++] = optarg; break;
+		case OPT_DEBUGINFOD: rc = cli_debuginfod_add(&dfd, optarg) ? -1 : PM_EXIT_FAIL; break;
+		case OPT_NO_DEBUGINFOD: dfd.off = true; break;
 		case 'o': out = optarg; break;
 		case 't': to = optarg; break;
 		case 'h': help(); rc = PM_EXIT_OK; break;
@@ -102,8 +114,12 @@ cmd_symbolicate(int argc, char **argv)
 	}
 	if (rc < 0 && optind + 1 != argc)
 		rc = cli_usage_error("symbolicate", usage_line);
-	if (rc < 0)
-		rc = symbolicate(argv[optind], &opt, out, to);
+	if (rc < 0) {
+		/* The notes printed after it name an unreachable server for the image that asked. */
+		cli_debuginfod_use(&dfd, &opt, false);
+		rc = symbolicate(argv[optind], &opt, &dfd, out, to);
+	}
+	cli_debuginfod_end(&dfd);
 	free(dirs);
 	return rc;
 }

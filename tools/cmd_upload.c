@@ -73,17 +73,6 @@ typedef struct progress {
 } progress;
 
 static void
-format_size(uint64_t n, char *out, size_t cap)
-{
-	if (n < 1024)
-		snprintf(out, cap, "%" PRIu64 " B", n);
-	else if (n < 1024 * 1024)
-		snprintf(out, cap, "%.1f KiB", (double)n / 1024);
-	else
-		snprintf(out, cap, "%.1f MiB", (double)n / (1024 * 1024));
-}
-
-static void
 on_progress(void *ctx, size_t done, size_t total, uint64_t done_bytes, uint64_t total_bytes)
 {
 	progress *p = ctx;
@@ -92,8 +81,8 @@ on_progress(void *ctx, size_t done, size_t total, uint64_t done_bytes, uint64_t 
 	if (!p->tty)
 		return;
 	char a[32], b[32];
-	format_size(done_bytes, a, sizeof a);
-	format_size(total_bytes, b, sizeof b);
+	cli_format_size(done_bytes, a, sizeof a);
+	cli_format_size(total_bytes, b, sizeof b);
 	/* Cleared, written, carriage return: the next log line writes over it. */
 	fprintf(stderr, "\033[Kpostmortem upload: %zu of %zu reports, %s of %s\r", done, total, a, b);
 	fflush(stderr);
@@ -127,7 +116,7 @@ upload(const char *dir, pm_upload_options *opt)
 		return PM_EXIT_FAIL;
 	}
 	char size[32];
-	format_size(p.total_bytes, size, sizeof size);
+	cli_format_size(p.total_bytes, size, sizeof size);
 	printf("sent %" PRIu32 ", kept %" PRIu32 ", quarantined %" PRIu32 " (of %zu pending reports, %s)\n",
 	       res.sent, res.kept, res.quarantined, p.total, size);
 	return res.kept || res.quarantined ? PM_EXIT_FAIL : PM_EXIT_OK;

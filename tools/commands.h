@@ -75,5 +75,29 @@ typedef struct cli_store_cmd {
 int cli_parse_store_args(const cli_store_cmd *cmd, int argc, char **argv, const char **dir, bool *json);
 /* "pending", "partial", "quarantined", "sent". */
 const char *cli_state_name(pm_report_state st);
+/* n bytes as "512 B", "1.5 KiB", "4.1 MiB". */
+void cli_format_size(uint64_t n, char *out, size_t cap);
+
+/* --debuginfod URL and --no-debuginfod of the commands that symbolicate. */
+typedef struct cli_debuginfod {
+	const char *cmd;
+	char *urls;              /* the --debuginfod URLs, space-separated; NULL: $DEBUGINFOD_URLS */
+	bool off;                /* --no-debuginfod */
+	bool shown;              /* a progress line is on the terminal */
+	bool say_unreachable;
+	bool failed;             /* the servers could not be reached */
+} cli_debuginfod;
+/* The options' lines of a command's help. */
+extern const char cli_debuginfod_help[];
+/* Take one --debuginfod URL; false, said on stderr, when out of memory. */
+bool cli_debuginfod_add(cli_debuginfod *d, const char *url);
+/* Ask debuginfod through opt as the options and the environment say, with a progress line
+ * on a terminal; d->failed is set when the servers cannot be reached, and with
+ * `say_unreachable` the note is printed then. */
+void cli_debuginfod_use(cli_debuginfod *d, pm_symbolicate_options *opt, bool say_unreachable);
+/* Clear the progress line, if one is shown. */
+void cli_debuginfod_clear(cli_debuginfod *d);
+/* The same, and free what d holds. */
+void cli_debuginfod_end(cli_debuginfod *d);
 
 #endif

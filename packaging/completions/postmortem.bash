@@ -38,9 +38,9 @@ _postmortem()
 	local flags
 	case $cmd in
 	convert) flags="-o --output -t --to -h --help" ;;
-	explain) flags="-d --dir -j --json --debug-dir -n --no-symbolicate -h --help" ;;
-	symbolicate) flags="-d --debug-dir -o --output -t --to -h --help" ;;
-	symbols) flags="-o --output -h --help" ;;
+	explain) flags="-d --dir -j --json --debug-dir --debuginfod --no-debuginfod -n --no-symbolicate -h --help" ;;
+	symbolicate) flags="-d --debug-dir --debuginfod --no-debuginfod -o --output -t --to -h --help" ;;
+	symbols) flags="-b --build-id --debuginfod --no-debuginfod -o --output -h --help" ;;
 	list) flags="-d --dir -j --json -h --help" ;;
 	show) flags="-d --dir -j --json -h --help" ;;
 	run) flags="-d --dir -j --json -h --help" ;;
@@ -50,9 +50,10 @@ _postmortem()
 	esac
 	case $prev in
 	-t | --to) COMPREPLY=($(compgen -W "crash json" -- "$cur")); return ;;
+	-b | --build-id) return ;;
 	-d | --dir | --debug-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-o | --output | --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts) return ;;
+	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$flags" -- "$cur"))

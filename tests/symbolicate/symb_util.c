@@ -80,6 +80,16 @@ symb_crashed(const pm_report *r)
 	return &r->threads[t];
 }
 
+const pm_image *
+symb_app_image(const pm_report *r)
+{
+	for (uint32_t i = 0; i < r->image_count; i++)
+		if (r->images[i].is_app)
+			return &r->images[i];
+	cr_assert_fail("no app image");
+	return NULL;
+}
+
 uint32_t
 symb_frame(const pm_thread *t, const char *symbol)
 {

@@ -24,6 +24,8 @@ char *symb_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void symb_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The crashed thread of r; the test fails when there is none. */
 const pm_thread *symb_crashed(const pm_report *r);
+/* The app's image in r; the test fails when there is none. */
+const pm_image *symb_app_image(const pm_report *r);
 /* Index of the first frame of t named `symbol`; the test fails when there is none. */
 uint32_t symb_frame(const pm_thread *t, const char *symbol);
 bool symb_ends_with(const char *s, const char *suffix);

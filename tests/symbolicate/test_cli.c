@@ -113,11 +113,8 @@ Test(cli, notes_go_to_stderr_and_json)
 	cr_expect(strstr(out, "postmortem symbolicate: symb_c: no debug file with build id "), "stderr:\n%s", out);
 	pm_report r;
 	read_back(dest, &r);
-	const pm_image *app = NULL;
-	for (uint32_t i = 0; i < r.image_count; i++)
-		if (r.images[i].is_app)
-			app = &r.images[i];
-	cr_assert(app && app->note, "the JSON keeps no note for the app");
+	const pm_image *app = symb_app_image(&r);
+	cr_assert(app->note, "the JSON keeps no note for the app");
 	cr_expect(strstr(app->note, "stripped: no .debug_info in "), "note: %s", app->note);
 	pm_report_free(&r);
 	symb_sh("rm -rf '%s'", dir);

@@ -61,16 +61,6 @@ layout_symbolicate(layout *l)
 	cr_assert_eq(pm_symbolicate(&l->run.json, &opt), PM_OK);
 }
 
-static const pm_image *
-app_image(const pm_report *r)
-{
-	for (uint32_t i = 0; i < r->image_count; i++)
-		if (r->images[i].is_app)
-			return &r->images[i];
-	cr_assert_fail("no app image");
-	return NULL;
-}
-
 static void
 expect_cxx_frames(const pm_report *r)
 {
@@ -83,7 +73,7 @@ expect_cxx_frames(const pm_report *r)
 static void
 expect_debug_file(const pm_report *r, char *want)
 {
-	const pm_image *app = app_image(r);
+	const pm_image *app = symb_app_image(r);
 	cr_expect_str_eq(app->debug_file ? app->debug_file : "(none)", want, "note: %s", app->note ? app->note : "");
 	free(want);
 }
@@ -91,7 +81,7 @@ expect_debug_file(const pm_report *r, char *want)
 static void
 expect_note(const pm_report *r, char *part)
 {
-	const pm_image *app = app_image(r);
+	const pm_image *app = symb_app_image(r);
 	cr_expect(app->note && strstr(app->note, part), "note '%s' lacks '%s'", app->note ? app->note : "(none)", part);
 	free(part);
 }
@@ -141,7 +131,7 @@ Test(layouts, stripped_binary_says_why)
 	pm_report *r = &l.run.json;
 	const pm_frame before = symb_crashed(r)->frames[0];
 	layout_symbolicate(&l);
-	cr_expect_null(app_image(r)->debug_file);
+	cr_expect_null(symb_app_image(r)->debug_file);
 	expect_note(r, symb_fmt("no debug file with build id %s found", l.id));
 	expect_note(r, symb_fmt("stripped: no .debug_info in %s", l.bin));
 	const pm_frame *after = &symb_crashed(r)->frames[0];
@@ -160,7 +150,7 @@ Test(layouts, wrong_build_id_is_refused)
 	symb_sh("cp '%s' '%s/symb_c.debug' && cp '%s' '%s/%s'", other, l.dbg, other, l.dbg, l.id_path);
 	symb_crash(&l.run, l.bin, "segv");
 	layout_symbolicate(&l);
-	cr_expect_null(app_image(&l.run.json)->debug_file, "a file with another build id was used");
+	cr_expect_null(symb_app_image(&l.run.json)->debug_file, "a file with another build id was used");
 	expect_note(&l.run.json, symb_fmt("build id mismatch: %s/symb_c.debug has %s", l.dbg, other_id));
 	expect_note(&l.run.json, symb_fmt("build id mismatch: %s/%s has %s", l.dbg, l.id_path, other_id));
 	cr_expect_null(symb_crashed(&l.run.json)->frames[0].file, "no line may come from the wrong file");
