@@ -7,7 +7,10 @@
  * a failed step leaves *cpu as it was.  Any unreadable saved slot fails the
  * step: a half-recovered frame would mislead the walk more than stopping it.
  */
-#include "as_cfi_internal.h"
+#include "as_cfi.h"
+
+#include "as_cfi_expr.h"
+#include "as_cfi_hdr.h"
 
 static bool
 cfa_of(const pm_mem *mem, const pm_cpu *cpu, const pm_cfi_rule *rule, uint64_t *cfa)

@@ -10,14 +10,7 @@
 #ifndef PM_REPORTER_AS_CFI_H
 #define PM_REPORTER_AS_CFI_H
 
-#include "arch.h"
-#include "as_mem.h"
-
-typedef enum pm_cfi_result {
-	PM_CFI_OK = 0,    /* *cpu now holds the caller's registers */
-	PM_CFI_NOINFO,    /* no FDE covers this pc: try another strategy */
-	PM_CFI_BAD,       /* the CFI is corrupt or uses something unsupported */
-} pm_cfi_result;
+#include "as_cfi_prog.h"
 
 /*
  * One step: find the FDE covering the pc through the image's .eh_frame_hdr
@@ -33,5 +26,9 @@ typedef enum pm_cfi_result {
  * *cpu is left untouched unless the result is PM_CFI_OK.
  */
 pm_cfi_result as_cfi_step(const pm_mem *mem, uint64_t eh_frame_hdr, pm_cpu *cpu);
+/* The caller's registers that a row of rules gives, in place of *cpu (*cpu
+ * untouched unless PM_CFI_OK): the step's last part, which the cache
+ * (as_cfi_cache.c) applies to a row it kept. */
+pm_cfi_result as_cfi_apply(const pm_mem *mem, const pm_cfi_cie *cie, const pm_cfi_row *row, pm_cpu *cpu);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "as_cfi_internal.h"
+#include "as_cfi_hdr.h"
 #include "as_sys.h"
 
 /* A power of two; 512 rows of about 350 bytes.  A 257-thread capture of the

@@ -4,7 +4,7 @@
  * 1, 3 and 4, 'z' augmentations.  Every field is read within the entry its
  * length announces.
  */
-#include "as_cfi_internal.h"
+#include "as_cfi_entry.h"
 
 #include <string.h>
 

@@ -8,7 +8,7 @@
  * may loop), and a branch may only land inside the expression.  Values are
  * untyped 64-bit words; comparisons and division are signed, as DWARF says.
  */
-#include "as_cfi_internal.h"
+#include "as_cfi_expr.h"
 
 typedef struct machine {
 	const pm_mem *mem;

@@ -6,7 +6,7 @@
  * The table only guides the search: the FDE it points to must itself cover
  * the pc, so a corrupt table yields "no information", never a wrong frame.
  */
-#include "as_cfi_internal.h"
+#include "as_cfi_hdr.h"
 
 enum {
 	HDR_VERSION = 1,

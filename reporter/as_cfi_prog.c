@@ -7,7 +7,7 @@
  * so decoding and acting stay two small steps.  Registers outside pm_cpu
  * (vector registers and the like) are parsed and ignored.
  */
-#include "as_cfi_internal.h"
+#include "as_cfi_prog.h"
 
 /* The first operand: a register number, from the next LEB128 or the opcode's low 6 bits. */
 enum reg_from { REG_NONE, REG_ULEB, REG_INLINE };

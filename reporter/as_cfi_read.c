@@ -9,7 +9,7 @@
  * Tables are in this process's byte order, which postmortem's targets have
  * little-endian.
  */
-#include "as_cfi_internal.h"
+#include "as_cfi_read.h"
 
 #include <string.h>
 

@@ -5,11 +5,11 @@
 #include "as_control.h"
 
 #include <stdatomic.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "as_altstack.h"
 #include "as_chain.h"
+#include "as_control_info.h"
 #include "as_freeze.h"
 #include "as_handler.h"
 #include "as_sample.h"
@@ -53,15 +53,4 @@ as_on_control(int sig, siginfo_t *info, void *uctx)
 		as_altstack_on_setup((pid_t)info->si_uid, uctx);
 	else if (tagged(info, PM_CONTROL_FREEZE) && atomic_load(&as_g.owner) != 0)
 		as_on_freeze(sig, info, uctx);
-}
-
-void
-as_control_info(siginfo_t *info, int sig, int tag, pid_t pid, uid_t uid)
-{
-	memset(info, 0, sizeof *info);
-	info->si_signo = sig;
-	info->si_code = SI_QUEUE;
-	info->si_pid = pid;
-	info->si_uid = uid;
-	info->si_value.sival_int = tag;
 }

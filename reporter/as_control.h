@@ -16,10 +16,5 @@
  * still pending when a crash starts is served as a setup, and the thread
  * then answers the freeze signal sent after it. */
 void as_on_control(int sig, siginfo_t *info, void *uctx);
-/* A control request of kind tag, sent by pid.  The freeze and the setup
- * requests tell the thread its own tid in si_uid, which the kernel leaves
- * as given for a signal to our own process (as_freeze.c, altstack.c): it
- * spares each thread a gettid.  A sample request tells uid. */
-void as_control_info(siginfo_t *info, int sig, int tag, pid_t pid, uid_t uid);
 
 #endif

@@ -8,19 +8,16 @@
  * (as_on_exit).  Anywhere else this is libc's _exit: one check of a word,
  * then the system call.
  */
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "as_chain.h"
 #include "as_handler.h"
+#include "as_sys.h"
 
 void
 _exit(int status)
 {
 	if (as_chain_busy())
 		as_on_exit(status);
-	for (;;) {
-		syscall(SYS_exit_group, status);
-		syscall(SYS_exit, status);
-	}
+	as_sys_exit(status);
 }

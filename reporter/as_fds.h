@@ -13,8 +13,6 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 
-enum { PM_SPARE_FDS = 4 };
-
 /* Hold pending_fd, the descriptor of pending/ that install opened and
  * checked (pmi_reports_dir_prepare, which said its st), and take the
  * spares.  At install; false with errno set (pending_fd is then still the

@@ -25,7 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "as_control.h"
+#include "as_control_info.h"
 #include "as_sys.h"
 #include "as_util.h"
 #include "as_walker.h"

@@ -153,8 +153,10 @@ die_with(int sig, const siginfo_t *info)
 	sigaddset(&set, sig);
 	sigprocmask(SIG_UNBLOCK, &set, NULL);
 	requeue(sig, info);
-	/* Still alive: the signal was ignored by force or could not be sent. */
-	_exit(128 + sig);
+	/* Still alive: the signal was ignored by force or could not be sent.
+	 * Not through _exit (as_exit.c), which would look for a handler's call
+	 * to report: the fault is reported already, or was never handed. */
+	as_sys_exit(128 + sig);
 }
 
 /* The mask a report is written under: no control request but the freeze's

@@ -5,7 +5,7 @@
  * the debug id from those bytes, so it matches the JSON twin's.
  */
 #include "arch.h"
-#include "as_minidump.h"
+#include "as_minidump_info.h"
 #include "out.h"
 
 void

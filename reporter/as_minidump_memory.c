@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 
 #include "as_mem.h"
-#include "as_minidump.h"
+#include "as_minidump_memory.h"
 #include "out.h"
 
 /* [lo, hi) clipped to the readable mapping holding lo; false if none. */

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <unistd.h>
 
-#include "as_minidump.h"
+#include "as_minidump_proc.h"
 #include "as_util.h"
 #include "out.h"
 

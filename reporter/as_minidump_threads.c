@@ -4,7 +4,9 @@
  * that did not stop have no registers and are left out of the lists; the
  * .crash still names them.
  */
-#include "as_minidump.h"
+#include "as_minidump_threads.h"
+
+#include "as_minidump_memory.h"
 #include "out.h"
 
 static uint32_t

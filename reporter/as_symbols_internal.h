@@ -162,7 +162,8 @@ bool as_symtab_fill(pm_symtab *t, pm_sym_chunk *chunk, uint64_t at, uint64_t cou
                     const void *ctx);
 /* The first of v[0..n), sorted by start, whose start is at or above `start`. */
 size_t as_sym_lower_bound(const pm_sym *v, size_t n, uint64_t start);
-/* Heapsort by start: in place, no recursion, O(n log n) even on hostile input. */
+/* Heapsort by start: in place, no recursion, O(n log n) even on hostile input
+ * (as_symtab_sort.c). */
 void as_symtab_sort(pm_sym *v, size_t n);
 /* Drop the entries no wanted address can find, sort by address, read the
  * names of the others from `names` and fold aliases into one entry (see

@@ -143,6 +143,15 @@ as_sys_readlink(const char *path, char *buf, size_t n)
 }
 
 void
+as_sys_exit(int status)
+{
+	for (;;) {
+		syscall(SYS_exit_group, status);
+		syscall(SYS_exit, status);
+	}
+}
+
+void
 as_sys_sleep_ns(uint64_t ns)
 {
 	int e = errno;

@@ -49,6 +49,10 @@ long as_sys_writeback(int fd, bool wait);
 struct statfs;
 long as_sys_fstatfs(int fd, struct statfs *st);
 long as_sys_readlink(const char *path, char *buf, size_t n);
+/* End the process with status now (exit_group, as libc's _exit), whatever
+ * runs: what _exit does once it has looked for a handler's call under way
+ * (as_exit.c). */
+_Noreturn void as_sys_exit(int status);
 /* Sleep for ns nanoseconds (nanosleep is AS-safe; this only folds the struct). */
 void as_sys_sleep_ns(uint64_t ns);
 /* The calling thread's name (prctl PR_GET_NAME: what /proc/.../comm shows), NUL-terminated

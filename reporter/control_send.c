@@ -5,7 +5,7 @@
 
 #include <unistd.h>
 
-#include "as_control.h"
+#include "as_control_info.h"
 #include "as_sys.h"
 
 void

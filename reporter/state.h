@@ -14,12 +14,12 @@
 #include <sys/types.h>
 #include <ucontext.h>
 
-#include "as_fds.h"
 #include "as_images.h"
 #include "as_symbols.h"
 #include "postmortem-tools.h"
 
-enum { PM_MAX_SIGNALS = 16 };
+/* PM_SPARE_FDS: descriptors held from install, freed for the handler's own opens (as_fds.h). */
+enum { PM_MAX_SIGNALS = 16, PM_SPARE_FDS = 4 };
 
 /* One per thread at crash time; the freeze handler fills its own. */
 enum { SLOT_EMPTY = 0, SLOT_ASKED, SLOT_CAPTURED, SLOT_BLOCKED /* blocks the signal: not waited for */ };

@@ -10,7 +10,7 @@ import sys
 
 # Each finds its state from a signal handler, or holds what several handlers share.
 ALLOWED = {
-    'as_state.c.o',    # defines it and builds the capture context from it
+    'as_state.c.o',    # defines it
     'as_handler.c.o',  # the fatal signal's entry
     'as_freeze.c.o',   # the freeze handler's slots and futex words
     'as_sample.c.o',   # the sample handler

@@ -18,7 +18,8 @@
 #include "reporter/arch.h"
 #include "reporter/as_cfi.h"
 #include "reporter/as_cfi_cache.h"
-#include "reporter/as_cfi_internal.h"
+#include "reporter/as_cfi_expr.h"
+#include "reporter/as_cfi_prog.h"
 #include "reporter/as_mem.h"
 
 /* ---- a fake address space ---- */

@@ -13,7 +13,7 @@
 
 #include "formats/out.h"
 #include "reporter/as_mem.h"
-#include "reporter/as_minidump.h"
+#include "reporter/as_minidump_memory.h"
 #include "reporter/state.h"
 #include "util.h"
 
