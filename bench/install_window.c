@@ -20,10 +20,10 @@
 
 #include "park.h"
 #include "postmortem.h"
-#include "reporter/altstack.h"
-#include "reporter/as_altstack.h"
-#include "reporter/as_dirents.h"
-#include "reporter/as_sys.h"
+#include "reporter/handler/altstack.h"
+#include "reporter/handler/as_altstack.h"
+#include "reporter/memory/as_dirents.h"
+#include "reporter/memory/as_sys.h"
 #include "timing.h"
 
 enum { COLUMNS = 5, MAX_THREADS = 4096 };

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/model.h"
+#include "formats/model/model.h"
 #include "park.h"
 #include "sample_crashes/sample.h"
 

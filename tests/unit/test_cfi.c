@@ -15,12 +15,12 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "reporter/arch.h"
-#include "reporter/as_cfi.h"
-#include "reporter/as_cfi_cache.h"
-#include "reporter/as_cfi_expr.h"
-#include "reporter/as_cfi_prog.h"
-#include "reporter/as_mem.h"
+#include "reporter/unwind/arch.h"
+#include "reporter/unwind/as_cfi.h"
+#include "reporter/unwind/as_cfi_cache.h"
+#include "reporter/unwind/as_cfi_expr.h"
+#include "reporter/unwind/as_cfi_prog.h"
+#include "reporter/memory/as_mem.h"
 
 /* ---- a fake address space ---- */
 

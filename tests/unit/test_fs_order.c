@@ -13,7 +13,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "reporter/as_fs_order.h"
+#include "reporter/landing/as_fs_order.h"
 
 static as_fs_order
 order_of(const char *dir)

@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "reporter/as_mem.h"
+#include "reporter/memory/as_mem.h"
 
 enum { PAGES = 8, BAD_PAGE = 3, BEFORE_BAD = 1000 };
 

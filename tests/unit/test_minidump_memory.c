@@ -11,10 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "formats/out.h"
-#include "reporter/as_mem.h"
-#include "reporter/as_minidump_memory.h"
-#include "reporter/state.h"
+#include "formats/model/out.h"
+#include "reporter/memory/as_mem.h"
+#include "reporter/minidump/as_minidump_memory.h"
+#include "reporter/capture/state.h"
 #include "util.h"
 
 enum { PAGES = 20, BAD_PAGE = 9, CHUNK_PAGES = 8, START_OFFSET = 100 };

@@ -17,11 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "formats/model.h"
-#include "reporter/as_images.h"
-#include "reporter/as_mem.h"
-#include "reporter/as_symbols.h"
-#include "reporter/as_symbols_internal.h"
+#include "formats/model/model.h"
+#include "reporter/images/as_images.h"
+#include "reporter/memory/as_mem.h"
+#include "reporter/symbols/as_symbols.h"
+#include "reporter/symbols/as_symbols_internal.h"
 #include "util.h"
 
 enum { MAX_IMAGES = 512, MAX_MAPS = 8192, MAX_FRAMES = 64, WORK_BYTES = 32 << 20 };

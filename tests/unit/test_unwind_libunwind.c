@@ -19,7 +19,7 @@
 
 #include "bench/lu_walk.h"
 #include "bench/stop_in_qsort.h"
-#include "reporter/as_symbols.h"
+#include "reporter/symbols/as_symbols.h"
 
 enum { DEPTH = 20, MAX_FRAMES = 512, SYMBOL_BYTES = 32 << 20 };
 
