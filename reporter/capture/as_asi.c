@@ -25,13 +25,13 @@ struct abort_msg {
 
 /* Copy the NUL-terminated string at addr into buf (at most cap - 1 bytes); its length. */
 static size_t
-read_cstring(uint64_t addr, char *buf, size_t cap)
+read_cstring(const pm_mem *mem, uint64_t addr, char *buf, size_t cap)
 {
 	size_t len = 0;
 	while (len + 1 < cap) {
 		size_t want = cap - 1 - len < READ_CHUNK ? cap - 1 - len : READ_CHUNK;
 		/* Shrink the piece until it reads: the string may end just before a hole. */
-		while (want > 0 && !as_mem_read(buf + len, addr + len, want))
+		while (want > 0 && !pm_mem_read(mem, addr + len, buf + len, want))
 			want /= 2;
 		if (want == 0)
 			break;
@@ -69,7 +69,7 @@ as_asi_add(pm_report *r, const char *text, size_t len)
 }
 
 void
-as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t scratch_cap)
+as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, const pm_mem *mem, char *scratch, size_t scratch_cap)
 {
 	const char **lines = pmi_arena_alloc(r->arena, MAX_ASI_LINES * sizeof *lines, _Alignof(const char *));
 	if (!lines)
@@ -79,9 +79,9 @@ as_fill_asi(pm_report *r, const pm_facts *f, pid_t tid, char *scratch, size_t sc
 	add_lines(r, lines, MAX_ASI_LINES, scratch, as_context_message(scratch, scratch_cap));
 	add_lines(r, lines, MAX_ASI_LINES, scratch, as_cxx_exception_text(r, tid, scratch, scratch_cap));
 	uint64_t msg_ptr = 0;
-	if (f->abort_msg_var && as_mem_read(&msg_ptr, f->abort_msg_var, sizeof msg_ptr) && msg_ptr) {
+	if (f->abort_msg_var && pm_mem_u64(mem, f->abort_msg_var, &msg_ptr) && msg_ptr) {
 		size_t cap = scratch_cap < MAX_ABORT_MSG ? scratch_cap : MAX_ABORT_MSG;
-		size_t len = read_cstring(msg_ptr + offsetof(struct abort_msg, msg), scratch, cap);
+		size_t len = read_cstring(mem, msg_ptr + offsetof(struct abort_msg, msg), scratch, cap);
 		add_lines(r, lines, MAX_ASI_LINES, scratch, len);
 	}
 }

@@ -18,6 +18,7 @@ as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const s
                   const struct timespec *now)
 {
 	return (as_capture_ctx){
+		.target = as_target_self(),
 		.tid = tid, .signal = sig, .info = info, .mc = mc, .now = now ? *now : (struct timespec){ 0 },
 		.facts = &g->facts, .pending_dir = g->pending_dir,
 		.max_threads = g->max_threads, .max_frames = g->max_frames,
@@ -33,5 +34,6 @@ as_capture_ctx_of(pm_state *g, pid_t tid, const mcontext_t *mc, int sig, const s
 		.md_ranges = g->md_ranges, .md_range_cap = g->md_range_cap,
 		.phases = &g->cap->phases, .generation = &g->capture_generation,
 		.crash_path = g->cap->crash_path, .json_path = g->cap->json_path, .minidump_path = g->cap->minidump_path,
+		.dir_fd = -1,
 	};
 }

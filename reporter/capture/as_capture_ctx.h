@@ -1,8 +1,9 @@
 /*
  * as_capture_ctx.h — AS-SAFE: what one capture works with, handed down
  * explicitly by whoever starts it (as_handler.c for a crash, live.c for a
- * snapshot or a hang report): the storage pm_install preallocated and the
- * fault being reported.  Below those entry points the capture's functions
+ * snapshot or a hang report, a caller of as_capture_stopped for a process
+ * it stopped itself): the process captured, the storage pm_install
+ * preallocated and the fault being reported.  Below those entry points the capture's functions
  * take their inputs from here, not from as_g, so a reader follows the crash
  * path through parameters alone.  as_g stays where a signal handler must
  * find its state (the entries, the freeze and control handlers) and in
@@ -18,8 +19,14 @@
 #include "state.h"
 
 typedef struct as_capture_ctx {
+	/* the process captured (as_target.h): ours (as_target_self) but for as_capture_stopped */
+	as_target target;
+	/* its threads as the caller stopped them (as_capture_stopped), indexed
+	   like tids; NULL: the freeze's slots */
+	const pm_slot *stopped;
+
 	/* the fault (signal 0 and info NULL for a snapshot) */
-	pid_t tid;                /* the capturing thread */
+	pid_t tid;                /* the capturing thread (the crashed one of a stopped process) */
 	int signal;
 	const siginfo_t *info;
 	const mcontext_t *mc;     /* the capturing thread's registers: the fault's, or its own */
@@ -47,7 +54,7 @@ typedef struct as_capture_ctx {
 	pm_mem_cache *mem_cache;
 	struct pm_cfi_cache *cfi_cache;
 	void *walk_space;         /* a lent walker's own (as_walk_space_at) */
-	pm_mem *mem;              /* the reader, through mem_cache */
+	pm_mem *mem;              /* the target's memory, through mem_cache */
 	struct pm_as_symbols *symbols; /* NULL if unavailable */
 	char *scratch;
 	size_t scratch_cap;
@@ -66,6 +73,7 @@ typedef struct as_capture_ctx {
 	pm_crash_phases *phases;
 	unsigned *generation;     /* counts captures */
 	char *crash_path, *json_path, *minidump_path; /* PATH_MAX each */
+	int dir_fd;               /* the files' directory (openat); -1: pending/, held from install */
 } as_capture_ctx;
 
 /* The context of a capture by thread `tid` from registers `mc` (of fault

@@ -2,7 +2,6 @@
  * as_exception.c — AS-SAFE: the Exception and Termination lines from the
  * siginfo of the fatal signal (docs/text-format.md, "Linux mapping choices").
  */
-#include <unistd.h>
 
 #include "as_memory.h"
 #include "as_report.h"
@@ -93,16 +92,16 @@ sender_description(pm_arena *a, const char *call, const char *name, const siginf
  * after postmortem: Python's faulthandler, a language runtime) does with the original
  * fault once it is done with it.  That fault's address only that handler saw. */
 bool
-as_is_reraised_fault(int sig, const siginfo_t *info)
+as_is_reraised_fault(int sig, const siginfo_t *info, const as_target *t)
 {
 	return (sig == SIGSEGV || sig == SIGBUS || sig == SIGILL || sig == SIGFPE || sig == SIGTRAP) &&
-	       sending_call(info->si_code) != NULL && info->si_pid == getpid();
+	       sending_call(info->si_code) != NULL && info->si_pid == as_target_pid(t);
 }
 
 static void
-fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const siginfo_t *info)
+fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const siginfo_t *info,
+                const as_target *t, pid_t self)
 {
-	pid_t self = getpid();
 	if (from_kernel(info)) {
 		e->terminating_process = "exc handler";
 		e->terminating_pid = self;
@@ -111,21 +110,22 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const 
 	e->terminating_pid = info->si_pid;
 	if (info->si_pid == self) {
 		e->terminating_process = f->exe_name;
-		if (as_is_reraised_fault(sig, info))
+		if (as_is_reraised_fault(sig, info, t))
 			e->term_description = "Re-raised by the process itself, not a fault it made here: another "
 			                      "signal handler, installed after postmortem's, saw the original "
 			                      "fault first (its address is not known)";
 		return;
 	}
-	e->terminating_process = as_proc_name(a, "/proc/", info->si_pid);
+	e->terminating_process = as_proc_name(a, info->si_pid);
 	const char *call = sending_call(info->si_code);
 	if (call)
 		e->term_description = sender_description(a, call, e->terminating_process, info);
 }
 
 void
-as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info)
+as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *info, const as_target *t)
 {
+	pid_t self = as_target_pid(t);
 	pm_exception *e = &r->exception;
 	pm_arena *a = r->arena;
 	const pm_signal_info *s = pmi_signal_by_number(PM_OS_LINUX, sig);
@@ -148,11 +148,11 @@ as_fill_exception(pm_report *r, const pm_facts *f, int sig, const siginfo_t *inf
 	}
 	e->codes = codes_text(a, c, info->si_code, has_addr, addr);
 	/* As Apple notes abort() and other self-terminations; a SIGABRT another process sent is not one. */
-	if (sig == SIGABRT && (from_kernel(info) || info->si_pid == getpid()))
+	if (sig == SIGABRT && (from_kernel(info) || info->si_pid == self))
 		e->note = "EXC_CORPSE_NOTIFY";
 	e->term_namespace = "SIGNAL";
 	e->has_term_code = true;
 	e->term_code = (uint64_t)sig;
 	e->term_indicator = indicator(a, s, sig);
-	fill_terminator(e, a, f, sig, info);
+	fill_terminator(e, a, f, sig, info, t, self);
 }

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "as_memory.h"
 
@@ -88,7 +87,7 @@ online_cpus(char *buf, size_t cap)
 	return (uint8_t)(count > 255 ? 255 : count);
 }
 
-/* Field `field` (numbered from 1, as in proc(5)) of /proc/self/stat: past the
+/* Field `field` (numbered from 1, as in proc(5)) of a process's stat: past the
  * ')' that ends the command name (which may hold spaces), one space apart. */
 static bool
 stat_field(const char *stat, size_t len, int field, uint64_t *out)
@@ -119,7 +118,7 @@ launch_time(uint64_t ticks, long hz, int16_t tz_min)
 }
 
 static void
-from_stat(pm_facts *f, char *buf, size_t cap)
+from_stat(pm_facts *f, const as_target *t, char *buf, size_t cap)
 {
 	pm_late_facts *l = f->late;
 	/* The main thread's own stat holds the same three fields (its start is
@@ -127,11 +126,11 @@ from_stat(pm_facts *f, char *buf, size_t cap)
 	 * sums every thread's times and faults first: at the first read, with
 	 * the threads' structures out of the cache, that took 0.13 ms with one
 	 * thread, 0.2-0.3 ms with 256 and 0.4-0.5 ms with 1024, the thread's
-	 * 0.03-0.09 ms.  /proc/self/stat is kept for where /proc/self/task/<pid>
+	 * 0.03-0.09 ms.  The process's stat is kept for where its main thread's
 	 * cannot be found (a /proc of another pid namespace). */
-	long n = as_read_proc("/proc/self/task/", (long)getpid(), "stat", buf, cap);
+	long n = as_target_read(t, as_target_pid(t), "stat", buf, cap);
 	if (n < 0)
-		n = as_read_small_file("/proc/self/stat", buf, cap);
+		n = as_target_read(t, 0, "stat", buf, cap);
 	size_t len = n > 0 ? (size_t)n : 0;
 	uint64_t start, env_start, env_end;
 	/* Where the kernel put the environment's strings: fields 50 and 51.
@@ -188,7 +187,7 @@ claim(int *state)
 }
 
 void
-as_facts_read(pm_facts *f, char *scratch, size_t scratch_cap)
+as_facts_read(pm_facts *f, const as_target *t, char *scratch, size_t scratch_cap)
 {
 	if (!claim(&f->late->state))
 		return;
@@ -197,7 +196,7 @@ as_facts_read(pm_facts *f, char *scratch, size_t scratch_cap)
 	 * page costs a fault, about 20 us on a paravirtualized guest. */
 	struct utsname *u = (struct utsname *)scratch;
 	from_uname(f, u, scratch + sizeof *u, scratch_cap - sizeof *u);
-	from_stat(f, scratch, scratch_cap);
+	from_stat(f, t, scratch, scratch_cap);
 	__atomic_store_n(&f->late->state, FACTS_READ, __ATOMIC_RELEASE);
 }
 

@@ -2,7 +2,8 @@
  * as_header.c — AS-SAFE: the report header at crash time.
  *
  * Most facts were read at install (pm_facts); what may have changed since
- * (pid after a fork, the parent) is read now with getpid/getppid and /proc.
+ * (pid after a fork, the parent) is read now from the target (getpid and
+ * getppid for our own process) and /proc.
  */
 #include <unistd.h>
 
@@ -12,10 +13,17 @@
 #include "model.h"
 
 const char *
-as_proc_name(pm_arena *a, const char *dir, pid_t id)
+as_proc_name(pm_arena *a, pid_t pid)
 {
 	char name[64];
-	return as_read_proc(dir, id, "comm", name, sizeof name) > 0 ? pmi_arena_strdup(a, name) : NULL;
+	return as_read_proc("/proc/", pid, "comm", name, sizeof name) > 0 ? pmi_arena_strdup(a, name) : NULL;
+}
+
+const char *
+as_thread_name(pm_arena *a, const as_target *t, pid_t tid)
+{
+	char name[64];
+	return as_target_read(t, tid, "comm", name, sizeof name) > 0 ? pmi_arena_strdup(a, name) : NULL;
 }
 
 /* A random (version 4) UUID, upper case and dashed as Apple prints it.  If
@@ -45,7 +53,7 @@ incident_id(pm_arena *a, const struct timespec *now)
 }
 
 void
-as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
+as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now, const as_target *t)
 {
 	pm_header *h = &r->header;
 	/* Facts first, system calls last: a seccomp filter may trap one of
@@ -66,9 +74,9 @@ as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now)
 	h->os_version = f->late->os_version;
 	h->report_version = "104";
 	h->incident_id = incident_id(r->arena, now);
-	h->pid = getpid();
-	h->parent_pid = getppid();
-	h->parent_name = as_proc_name(r->arena, "/proc/", (pid_t)h->parent_pid);
+	h->pid = as_target_pid(t);
+	h->parent_pid = as_target_ppid(t);
+	h->parent_name = as_proc_name(r->arena, (pid_t)h->parent_pid);
 }
 
 const char *

@@ -92,7 +92,8 @@ as_fill_reraised(const as_capture_ctx *c)
 {
 	pm_report *r = c->report;
 	int32_t k = r->exception.triggered_thread;
-	if (!c->info || !as_is_reraised_fault(c->signal, c->info) || k < 0 || (uint32_t)k >= r->thread_count)
+	if (!c->info || !as_is_reraised_fault(c->signal, c->info, &c->target) || k < 0 ||
+	    (uint32_t)k >= r->thread_count)
 		return;
 	const pm_thread *t = &r->threads[k];
 	int i = context_frame(t);
@@ -101,6 +102,6 @@ as_fill_reraised(const as_capture_ctx *c)
 	uint64_t frame = i < 0 ? 0 : find_sigframe(c->mem, as_arch_sp(c->mc), t->frames[i].address, &mc);
 	if (!frame || !original_fault(c, frame, &mc, &original))
 		return;
-	as_fill_exception(r, c->facts, c->signal, &original);
+	as_fill_exception(r, c->facts, c->signal, &original, &c->target);
 	r->exception.term_description = description(r->arena, i);
 }

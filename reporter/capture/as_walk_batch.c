@@ -15,12 +15,12 @@
 
 /* "did not stop (state S)": the kernel's one-letter state from .../stat. */
 static const char *
-not_captured_note(pm_arena *a, pid_t tid, bool blocked)
+not_captured_note(pm_arena *a, const as_target *t, pid_t tid, bool blocked)
 {
 	char stat[512], note[96];
 	as_strlcpy(note, blocked ? "blocks the signal that stops threads for the report"
 	                            : "did not stop for the report", sizeof note);
-	long n = as_read_proc("/proc/self/task/", tid, "stat", stat, sizeof stat);
+	long n = as_target_read(t, tid, "stat", stat, sizeof stat);
 	/* The state follows the last ')' of "pid (comm) S ...": comm may hold ')'. */
 	const char *close = NULL;
 	for (long i = 0; i < n; i++)
@@ -59,35 +59,43 @@ walk(const as_capture_ctx *c, const thread_walker *w, pm_thread *t, const mconte
 }
 
 static void
-fill_registers(pm_arena *a, pm_thread *t, const mcontext_t *mc)
+fill_registers(pm_arena *a, pm_thread *t, const mcontext_t *mc, bool stopped)
 {
 	t->regs = pmi_arena_alloc(a, sizeof *t->regs, _Alignof(pm_regs));
 	if (!t->regs)
 		return;
 	as_arch_model_regs(mc, t->crashed, t->regs);
 	unsigned cpu;
-	if (t->crashed && as_sys_getcpu(&cpu) == 0) {
+	/* The crashed thread's CPU is the one this runs on, in our own process. */
+	if (t->crashed && !stopped && as_sys_getcpu(&cpu) == 0) {
 		t->regs->has_cpu = true;
 		t->regs->logical_cpu = cpu;
 	}
 }
 
-/* The state of tid's freeze slot (SLOT_EMPTY when it has none), in *s its slot. */
+/* The state of thread i's slot (SLOT_EMPTY when it has none), in *s its
+ * slot: the freeze's, or the one its caller filled (c->stopped). */
 static int
-slot_state(pid_t tid, pm_slot **s)
+slot_state(const as_capture_ctx *c, size_t i, const pm_slot **s)
 {
-	*s = as_slot_find(tid);
-	return *s ? atomic_load(&(*s)->state) : SLOT_EMPTY;
+	if (c->stopped) {
+		*s = &c->stopped[i];
+		return (*s)->state;
+	}
+	pm_slot *found = as_slot_find(c->tids[i]);
+	*s = found;
+	return found ? atomic_load(&found->state) : SLOT_EMPTY;
 }
 
-/* The registers of a thread that stopped for the report, or NULL. */
+/* The registers of thread i if it stopped for the report, else NULL.  Ours
+ * (the reporting thread) are the capture's. */
 static const mcontext_t *
-stopped_in(const as_capture_ctx *c, pid_t tid)
+stopped_in(const as_capture_ctx *c, size_t i)
 {
-	pm_slot *s;
-	if (tid == c->tid)
+	const pm_slot *s;
+	if (!c->stopped && c->tids[i] == c->tid)
 		return c->mc;
-	return slot_state(tid, &s) == SLOT_CAPTURED ? &s->mc : NULL;
+	return slot_state(c, i, &s) == SLOT_CAPTURED ? &s->mc : NULL;
 }
 
 /* The windows of threads [first, first + n): each stack from its pointer
@@ -96,7 +104,7 @@ static void
 read_windows(const as_capture_ctx *c, const thread_walker *wk, size_t first, size_t n, pm_mem_window *w)
 {
 	for (size_t k = 0; k < n; k++) {
-		const mcontext_t *mc = stopped_in(c, c->tids[first + k]);
+		const mcontext_t *mc = stopped_in(c, first + k);
 		uint64_t sp = mc ? as_arch_sp(mc) : 0;
 		const pm_as_map *m = sp ? as_map_for(c->images, sp) : NULL;
 		w[k] = (pm_mem_window){ .under = wk->mem };
@@ -108,20 +116,22 @@ read_windows(const as_capture_ctx *c, const thread_walker *wk, size_t first, siz
 	as_mem_windows_read(wk->cache, w, n);
 }
 
-/* The context a thread stopped in, or NULL when it did not answer; in name,
- * the name it told (the reporting thread's: self_name; empty when it did not). */
+/* The context thread i stopped in, or NULL when it did not answer; in
+ * name, the name it told (the reporting thread's: self_name; empty when it
+ * did not). */
 static const mcontext_t *
-context_of(const as_capture_ctx *c, pid_t tid, const char *self_name, int *also_crashed, bool *blocked, char name[16])
+context_of(const as_capture_ctx *c, size_t i, const char *self_name, int *also_crashed, bool *blocked,
+           char name[16])
 {
 	*also_crashed = 0;
 	*blocked = false;
 	name[0] = '\0';
-	if (tid == c->tid) {
+	if (!c->stopped && c->tids[i] == c->tid) {
 		memcpy(name, self_name, 16);
 		return c->mc;
 	}
-	pm_slot *s;
-	int state = slot_state(tid, &s);
+	const pm_slot *s;
+	int state = slot_state(c, i, &s);
 	*blocked = state == SLOT_BLOCKED;
 	if (state != SLOT_CAPTURED)
 		return NULL;
@@ -159,21 +169,21 @@ fill_thread(const as_capture_ctx *c, thread_walker *w, size_t i, pm_mem_window *
 	char name[16];
 	if (w->lent && tid == c->tid)
 		return false;
-	const mcontext_t *mc = context_of(c, tid, w->self_name, &also, &blocked, name);
+	const mcontext_t *mc = context_of(c, i, w->self_name, &also, &blocked, name);
 	if (!mc && w->lent)
 		return false;
 	if (w->walked++ == PROBE_THREADS && w->share >= 2 * PROBE_THREADS)
 		populate_ahead(w->arena, w->first, w->share - PROBE_THREADS);
 	pm_thread *t = &w->out[i];
 	*t = (pm_thread){ .id = (uint64_t)tid, .number = (uint32_t)i };
-	t->name = name[0] ? pmi_arena_strdup(w->arena, name) : as_proc_name(w->arena, "/proc/self/task/", tid);
+	t->name = name[0] ? pmi_arena_strdup(w->arena, name) : as_thread_name(w->arena, &c->target, tid);
 	t->crashed = c->signal != 0 && tid == c->tid;
 	if (!mc) {
-		t->note = not_captured_note(w->arena, tid, blocked);
+		t->note = not_captured_note(w->arena, &c->target, tid, blocked);
 		return true;
 	}
 	t->captured = true;
-	fill_registers(w->arena, t, mc);
+	fill_registers(w->arena, t, mc, c->stopped != NULL);
 	walk(c, w, t, mc, window);
 	if (also && !t->note)
 		t->note = "crashed too while the report was being written";

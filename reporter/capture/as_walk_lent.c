@@ -77,7 +77,7 @@ help(void *arg)
 {
 	struct walk_job *j = arg;
 	as_walk_space *sp = &j->space;
-	as_mem_cache_clear(sp->cache);
+	as_mem_cache_reset(sp->cache, &j->c.target.mem);
 	as_cfi_cache_clear(sp->cfi);
 	as_sys_populate(sp->cache->window, sizeof sp->cache->window);
 	as_sys_populate(sp->cache->line, PREPARED_LINES * PM_MEM_LINE);

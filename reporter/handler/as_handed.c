@@ -168,7 +168,7 @@ fill_moved(const as_capture_ctx *c, const as_chain_moved *m)
 	fault.si_signo = m->sig;
 	fault.si_code = m->code;
 	fault.si_addr = (void *)(uintptr_t)m->addr;
-	as_fill_exception(r, c->facts, m->sig, &fault);
+	as_fill_exception(r, c->facts, m->sig, &fault, &c->target);
 	as_chain_rec how = { .gave_up = AS_GAVE_UP_MOVED, .gave_up_arg = c->signal };
 	char buf[384];
 	pm_out o;

@@ -182,7 +182,7 @@ write_minimal_report(const as_capture_ctx *c)
 	r->leb_count = 0;
 	/* The fault may have come before the exception was filled in (a
 	 * seccomp filter trapping a call the capture makes): fill it again. */
-	as_fill_exception(r, c->facts, c->signal, c->info);
+	as_fill_exception(r, c->facts, c->signal, c->info, &c->target);
 	r->exception.triggered_thread = -1;
 	as_write_report(c);
 }
@@ -245,9 +245,9 @@ report(const as_capture_ctx *c)
 	/* Room for the files the capture opens, even when the app used every descriptor. */
 	as_spares_free();
 	as_capture(c);
-	as_fill_exception(c->report, c->facts, c->signal, c->info);
+	as_fill_exception(c->report, c->facts, c->signal, c->info, &c->target);
 	as_fill_reraised(c);
-	as_fill_asi(c->report, c->facts, c->tid, c->scratch, c->scratch_cap);
+	as_fill_asi(c->report, c->facts, c->tid, &c->target.mem, c->scratch, c->scratch_cap);
 	as_fill_handed(c);
 	as_fill_last_exception(c->report, c->images, c->tid);
 	as_fill_context(c->report, c->facts->tz_min, c->scratch, c->scratch_cap);

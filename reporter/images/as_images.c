@@ -1,6 +1,6 @@
 /*
- * as_images.c — AS-SAFE image table from /proc/self/maps and in-memory ELF
- * headers.
+ * as_images.c — AS-SAFE image table from the target's mappings and the ELF
+ * headers in its memory.
  *
  * Every mapping at file offset 0 that starts with an ELF header is an image:
  * its program headers give the load bias, the text span (first to last
@@ -19,38 +19,6 @@
 #include "as_memory.h"
 
 enum { MAX_PHDRS = 64, MAX_NOTES = 4096 };
-
-/* Past the field at p and the spaces after it. */
-static const char *
-skip_field(const char *p, const char *end)
-{
-	while (p < end && *p != ' ')
-		p++;
-	while (p < end && *p == ' ')
-		p++;
-	return p;
-}
-
-static bool
-parse_map_line(const char *s, size_t n, pm_as_map *m, uint64_t *offset, const char **path, size_t *path_len)
-{
-	const char *p = s, *end = s + n;
-	if (!as_parse_hex(&p, end, &m->start) || p >= end || *p++ != '-' ||
-	    !as_parse_hex(&p, end, &m->end) || end - p < 6)
-		return false;
-	p++;
-	m->prot = (uint8_t)((p[0] == 'r' ? PROT_READ : 0) | (p[1] == 'w' ? PROT_WRITE : 0) |
-	                    (p[2] == 'x' ? PROT_EXEC : 0));
-	p += 5;
-	if (!as_parse_hex(&p, end, offset) || p >= end || *p != ' ')
-		return false;
-	/* The device and the inode are not used: skipped, not parsed (a line
-	 * per mapping, two per thread's stack). */
-	p = skip_field(skip_field(p + 1, end), end);
-	*path = p;
-	*path_len = (size_t)(end - p);
-	return true;
-}
 
 static const char *
 arch_of(uint16_t machine)
@@ -246,35 +214,29 @@ make_resident(const pm_as_images *out)
 }
 
 void
-as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
-                  char *linebuf, size_t linebuf_cap)
+as_images_scan(pm_as_images *out, pm_report *r, const as_target *t, const char *exe_path,
+               char *linebuf, size_t linebuf_cap)
 {
-	pm_as_lines l;
+	as_maps maps;
 	out->count = 0;
 	out->map_count = 0;
 	out->maps_truncated = false;
-	if (!as_lines_open(&l, "/proc/self/maps", linebuf, linebuf_cap))
+	if (!as_maps_open(&maps, t, linebuf, linebuf_cap))
 		return;
-	const char *line;
-	size_t len, resident = 0;
-	while (as_lines_next(&l, &line, &len)) {
-		pm_as_map m;
-		uint64_t offset;
-		const char *path;
-		size_t path_len;
-		if (!parse_map_line(line, len, &m, &offset, &path, &path_len))
-			continue;
+	as_mapping m;
+	size_t resident = 0;
+	while (as_maps_next(&maps, &m)) {
 		if (out->map_count == resident)
 			resident = make_resident(out);
 		if (out->map_count < out->map_cap)
-			out->maps[out->map_count++] = m;
+			out->maps[out->map_count++] = (pm_as_map){ .start = m.start, .end = m.end, .prot = m.prot };
 		else
 			out->maps_truncated = true;
-		/* The kernel lists mappings in address order, so images come out sorted. */
-		if (offset == 0 && (m.prot & PROT_READ) && is_image_path(path, path_len))
-			add_image(out, r, mem, exe_path, m.start, path, path_len);
+		/* Mappings come in address order (the kernel lists them so), so images come out sorted. */
+		if (m.offset == 0 && (m.prot & PROT_READ) && is_image_path(m.path, m.path_len))
+			add_image(out, r, &t->mem, exe_path, m.start, m.path, m.path_len);
 	}
-	as_lines_close(&l);
+	as_maps_close(&maps);
 }
 
 const pm_as_image *

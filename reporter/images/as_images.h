@@ -1,7 +1,9 @@
 /*
- * as_images.h — AS-SAFE discovery of the loaded ELF images and of the memory
- * map, from /proc/self/maps and the ELF headers in memory (no loader lock:
- * dl_iterate_phdr and dladdr are never called on the crash path).
+ * as_images.h — the door of reporter/images: AS-SAFE discovery of a
+ * target's loaded ELF images and of its memory map, from its mappings and
+ * the ELF headers in its memory (no loader lock: dl_iterate_phdr and dladdr
+ * are never called on the crash path), and the ELF helpers the symbol
+ * tables share (as_elf.h).
  */
 #ifndef PM_REPORTER_AS_IMAGES_H
 #define PM_REPORTER_AS_IMAGES_H
@@ -20,7 +22,7 @@ typedef struct pm_as_image {
 	uint32_t model_index;     /* index of the pm_image in the report */
 } pm_as_image;
 
-/* One /proc/self/maps mapping. */
+/* One mapping of the target. */
 typedef struct pm_as_map {
 	uint64_t start, end;
 	uint8_t prot;             /* PROT_READ | PROT_WRITE | PROT_EXEC */
@@ -35,12 +37,13 @@ typedef struct pm_as_images {
 } pm_as_images;
 
 /*
- * Read /proc/self/maps and each image's ELF headers through `mem`; append a
- * pm_image per image to the report (strings in its arena, the main executable
- * marked by exe_path) and fill `out`.  `linebuf` holds one read chunk.
+ * Read the target's mappings and each image's ELF headers through its
+ * memory; append a pm_image per image to the report (strings in its arena,
+ * the main executable marked by exe_path) and fill `out`.  `linebuf` holds
+ * one read chunk of a maps file.
  */
-void as_images_scan(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_path,
-                       char *linebuf, size_t linebuf_cap);
+void as_images_scan(pm_as_images *out, pm_report *r, const as_target *t, const char *exe_path,
+                    char *linebuf, size_t linebuf_cap);
 /* The image containing addr, or NULL.  Binary search. */
 const pm_as_image *as_image_for(const pm_as_images *im, uint64_t addr);
 /* The mapping containing addr, or NULL.  Binary search. */

@@ -54,6 +54,13 @@ make_name(char *out, size_t cap, const char *lead, const char *id, const char *e
 	as_strlcat(out, tail, cap);
 }
 
+/* Where the files go: the capture's directory, else pending/ held from install. */
+static int
+files_dir(const as_capture_ctx *c)
+{
+	return c->dir_fd >= 0 ? c->dir_fd : as_pending_fd();
+}
+
 /* A file written whole under its hidden temporary name, its writeback started. */
 typedef struct staged {
 	int fd; /* -1: nothing to name */
@@ -199,7 +206,7 @@ as_write_minidump(const as_capture_ctx *c)
 		return false;
 	int saved = errno;
 	uint64_t start = as_sys_now_ns();
-	int dir = as_pending_fd();
+	int dir = files_dir(c);
 	staged dmp;
 	stage(c, dir, as_minidump, ".dmp", c->minidump_path, &dmp);
 	bool ok = land(dir, &dmp, 1, NULL);
@@ -236,7 +243,7 @@ as_write_report(const as_capture_ctx *c)
 {
 	int saved = errno;
 	uint64_t start = as_sys_now_ns(), fsyncs = c->phases->fsync;
-	int dir = as_pending_fd();
+	int dir = files_dir(c);
 	staged f[2];
 	populate_io_buf(c);
 	stage(c, dir, write_text, ".crash", c->crash_path, &f[0]);

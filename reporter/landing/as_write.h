@@ -7,7 +7,8 @@
 #include "as_capture.h"
 
 /*
- * Write <pending>/<incident>.crash then <pending>/<incident>.json, each
+ * Write <pending>/<incident>.crash then <pending>/<incident>.json (into
+ * c->dir_fd, pending/ held from install when it is -1), each
  * under a hidden temporary name, their writeback started; then rename each
  * once its writeback has ended (and it is fsync'd, where the filesystem may
  * commit a rename before the file's blocks), and fsync pending/ (and the

@@ -130,10 +130,13 @@ sample_done(void)
 static size_t
 walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 {
-	as_mem_cache_reset(bt.cache);
-	pm_mem mem = as_mem_cached(bt.cache);
-	as_images_scan(&bt.images, &bt.report, &mem, as_g.facts.exe_path, bt.lines, LIVE_LINES);
-	pm_unwind_env env = { .mem = mem, .images = &bt.images };
+	as_target self = as_target_self();
+	as_mem_self_begin();
+	as_mem_cache_reset(bt.cache, &self.mem);
+	/* Every read through the cache, the images' first pages too. */
+	self.mem = as_mem_cached(bt.cache);
+	as_images_scan(&bt.images, &bt.report, &self, as_g.facts.exe_path, bt.lines, LIVE_LINES);
+	pm_unwind_env env = { .mem = self.mem, .images = &bt.images };
 	pm_cpu cpu;
 	const char *stop;
 	as_arch_cpu_from_mcontext(mc, &cpu);
@@ -146,7 +149,7 @@ walk(const mcontext_t *mc, pm_frame *frames, size_t max)
 	pm_thread t = { .frames = frames, .frame_count = n };
 	bt.report.threads = &t;
 	bt.report.thread_count = 1;
-	as_symbolize(&bt.symbols, &bt.report, &bt.images, &mem);
+	as_symbolize(&bt.symbols, &bt.report, &bt.images, &self.mem);
 	bt.report.threads = NULL;
 	bt.report.thread_count = 0;
 	return n;

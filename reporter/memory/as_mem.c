@@ -1,5 +1,6 @@
 /*
- * as_mem.c — AS-SAFE fault-free reads of our own memory.
+ * as_mem.c — AS-SAFE fault-free reads of our own memory, and the cache and
+ * stack windows a capture reads its target through.
  *
  * process_vm_readv on our own pid copies through the kernel, which returns an
  * error instead of raising SIGSEGV for an unmapped or unreadable address.
@@ -70,10 +71,12 @@ self_read(void *ctx, uint64_t addr, void *dst, size_t n)
 	return as_mem_read(dst, addr, n);
 }
 
+static void self_windows(void *ctx, pm_mem_window *w, size_t n);
+
 pm_mem
 as_mem_self(void)
 {
-	return (pm_mem){ .read = self_read, .ctx = NULL };
+	return (pm_mem){ .read = self_read, .ctx = NULL, .read_windows = self_windows };
 }
 
 /* Both ends of one pipe: the app may have closed ours and reused the
@@ -87,17 +90,17 @@ is_one_pipe(int read_fd, int write_fd)
 }
 
 void
-as_mem_cache_reset(pm_mem_cache *c)
+as_mem_self_begin(void)
 {
 	cached_pid = getpid();
 	if (!use_pipe && !as_mem_probe() && is_one_pipe(fallback_fds[0], fallback_fds[1]))
 		as_mem_use_pipe(fallback_fds[0], fallback_fds[1]);
-	as_mem_cache_clear(c);
 }
 
 void
-as_mem_cache_clear(pm_mem_cache *c)
+as_mem_cache_reset(pm_mem_cache *c, const pm_mem *src)
 {
+	c->src = *src;
 	for (size_t i = 0; i < PM_MEM_CACHE_LINES; i++) {
 		c->tag[i] = 0;
 		c->bytes[i] = 0;
@@ -122,7 +125,7 @@ cached_line(pm_mem_cache *c, uint64_t line)
 		c->bytes[slot] = (uint16_t)++c->handed;
 	unsigned char *bytes = c->line[c->bytes[slot] - 1];
 	c->tag[slot] = 0;
-	if (!as_mem_read(bytes, line, PM_MEM_LINE))
+	if (!pm_mem_read(&c->src, line, bytes, PM_MEM_LINE))
 		return NULL;
 	c->tag[slot] = line + 1;
 	return bytes;
@@ -182,6 +185,28 @@ read_vm_windows(pm_mem_window *w, size_t n)
 	}
 }
 
+/* A window each, whole or none: the pipe's way, and any source's without
+ * a batch of its own. */
+static void
+read_each(const pm_mem *src, pm_mem_window *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!pm_mem_read(src, w[i].start, w[i].bytes, w[i].len))
+			w[i].len = 0;
+}
+
+static void
+self_windows(void *ctx, pm_mem_window *w, size_t n)
+{
+	(void)ctx;
+	if (use_pipe) {
+		pm_mem self = as_mem_self();
+		read_each(&self, w, n);
+	} else {
+		read_vm_windows(w, n);
+	}
+}
+
 void
 as_mem_windows_read(pm_mem_cache *c, pm_mem_window *w, size_t n)
 {
@@ -189,16 +214,14 @@ as_mem_windows_read(pm_mem_cache *c, pm_mem_window *w, size_t n)
 		n = PM_MEM_WINDOWS;
 	for (size_t i = 0; i < n; i++) {
 		w[i].bytes = c->window[i];
+		w[i].src = &c->src;
 		w[i].len = w[i].end <= w[i].start ? 0 : w[i].end - w[i].start < PM_MEM_WINDOW ? w[i].end - w[i].start
 		                                                                               : PM_MEM_WINDOW;
 	}
-	if (!use_pipe) {
-		read_vm_windows(w, n);
-		return;
-	}
-	for (size_t i = 0; i < n; i++)
-		if (!read_pipe(w[i].start, c->window[i], w[i].len))
-			w[i].len = 0;
+	if (c->src.read_windows)
+		c->src.read_windows(c->src.ctx, w, n);
+	else
+		read_each(&c->src, w, n);
 }
 
 /* Below the read that moves a window, what it keeps: the slots a frame
@@ -219,7 +242,7 @@ windowed_read(void *ctx, uint64_t addr, void *dst, size_t n)
 		uint64_t start = addr - w->start > WINDOW_SLACK ? addr - WINDOW_SLACK : w->start;
 		size_t len = w->end - start < PM_MEM_WINDOW ? (size_t)(w->end - start) : PM_MEM_WINDOW;
 		w->len = 0; /* until the copy is whole */
-		if (as_mem_read(w->bytes, start, len)) {
+		if (pm_mem_read(w->src, start, w->bytes, len)) {
 			w->start = start;
 			w->len = len;
 		}

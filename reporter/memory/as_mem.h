@@ -1,9 +1,12 @@
 /*
  * as_mem.h — AS-SAFE reads of memory that may be bad.
  *
- * Every read of the crashed process's memory (stacks, ELF headers, unwind
- * tables) goes through a pm_mem source, so a corrupt pointer yields "cannot
- * read" instead of a second fault.  Tests and fuzzers plug in byte buffers.
+ * Every read of the target's memory (stacks, ELF headers, unwind tables,
+ * what the minidump keeps) goes through a pm_mem source, so a corrupt
+ * pointer yields "cannot read" instead of a second fault.  The live one
+ * reads our own process (as_mem_self); a capture reads its target's
+ * (as_target.h) through a cache and stack windows; tests and fuzzers plug
+ * in byte buffers.
  */
 #ifndef PM_REPORTER_AS_MEM_H
 #define PM_REPORTER_AS_MEM_H
@@ -12,10 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pm_mem_window;
+
 typedef struct pm_mem {
 	/* Copy n bytes at addr into dst; true only if all n bytes arrived. */
 	bool (*read)(void *ctx, uint64_t addr, void *dst, size_t n);
 	void *ctx;
+	/* Optional: several stack windows at once (as_mem_windows_read says
+	 * what of each), cheaper than a read each; NULL: a read each, whole or
+	 * nothing. */
+	void (*read_windows)(void *ctx, struct pm_mem_window *w, size_t n);
 } pm_mem;
 
 /* Open the pipe fallback (each capture probes process_vm_readv and uses the
@@ -30,16 +39,19 @@ void as_mem_use_pipe(int read_fd, int write_fd);
 void as_mem_fallback_pipe(int read_fd, int write_fd);
 /* True when the current method reads a known value back.  AS-safe. */
 bool as_mem_probe(void);
+/* Before a capture of our own process: remember our pid for the reads, and
+ * switch to the fallback pipe if the current method no longer works.  AS-safe. */
+void as_mem_self_begin(void);
 /* The reader of our own address space.  AS-safe. */
 pm_mem as_mem_self(void);
 /* Read from our own address space without faulting.  AS-safe. */
 bool as_mem_read(void *dst, uint64_t src, size_t n);
 
 /*
- * A cache over the self reader, for one capture: the unwind tables (and
+ * A cache over a target's reader, for one capture: the unwind tables (and
  * symbol tables) it reads do not change while the other threads are
- * stopped, and most reads of a walk fall in a few places.  Reset it (which
- * also caches our pid) before each capture.
+ * stopped, and most reads of a walk fall in a few places.  Reset it before
+ * each capture.
  *
  * Its lines are a quarter page, and a line's bytes are handed out in the
  * order lines are first filled: at the first crash every page of the cache
@@ -64,6 +76,7 @@ enum { PM_MEM_PAGE = 4096, PM_MEM_LINE = 1024, PM_MEM_CACHE_LINES = 256, PM_MEM_
 enum { PM_MEM_WINDOW = 2048, PM_MEM_WINDOWS = 16 };
 
 typedef struct pm_mem_cache {
+	pm_mem src;                          /* what it caches */
 	uint64_t tag[PM_MEM_CACHE_LINES];    /* line address + 1; 0: empty */
 	uint16_t bytes[PM_MEM_CACHE_LINES];  /* slot i's bytes are line[bytes[i] - 1]; 0: none yet */
 	size_t next;                         /* round-robin victim within a set */
@@ -74,29 +87,28 @@ typedef struct pm_mem_cache {
 
 /* A copy of [start, start + len) of a stack that ends at `end`; reads
  * outside it go to `under`, except that a read above it, below `end`,
- * moves it up there: a walk climbs its stack. */
+ * moves it up there (read from `src`): a walk climbs its stack. */
 typedef struct pm_mem_window {
 	uint64_t start, end;
 	size_t len;               /* bytes held; 0: none */
 	unsigned char *bytes;
 	const pm_mem *under;
+	const pm_mem *src;        /* the target's reader, uncached (as_mem_windows_read sets it) */
 } pm_mem_window;
 
-/* Empty the cache, remember our pid for the reads, and switch to the
- * fallback pipe if the current method no longer works.  AS-safe. */
-void as_mem_cache_reset(pm_mem_cache *c);
-/* Empty the cache alone: a second walker's own, during a capture whose
- * reset has chosen the method.  AS-safe. */
-void as_mem_cache_clear(pm_mem_cache *c);
+/* Empty the cache, which reads through src from now on.  AS-safe. */
+void as_mem_cache_reset(pm_mem_cache *c, const pm_mem *src);
 /* True when reads go through the pipe: one pipe, so one reader at a time.  AS-safe. */
 bool as_mem_uses_pipe(void);
-/* A reader of our own address space through the cache.  AS-safe. */
+/* A reader of the cache's source through the cache.  AS-safe. */
 pm_mem as_mem_cached(pm_mem_cache *c);
 
 /* Copy the first PM_MEM_WINDOW bytes of [w[i].start, w[i].end) into window
- * i of c for each i < n (n <= PM_MEM_WINDOWS), with one system call when
- * every range is readable; a range that cannot be read whole keeps the
- * part read before the bad byte (len short, 0 at worst).  AS-safe. */
+ * i of c for each i < n (n <= PM_MEM_WINDOWS), from the cache's source: our
+ * own memory with one system call when every range is readable, a range
+ * that cannot be read whole keeping the part read before the bad byte (len
+ * short, 0 at worst); a source without read_windows, a read each, whole or
+ * nothing.  AS-safe. */
 void as_mem_windows_read(pm_mem_cache *c, pm_mem_window *w, size_t n);
 /* A reader that serves reads inside w from its copy, the others from
  * w->under.  AS-safe. */

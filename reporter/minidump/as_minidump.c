@@ -45,7 +45,7 @@ as_minidump(const as_capture_ctx *c, pm_out *o)
 		.o = o, .r = c->report, .ctx = pmi_md_context_for_arch(as_arch_id),
 		.ranges = c->md_ranges, .range_cap = c->md_range_cap,
 		.chunk = c->scratch, .chunk_cap = c->scratch_cap,
-		.images = c->images, .facts = c->facts, .environ = c->minidump_environ,
+		.target = &c->target, .images = c->images, .facts = c->facts, .environ = c->minidump_environ,
 	};
 	if (o->fd < 0)
 		return PM_E_INVAL;

@@ -4,8 +4,8 @@
  * crashed thread's pc, its registers that look like pointers, and the
  * faulting address.  Each range is clipped to its readable mapping, then
  * overlapping ones are merged (Breakpad rejects a MemoryList whose ranges
- * overlap), and the bytes stream through the fault-free reader: a page
- * that cannot be read is written as zeros, so the planned sizes hold.
+ * overlap), and the bytes stream from the target's memory: a page that
+ * cannot be read is written as zeros, so the planned sizes hold.
  */
 #include <string.h>
 #include <sys/mman.h>
@@ -127,11 +127,12 @@ blank_environ(const pm_md_writer *w, char *buf, uint64_t at, size_t n)
 static void
 put_span(pm_md_writer *w, uint64_t at, size_t n)
 {
-	if (!as_mem_read(w->chunk, at, n)) {
+	const pm_mem *mem = &w->target->mem;
+	if (!pm_mem_read(mem, at, w->chunk, n)) {
 		for (size_t off = 0; off < n;) {
 			uint64_t a = at + off, next = (a & ~(uint64_t)(PM_MEM_PAGE - 1)) + PM_MEM_PAGE;
 			size_t k = next - a < n - off ? (size_t)(next - a) : n - off;
-			if (!as_mem_read(w->chunk + off, a, k))
+			if (!pm_mem_read(mem, a, w->chunk + off, k))
 				memset(w->chunk + off, 0, k);
 			off += k;
 		}

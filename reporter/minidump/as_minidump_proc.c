@@ -1,5 +1,6 @@
 /*
- * as_minidump_proc.c — AS-SAFE: Breakpad's Linux streams, each a file
+ * as_minidump_proc.c — AS-SAFE: Breakpad's Linux streams, each a file of
+ * the target's /proc directory (none without one) or of the system,
  * copied byte for byte (a bounded number of bytes).  The environment only
  * when asked for: it holds tokens and passwords more often than clues.
  */
@@ -42,15 +43,24 @@ copy_file(pm_md_writer *w, uint32_t type, const char *path)
 	as_md_stream_end(w);
 }
 
+/* The target's <proc>/<file>, when it has a /proc directory. */
+static void
+copy_proc_file(pm_md_writer *w, uint32_t type, const char *file)
+{
+	char path[64];
+	if (as_target_path(w->target, file, path, sizeof path))
+		copy_file(w, type, path);
+}
+
 void
 as_md_proc_streams(pm_md_writer *w)
 {
-	copy_file(w, PM_MD_LINUX_PROC_STATUS, "/proc/self/status");
-	copy_file(w, PM_MD_LINUX_CMD_LINE, "/proc/self/cmdline");
+	copy_proc_file(w, PM_MD_LINUX_PROC_STATUS, "status");
+	copy_proc_file(w, PM_MD_LINUX_CMD_LINE, "cmdline");
 	if (w->environ)
-		copy_file(w, PM_MD_LINUX_ENVIRON, "/proc/self/environ");
-	copy_file(w, PM_MD_LINUX_AUXV, "/proc/self/auxv");
-	copy_file(w, PM_MD_LINUX_MAPS, "/proc/self/maps");
+		copy_proc_file(w, PM_MD_LINUX_ENVIRON, "environ");
+	copy_proc_file(w, PM_MD_LINUX_AUXV, "auxv");
+	copy_proc_file(w, PM_MD_LINUX_MAPS, "maps");
 	/* Debian and most distributions now ship only os-release; the stream's
 	 * readers take either (KEY=value lines). */
 	int before = (int)w->dir_count;

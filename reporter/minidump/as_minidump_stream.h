@@ -41,7 +41,8 @@ typedef struct pm_md_writer {
 	uint64_t stream_start;
 	char *chunk;                      /* memory and file reads */
 	size_t chunk_cap;
-	const pm_as_images *images;       /* the maps: which memory is there to copy */
+	const as_target *target;          /* whose memory and /proc files are copied */
+	const pm_as_images *images;       /* its maps: which memory is there to copy */
 	const pm_facts *facts;
 	bool environ;                     /* keep the environment (else blanked) */
 } pm_md_writer;

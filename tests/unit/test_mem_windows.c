@@ -31,7 +31,9 @@ setup(void)
 	for (size_t i = 0; i < PAGES * PM_MEM_PAGE; i++)
 		mem[i] = (unsigned char)(i * 13 + i / PM_MEM_PAGE + 5);
 	cr_assert_eq(mprotect(mem + BAD_PAGE * PM_MEM_PAGE, PM_MEM_PAGE, PROT_NONE), 0);
-	as_mem_cache_reset(cache);
+	pm_mem self = as_mem_self();
+	as_mem_self_begin();
+	as_mem_cache_reset(cache, &self);
 }
 
 static uint64_t
