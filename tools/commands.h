@@ -26,6 +26,7 @@ int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_system(int argc, char **argv);
 
 /* Print "postmortem <cmd>: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
