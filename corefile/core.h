@@ -140,6 +140,7 @@ enum {
 	PM_CORE_STREAM_STALL_MS = 60000,
 	PM_CORE_AROUND_REG = 256,         /* bytes kept each side of a pointer in a register of the crashed thread */
 	PM_CORE_REDZONE = 128,            /* below a stack pointer: x86_64's red zone */
+	PM_CORE_OVERFLOW_REACH = 64 << 10, /* a stack pointer this far below a segment overflowed its stack */
 };
 
 /* Every byte of a stream, as it is read; false: stop teeing (the stream is still read to the end). */

@@ -24,14 +24,22 @@ typedef struct picker {
 	size_t n, cap;
 } picker;
 
-/* Keep [addr - below, addr + above) as far as the segment holding addr has it in the core. */
+/* Keep [addr - below, addr + above) as far as the segment holding addr has
+ * it in the core; a stack pointer that overflowed lies just below its
+ * stack, whose bytes from its start are kept then. */
 static bool
-want(picker *p, uint64_t addr, uint64_t below, uint64_t above)
+want(picker *p, uint64_t addr, uint64_t below, uint64_t above, bool stack)
 {
 	pm_core *c = p->c;
 	size_t i = pmi_core_find(c->segs, c->nsegs, sizeof *c->segs, offsetof(pm_core_segment, vaddr), addr);
-	if (i == c->nsegs || addr - c->segs[i].vaddr >= c->segs[i].filesz)
-		return true;
+	if (i == c->nsegs || addr - c->segs[i].vaddr >= c->segs[i].filesz) {
+		size_t up = i == c->nsegs ? 0 : i + 1;
+		if (!stack || up >= c->nsegs || c->segs[up].vaddr - addr > PM_CORE_OVERFLOW_REACH)
+			return true;
+		i = up;
+		above -= c->segs[up].vaddr - addr < above ? c->segs[up].vaddr - addr : above;
+		addr = c->segs[up].vaddr;
+	}
 	const pm_core_segment *s = &c->segs[i];
 	uint64_t lo = addr - s->vaddr > below ? addr - below : s->vaddr;
 	uint64_t hi = s->vaddr + s->filesz - addr > above ? addr + above : s->vaddr + s->filesz;
@@ -99,22 +107,22 @@ pick_all(picker *p, const pm_core_stream_limits *lim)
 {
 	pm_core *c = p->c;
 	const pm_core_thread *t = &c->threads[0];
-	if (!want(p, t->sp, PM_CORE_REDZONE, lim->stack_bytes))
+	if (!want(p, t->sp, PM_CORE_REDZONE, lim->stack_bytes, true))
 		return false;
 	size_t nregs = c->arch == PM_CORE_ARCH_X86_64 ? PM_CORE_X86_64_NGREG : 31;
 	const uint64_t *regs = c->arch == PM_CORE_ARCH_X86_64 ? t->mc.x86_64.gregs : t->mc.aarch64.regs;
 	for (size_t r = 0; r < nregs; r++)
-		if (!want(p, regs[r], PM_CORE_AROUND_REG, PM_CORE_AROUND_REG))
+		if (!want(p, regs[r], PM_CORE_AROUND_REG, PM_CORE_AROUND_REG, false))
 			return false;
 	uint64_t vdso = auxv_value(c, AT_SYSINFO_EHDR);
-	if (vdso && !want(p, vdso, 0, VDSO_MAX))
+	if (vdso && !want(p, vdso, 0, VDSO_MAX, false))
 		return false;
 	for (size_t m = 0; m < c->nmaps; m++)
-		if (c->maps[m].offset == 0 && !want(p, c->maps[m].start, 0, HEAD_PAGE))
+		if (c->maps[m].offset == 0 && !want(p, c->maps[m].start, 0, HEAD_PAGE, false))
 			return false;
 	for (size_t i = 1; i < c->nthreads; i++) {
 		size_t share = p->budget / (c->nthreads - i);
-		if (!want(p, c->threads[i].sp, PM_CORE_REDZONE, share < lim->stack_bytes ? share : lim->stack_bytes))
+		if (!want(p, c->threads[i].sp, PM_CORE_REDZONE, share < lim->stack_bytes ? share : lim->stack_bytes, true))
 			return false;
 	}
 	return true;
