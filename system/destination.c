@@ -99,13 +99,19 @@ pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, ch
 		snprintf(why, wcap, "the spool's path is too long");
 		return false;
 	}
-	/* users/ may be listed by all (each user finds their own below it), private/ by root alone. */
+	/* users/ may be listed by all (each user finds their own below it), private/ by root alone;
+	 * the modes are set, not left to the handler's umask. */
 	mode_t mode = kind == PM_DEST_PRIVATE ? 0700 : 0755;
-	struct stat st;
-	if ((mkdir(sysdir, 0755) != 0 && errno != EEXIST) || (mkdir(top, mode) != 0 && errno != EEXIST) ||
-	    lstat(top, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022)) {
-		snprintf(why, wcap, "cannot make %s root's: %s", top, strerror(errno));
-		return false;
+	const char *const dirs[] = { sysdir, top };
+	const mode_t modes[] = { 0755, mode };
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		bool made = mkdir(dirs[i], modes[i]) == 0;
+		if ((!made && errno != EEXIST) || lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+		    (!made && (st.st_mode & 022)) || (made && chmod(dirs[i], modes[i]) != 0)) {
+			snprintf(why, wcap, "%s is not a directory of root's alone", dirs[i]);
+			return false;
+		}
 	}
 	if (kind == PM_DEST_PRIVATE)
 		return true;
@@ -114,6 +120,7 @@ pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, ch
 		snprintf(why, wcap, "cannot give %s to uid %u: %s", dir, (unsigned)f->uid[0], strerror(errno));
 		return false;
 	}
+	struct stat st;
 	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != f->uid[0]) {
 		snprintf(why, wcap, "%s is not a directory of uid %u", dir, (unsigned)f->uid[0]);
 		return false;

@@ -217,12 +217,16 @@ main(int argc, char **argv)
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	long self_kib = ru.ru_maxrss;
+	char cut[96] = "";
+	if (ce == PM_OK && bytes < core->end)
+		snprintf(cut, sizeof cut, " (cut: its segments end at %" PRIu64 ")", core->end);
 	if (args_ok)
 		pmi_syslog(ce == PM_OK ? LOG_INFO : LOG_WARNING,
-		           "pid %d (%s) uid %u signal %d: core %" PRIu64 " bytes crc32 %08lx, %s%zu threads; report: %s; %s; "
-		           "peak rss %ld KiB",
-		           a.pid, a.comm, a.uid, a.signal, bytes, (unsigned long)t.crc, ce == PM_OK ? "" : core_why,
-		           ce == PM_OK ? core->nthreads : (size_t)0, msg ? msg : "no report", chain.what, self_kib);
+		           "pid %d (%s) uid %u signal %d: core %" PRIu64 " bytes%s crc32 %08lx, %zu threads%s%s; report: %s; "
+		           "%s; peak rss %ld KiB",
+		           a.pid, a.comm, a.uid, a.signal, bytes, cut, (unsigned long)t.crc,
+		           ce == PM_OK ? core->nthreads : (size_t)0, ce == PM_OK ? "" : ", unreadable: ", core_why,
+		           msg ? msg : "no report", chain.what, self_kib);
 	pmi_core_close(core);
 	free(f);
 	return args_ok && facts_ok ? 0 : 1;
