@@ -47,10 +47,11 @@ pm_err
 pmi_core_index_files(pm_core *c)
 {
 	pm_core_src *s = c->src;
-	qsort(c->maps, c->nmaps, sizeof *c->maps, by_start);
-	qsort(c->segs, c->nsegs, sizeof *c->segs, by_vaddr);
+	if (c->nsegs)
+		qsort(c->segs, c->nsegs, sizeof *c->segs, by_vaddr);
 	if (c->nmaps == 0)
 		return PM_OK;
+	qsort(c->maps, c->nmaps, sizeof *c->maps, by_start);
 	size_t *order = malloc(c->nmaps * sizeof *order);
 	s->map_file = malloc(c->nmaps * sizeof *s->map_file);
 	s->files = calloc(c->nmaps, sizeof *s->files);

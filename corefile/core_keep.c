@@ -78,7 +78,8 @@ by_vaddr(const void *a, const void *b)
 static void
 merge(picker *p)
 {
-	qsort(p->k, p->n, sizeof *p->k, by_vaddr);
+	if (p->n)
+		qsort(p->k, p->n, sizeof *p->k, by_vaddr);
 	size_t out = 0;
 	for (size_t i = 0; i < p->n; i++) {
 		pm_core_kept *last = out ? &p->k[out - 1] : NULL;
