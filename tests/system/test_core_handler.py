@@ -29,6 +29,7 @@ import time
 import zlib
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
+from checks import check, finish  # noqa: E402
 from kernel_settings import KernelSettings, read  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
@@ -38,14 +39,6 @@ THREADS = os.path.join(BUILD, 'tests', 'sys_threads17')
 LINKED = os.path.join(BUILD, 'sample_crashes', 'crash_null_deref')
 SHOW = os.path.join(BUILD, 'tests', 'core_show')
 USER = 'pmsystest'
-failures = []
-
-
-def check(ok, what):
-    print(('ok   ' if ok else 'FAIL ') + what)
-    if not ok:
-        failures.append(what)
-    return ok
 
 
 class Kmsg:
@@ -272,9 +265,7 @@ def main():
                 unread_previous(work, settings, kmsg)
     finally:
         subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
-    if failures:
-        sys.exit('%d checks failed' % len(failures))
-    print('every check passed')
+    finish()
 
 
 if __name__ == '__main__':

@@ -29,20 +29,13 @@ import tempfile
 import time
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
+from checks import check, finish  # noqa: E402
 from kernel_settings import KernelSettings  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 HERE = os.path.join(BUILD, 'tests')
 SHOW = os.path.join(HERE, 'core_show')
 REGS = ['rip', 'rsp', 'rbp', 'rbx', 'r12', 'rax', 'rdi']
-failures = []
-
-
-def check(ok, what):
-    print(('ok   ' if ok else 'FAIL ') + what)
-    if not ok:
-        failures.append(what)
-    return ok
 
 
 def parse_show(text):
@@ -208,9 +201,7 @@ def main():
             kernel_cores(settings, work)
         gcore_big(work)
         aarch64_core(work)
-    if failures:
-        sys.exit('%d checks failed' % len(failures))
-    print('every check passed')
+    finish()
 
 
 if __name__ == '__main__':
