@@ -61,7 +61,8 @@ ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64
 # and the writers' output byte for byte (their escape and hex work on 8-byte words).
 # Tools and upload are portable C tested on the build machine.
 ARM64_TESTS = crash_arm64 crash_samples crash_capture crash_unwind crash_minidump crash_live crash_watchdog \
-              crash_words crash_walkers crash_landing unwind_libunwind unwind_libunwind_fp as_symbols render_golden out
+              crash_words crash_walkers crash_landing crash_handed_first unwind_libunwind unwind_libunwind_fp as_symbols \
+              render_golden out
 
 .PHONY: deps deps-arm64 build demo test test-arm64 fuzz fuzz-long clean
 

@@ -22,6 +22,7 @@ static const command commands[] = {
 	{ "show", cmd_show, "print a stored report by its id" },
 	{ "run", cmd_run, "run a program with the crash reporter preloaded" },
 	{ "upload", cmd_upload, "send the pending reports to a server over HTTP(S)" },
+	{ "system", cmd_system, "report every crashing process of the machine (kernel.core_pattern)" },
 };
 
 static void

@@ -25,6 +25,18 @@ put_signal(pm_out *o, int sig)
 		pmi_out_i64(o, sig);
 }
 
+/* "it called abort()" (SIGABRT: abort raises it), else "it raised SIGSEGV" */
+static void
+put_raised(pm_out *o, int sig)
+{
+	if (sig == SIGABRT) {
+		pmi_out_str(o, "it called abort()");
+	} else {
+		pmi_out_str(o, "it raised ");
+		put_signal(o, sig);
+	}
+}
+
 /* "it called abort()", "it faulted itself (SIGSEGV)", … */
 static void
 put_how(pm_out *o, const as_chain_rec *h)
@@ -34,12 +46,7 @@ put_how(pm_out *o, const as_chain_rec *h)
 		pmi_out_str(o, "it put the default action back and returned");
 		break;
 	case AS_GAVE_UP_SIGNAL:
-		if (h->gave_up_arg == SIGABRT) {
-			pmi_out_str(o, "it called abort()");
-		} else {
-			pmi_out_str(o, "it raised ");
-			put_signal(o, h->gave_up_arg);
-		}
+		put_raised(o, h->gave_up_arg);
 		break;
 	case AS_GAVE_UP_FAULT:
 		pmi_out_str(o, "it faulted itself (");
@@ -63,12 +70,7 @@ put_how(pm_out *o, const as_chain_rec *h)
 		break;
 	case AS_GAVE_UP_MOVED:
 		pmi_out_str(o, "moved the context to its own code and gave up there: ");
-		if (h->gave_up_arg == SIGABRT) {
-			pmi_out_str(o, "it called abort()");
-		} else {
-			pmi_out_str(o, "it raised ");
-			put_signal(o, h->gave_up_arg);
-		}
+		put_raised(o, h->gave_up_arg);
 		break;
 	case AS_GAVE_UP_NOT:
 		pmi_out_str(o, "it gave up");

@@ -66,6 +66,10 @@ resolves(how h, const char *resolve)
 static void
 gives_up(how h, const char *giveup, int sig, int code, const char *words)
 {
+	/* qemu-user does not show a signal raised while blocked in sigpending,
+	 * so the report's mask lets it end the process first (docs/arm64.md). */
+	if (h == LINKED && strcmp(giveup, "reraise") == 0 && crash_emulator_threads())
+		cr_skip_test("qemu-user: a raise while blocked is not pending to sigpending");
 	crash_run run;
 	run_standin(&run, h, "context", giveup, "2");
 	expect_end(&run, h, sig, code);
