@@ -2,7 +2,7 @@
  * install_window.c — issue 14: how long after pm_install returns a thread
  * from before it may still lack its alternate stack.  With more than 30
  * threads, pm_install leaves the setup requests to a helper thread
- * (reporter/altstack_broadcast.c); until a thread's request is pending, a
+ * (reporter/handler/altstack_broadcast.c); until a thread's request is pending, a
  * stack overflow there goes unreported.  Each run is a fresh process with
  * THREADS threads parked: pm_install is timed, then how long after its
  * return every thread held its stack (polled every 200 us) and the helper

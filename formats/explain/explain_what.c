@@ -255,7 +255,7 @@ say_exception(pm_sbuf *b, const pm_explain_facts *f)
 	if (si)
 		pmi_sbuf_printf(b, " The kernel reported %s (%s).", si->name, si->meaning);
 	/* On a fault the kernel reported, only the re-raise a later handler made of it
-	 * has a Termination Description (reporter/as_reraise.c). */
+	 * has a Termination Description (reporter/capture/as_reraise.c). */
 	const pm_exception *e = &f->r->exception;
 	if (f->r->os == PM_OS_LINUX && e->has_si_code && e->si_code > 0 && e->term_description)
 		pmi_sbuf_printf(b, " %s.", e->term_description);

@@ -349,7 +349,7 @@ is_ignored(int sig, const siginfo_t *info)
 	return info->si_code <= 0 && sig != SIGABRT && prev && prev->sa_handler == SIG_IGN;
 }
 
-/* A fault in a Go executable's own code (reporter/go_text.c) is Go's to
+/* A fault in a Go executable's own code (reporter/install/go_text.c) is Go's to
  * turn into a panic the program may recover from, not a crash: Go's handler
  * gets it alone.  Only a fault the kernel reports: a signal sent by a
  * process lands at any pc. */

@@ -1,5 +1,5 @@
 /*
- * test_cfi.c — the AS-safe DWARF CFI step (reporter/as_cfi.h).
+ * test_cfi.c — the AS-safe DWARF CFI step (reporter/unwind/as_cfi.h).
  *
  * Most tests build .eh_frame_hdr, .eh_frame and a stack by hand in a fake
  * address space (one buffer at BASE; reads elsewhere fail) and check the

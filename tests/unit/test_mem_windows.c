@@ -1,6 +1,6 @@
 /*
  * test_mem_windows.c — the capture's reads of its own memory
- * (reporter/as_mem.c).  The cache (as_mem_cached) gives the bytes of
+ * (reporter/memory/as_mem.c).  The cache (as_mem_cached) gives the bytes of
  * memory across its lines and through evictions.  Stack windows
  * (as_mem_windows_read and as_mem_windowed): ranges read in one batch
  * keep their bytes, a range that meets an unreadable page keeps at most

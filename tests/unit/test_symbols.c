@@ -1,5 +1,5 @@
 /*
- * test_symbols.c — the in-handler symbolizer (reporter/as_symbols.h) on this
+ * test_symbols.c — the in-handler symbolizer (reporter/symbols/as_symbols.h) on this
  * very process: its own static functions, libc (.dynsym, and .symtab from
  * libc6-dbg when installed), the vdso, and a library whose file was
  * replaced by another build.  Expected addresses come from readelf and the
