@@ -1,5 +1,6 @@
 /*
- * explain.h — internal pieces of pm_explain: the facts one diagnosis gathers
+ * explain.h — the door of formats/explain, which nothing includes (pm_explain
+ * is public): internal pieces of pm_explain, the facts one diagnosis gathers
  * from a report, and the growing string both renderings (text, JSON) use.
  * Offline code: allocates freely.
  */

@@ -1,6 +1,7 @@
 /*
- * read_ips.h — private interface of the Apple .ips reader (read_ips*.c) and
- * the format detector that shares its line-1 and banner tests.
+ * read_ips.h — the door of formats/ips: the interface of the Apple .ips
+ * reader (read_ips*.c) within, and what the format detector (formats/io)
+ * shares of it, its line-1 and banner tests.
  *
  * An .ips file is a one-line JSON metadata object, then either a JSON body
  * (bug_type 309, apple-crash-format.md §11) or classic text.  Console's

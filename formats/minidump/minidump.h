@@ -1,7 +1,8 @@
 /*
- * minidump.h — the Breakpad/Crashpad minidump ("MDMP") layout that the crash
- * path's writer (reporter/as_minidump*.c) and the reader
- * (formats/read_minidump*.c) share: stream numbers, record sizes, field
+ * minidump.h — the door of formats/minidump: the Breakpad/Crashpad minidump
+ * ("MDMP") layout that the crash
+ * path's writer (reporter/minidump/as_minidump*.c) and the reader
+ * (formats/minidump/read_minidump*.c) share: stream numbers, record sizes, field
  * offsets, and little-endian byte access.  AS-SAFE.
  *
  * Records are written and read field by field at these offsets, never by

@@ -1,6 +1,6 @@
 /*
- * live.h — reports of a process that goes on: snapshots and hang reports.
- * NOT AS-safe (ordinary threads).
+ * live.h — the door of reporter/live: reports of a process that goes on,
+ * snapshots and hang reports.  NOT AS-safe (ordinary threads).
  */
 #ifndef PM_REPORTER_LIVE_H
 #define PM_REPORTER_LIVE_H

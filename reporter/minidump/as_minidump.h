@@ -1,8 +1,9 @@
 /*
- * as_minidump.h — AS-SAFE: the report as a Breakpad/Crashpad minidump
- * (<id>.dmp), streamed from the model, the memory map and the threads'
- * stacks read through the fault-free reader.  No allocation: the ranges
- * table and the chunk buffer were prepared at install.
+ * as_minidump.h — the door of reporter/minidump, AS-SAFE: the report as a
+ * Breakpad/Crashpad minidump (<id>.dmp), streamed from the model, the
+ * memory map and the threads' stacks read from the capture's target.  No
+ * allocation: the ranges table and the chunk buffer were prepared at
+ * install.
  *
  * File layout: header, directory, every captured memory range's bytes,
  * then the streams, which point back at those bytes.  The streams' sizes

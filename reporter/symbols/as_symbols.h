@@ -1,5 +1,6 @@
 /*
- * as_symbols.h — AS-SAFE symbol names for frames, in the handler.
+ * as_symbols.h — the door of reporter/symbols: AS-SAFE symbol names for
+ * frames, in the handler.
  *
  * For each frame in an image: the nearest preceding function symbol whose
  * extent (st_size) contains the address, from the image's .dynsym (mapped,

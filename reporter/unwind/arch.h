@@ -1,6 +1,6 @@
 /*
  * arch.h — the small interface behind which each CPU architecture lives
- * (reporter/arch_<cpu>.c).  AS-SAFE throughout.
+ * (reporter/unwind/arch_<cpu>.c).  AS-SAFE throughout.
  *
  * The unwinder works on DWARF-numbered registers; the report model wants
  * Apple-named registers in Apple's order.  Both views come from the signal
@@ -31,7 +31,7 @@ enum { PM_ARCH_MIN_FRAME = 0, PM_ARCH_SIGRETURN_FIRST = 1, PM_ARCH_SIGRETURN_LEN
 /* Where a call leaves the return address (x86_64: at sp). */
 #define PM_ARCH_LINK_REG 30
 #else
-#error "postmortem: unsupported architecture (add reporter/arch_<cpu>.c)"
+#error "postmortem: unsupported architecture (add reporter/unwind/arch_<cpu>.c)"
 #endif
 
 /* A register set the unwinder steps: DWARF numbers, with a validity mask. */

@@ -1,5 +1,7 @@
 /*
- * as_unwind.h — AS-SAFE stack walk of one thread.
+ * as_unwind.h — the door of reporter/unwind: AS-SAFE stack walk of one
+ * thread, with the CPU's registers behind it (arch.h) and the capture's
+ * cache of CFI rows (as_cfi_cache.h).
  *
  * Per frame the strongest method that works, and the frame says which:
  *   context  frame 0, and frames restored from a kernel signal frame
