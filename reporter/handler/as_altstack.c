@@ -11,7 +11,8 @@
 
 #include "as_memory.h"
 
-static size_t stack_size, page_size, frame_bytes;
+/* Set at install: in a page it writes anyway (start_data.h). */
+PM_START_DATA static size_t stack_size, page_size, frame_bytes;
 
 void
 as_altstack_set_geometry(size_t size, size_t page, size_t frame)
