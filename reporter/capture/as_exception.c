@@ -116,7 +116,7 @@ fill_terminator(pm_exception *e, pm_arena *a, const pm_facts *f, int sig, const 
 			                      "fault first (its address is not known)";
 		return;
 	}
-	e->terminating_process = as_proc_name(a, info->si_pid);
+	e->terminating_process = as_proc_name(a, t, info->si_pid);
 	const char *call = sending_call(info->si_code);
 	if (call)
 		e->term_description = sender_description(a, call, e->terminating_process, info);

@@ -13,10 +13,10 @@
 #include "model.h"
 
 const char *
-as_proc_name(pm_arena *a, pid_t pid)
+as_proc_name(pm_arena *a, const as_target *t, pid_t pid)
 {
 	char name[64];
-	return as_read_proc("/proc/", pid, "comm", name, sizeof name) > 0 ? pmi_arena_strdup(a, name) : NULL;
+	return t->proc && as_read_proc("/proc/", pid, "comm", name, sizeof name) > 0 ? pmi_arena_strdup(a, name) : NULL;
 }
 
 const char *
@@ -76,7 +76,7 @@ as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now, cons
 	h->incident_id = incident_id(r->arena, now);
 	h->pid = as_target_pid(t);
 	h->parent_pid = as_target_ppid(t);
-	h->parent_name = as_proc_name(r->arena, (pid_t)h->parent_pid);
+	h->parent_name = as_proc_name(r->arena, t, (pid_t)h->parent_pid);
 }
 
 const char *

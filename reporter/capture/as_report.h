@@ -32,9 +32,11 @@ void as_fill_reraised(const as_capture_ctx *c);
 struct as_frozen;
 void as_fill_threads(const as_capture_ctx *c, struct as_frozen *f, size_t n);
 
-/* The name in /proc/<pid>/comm of a process of this machine, copied into
- * the arena; NULL if gone. */
-const char *as_proc_name(pm_arena *a, pid_t pid);
+/* The name in /proc/<pid>/comm of a process beside target t (its parent,
+ * a signal's sender), copied into the arena; NULL if gone, or when t has
+ * no /proc directory: its pids may then name processes of another pid
+ * namespace, or of another machine (a core file's). */
+const char *as_proc_name(pm_arena *a, const as_target *t, pid_t pid);
 /* The name of thread tid of target t (<proc>/task/<tid>/comm), copied into
  * the arena; NULL if gone, or when t has no /proc directory. */
 const char *as_thread_name(pm_arena *a, const as_target *t, pid_t tid);
