@@ -4,8 +4,8 @@
  *
  * Every mapping at file offset 0 that starts with an ELF header is an image:
  * its program headers give the load bias, the text span (first to last
- * PT_LOAD), PT_GNU_EH_FRAME for the unwinder, PT_DYNAMIC for .dynsym and
- * PT_NOTE for NT_GNU_BUILD_ID.  Scanning at crash time (not at install) finds
+ * PT_LOAD), PT_GNU_EH_FRAME for the unwinder (else its file's .eh_frame,
+ * as_eh_frame.c), PT_DYNAMIC for .dynsym and PT_NOTE for NT_GNU_BUILD_ID.  Scanning at crash time (not at install) finds
  * libraries dlopen'ed since, and keeps pm_install cheap.
  */
 #include "as_images.h"
@@ -186,6 +186,8 @@ add_image(pm_as_images *out, pm_report *r, const pm_mem *mem, const char *exe_pa
 	const char *p = pmi_arena_strndup(r->arena, path, path_len);
 	if (!p)
 		return;
+	if (!ai.eh_frame_hdr)
+		ai.eh_frame = as_eh_frame_from_file(p, mem, base, ai.bias);
 	img.path = p;
 	img.name = as_basename(p);
 	img.is_app = exe_path && strcmp(p, exe_path) == 0;

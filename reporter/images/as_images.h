@@ -18,6 +18,8 @@ typedef struct pm_as_image {
 	uint64_t start, end;      /* span of the PT_LOAD segments, end exclusive */
 	uint64_t bias;            /* runtime address - link-time address */
 	uint64_t eh_frame_hdr;    /* runtime address of PT_GNU_EH_FRAME, 0 if none */
+	uint64_t eh_frame;        /* with no PT_GNU_EH_FRAME, the .eh_frame its file's section headers
+	                           * name (as_eh_frame_from_file), 0 if none */
 	uint64_t dynamic;         /* runtime address of PT_DYNAMIC, 0 if none */
 	uint32_t model_index;     /* index of the pm_image in the report */
 } pm_as_image;
@@ -44,6 +46,11 @@ typedef struct pm_as_images {
  */
 void as_images_scan(pm_as_images *out, pm_report *r, const as_target *t, const char *exe_path,
                     char *linebuf, size_t linebuf_cap);
+/* The runtime address of the .eh_frame section of the ELF file at path
+ * (link-time address + bias), when its first page is the one mapped at base
+ * in the target (the same file); 0 when it is not, or has none.  For the
+ * images the linker gave no .eh_frame_hdr: a -static executable. */
+uint64_t as_eh_frame_from_file(const char *path, const pm_mem *mem, uint64_t base, uint64_t bias);
 /* The image containing addr, or NULL.  Binary search. */
 const pm_as_image *as_image_for(const pm_as_images *im, uint64_t addr);
 /* The mapping containing addr, or NULL.  Binary search. */

@@ -14,8 +14,8 @@
 
 /*
  * One step: find the FDE covering the pc through the image's .eh_frame_hdr
- * (runtime address `eh_frame_hdr`), run the CIE and FDE programs up to the
- * pc, and replace *cpu by the caller's registers: r[PM_DWARF_SP] = CFA,
+ * (runtime address `eh_frame_hdr`, or its .eh_frame keyed by as_cfi_bare),
+ * run the CIE and FDE programs up to the pc, and replace *cpu by the caller's registers: r[PM_DWARF_SP] = CFA,
  * pc = the return address, valid bits per the register rules, signal_frame
  * = the CIE has the 'S' augmentation (the caller's pc is exact).
  * The lookup uses pc - 1 unless cpu->signal_frame (a return address points

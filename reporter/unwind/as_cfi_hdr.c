@@ -1,7 +1,8 @@
 /*
  * as_cfi_hdr.c — AS-SAFE lookup of the FDE covering a pc through
  * .eh_frame_hdr (LSB Exception Frames): binary search of its sorted table,
- * or, when the linker left no usable table, a bounded walk of .eh_frame.
+ * or, when the linker left no usable table or no .eh_frame_hdr at all
+ * (as_cfi_bare), a bounded walk of .eh_frame.
  *
  * The table only guides the search: the FDE it points to must itself cover
  * the pc, so a corrupt table yields "no information", never a wrong frame.
@@ -108,6 +109,8 @@ as_cfi_find(const pm_mem *mem, uint64_t hdr, uint64_t pc, pm_cfi_fde *fde)
 	pm_cfi_cur c;
 	uint8_t head[4];
 	uint64_t eh_frame, count;
+	if (hdr & 1)
+		return linear(mem, hdr & ~(uint64_t)1, pc, fde);
 	if (!as_cfi_cur_init(&c, mem, hdr, HDR_MAX) || !as_cfi_bytes(&c, head, sizeof head) ||
 	    head[0] != HDR_VERSION || !as_cfi_ptr(&c, head[1], hdr, &eh_frame))
 		return PM_CFI_BAD;

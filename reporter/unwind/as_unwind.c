@@ -3,7 +3,7 @@
  *
  *   as_unwind()
  *     step()               one caller, by the first strategy that answers
- *       step_cfi()         as_cfi.c over the image's .eh_frame_hdr
+ *       step_cfi()         as_cfi.c over the image's .eh_frame_hdr (or its bare .eh_frame)
  *       step_sigreturn()   kernel signal trampoline: registers saved on the stack
  *       step_fp()          frame pointer chain, validated against the stack mapping
  *       step_entry()       frame 0 only, pc not in code: return address at [sp] (arm64: lr)
@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "as_cfi_cache.h"
+#include "as_cfi_hdr.h"
 
 enum { STEP_OK, STEP_NOINFO, STEP_END };
 
@@ -34,10 +35,11 @@ static int
 step_cfi(const pm_unwind_env *env, pm_cpu *cpu)
 {
 	const pm_as_image *im = as_image_for(env->images, lookup_pc(cpu));
-	if (!im || !im->eh_frame_hdr)
+	uint64_t tables = !im ? 0 : im->eh_frame_hdr ? im->eh_frame_hdr : im->eh_frame ? as_cfi_bare(im->eh_frame) : 0;
+	if (!tables)
 		return STEP_NOINFO;
 	pm_cpu next = *cpu;
-	if (as_cfi_step_cached(env->cfi_cache, &env->mem, im->eh_frame_hdr, &next) != PM_CFI_OK)
+	if (as_cfi_step_cached(env->cfi_cache, &env->mem, tables, &next) != PM_CFI_OK)
 		return STEP_NOINFO;
 	if (next.pc == 0 && !(next.valid & (1ull << PM_DWARF_RA)))
 		return STEP_END; /* return address undefined: the outermost frame */
