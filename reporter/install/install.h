@@ -1,6 +1,7 @@
 /*
  * install.h — the door of reporter/install: install-time pieces (NOT
- * AS-safe), and a Go executable's own code (go_text.h).
+ * AS-safe), the same storage prepared for a process its caller stopped,
+ * and a Go executable's own code (go_text.h).
  */
 #ifndef PM_REPORTER_INSTALL_H
 #define PM_REPORTER_INSTALL_H
@@ -15,5 +16,47 @@ void pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room /* PATH_
 /* Set by the preload library once it has installed postmortem: the pid of
  * the process it reports (install.c, preload.c). */
 #define PMI_PRELOADED_VAR "POSTMORTEM_PRELOADED"
+
+/*
+ * The storage of a capture of a process its caller stopped
+ * (as_capture_stopped), prepared as pm_install prepares a crash's, sized
+ * to that process (stopped_storage.c): a core's reader, tests/seam.  The
+ * caller fills facts (exe_path, exe_name, app_id, app_version; os_name is
+ * "Linux") and slots[0, n), its threads as the capture reads them.
+ */
+typedef struct pm_stopped_storage {
+	pm_facts facts;
+	pm_late_facts late;
+	pm_capture_state state;
+	pm_slot *slots;           /* max_threads */
+	uint32_t max_threads, max_frames;
+	unsigned generation;
+	pm_mem mem;
+	void *region;             /* one mapping holds what follows, MAP_NORESERVE */
+	size_t region_size;
+	void *arena;
+	size_t arena_size;
+	pid_t *tids;
+	pm_frame *frames;
+	pm_image *model_images;
+	pm_as_image *as_images;
+	pm_as_map *as_maps;
+	pm_mem_cache *mem_cache;
+	struct pm_cfi_cache *cfi_cache;
+	char *scratch, *io_buf;
+	struct pm_md_range *md_ranges;
+	size_t md_range_cap;
+	pm_as_symbols symbols;    /* reserved apart, as pm_install reserves it */
+} pm_stopped_storage;
+
+/* Storage for max_threads threads of max_frames frames each; false (errno)
+ * when it cannot be mapped or the counts are out of range. */
+bool pmi_stopped_storage_init(pm_stopped_storage *s, uint32_t max_threads, uint32_t max_frames);
+void pmi_stopped_storage_free(pm_stopped_storage *s);
+/* The context of a capture of target t over s: thread tid crashed as info
+ * says (NULL: a snapshot), with registers mc, at now; the files go into
+ * dir_fd, named under dir in the paths the context hands back. */
+as_capture_ctx pmi_stopped_ctx(pm_stopped_storage *s, const as_target *t, pid_t tid, const siginfo_t *info,
+                               const mcontext_t *mc, const struct timespec *now, const char *dir, int dir_fd);
 
 #endif

@@ -118,7 +118,7 @@ main(int argc, char **argv)
 	int dir = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (!maps || dir < 0)
 		return 1;
-	static seam_storage storage;
+	static pm_stopped_storage storage;
 	static seam_record record;
 	seam_storage_init(&storage, exe);
 	if (!pmi_as_mem_setup())

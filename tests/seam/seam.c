@@ -9,99 +9,31 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "reporter/symbols/as_symbols.h"
-#include "reporter/unwind/as_unwind.h"
 
-enum {
-	MAX_THREADS = 4,
-	MAX_FRAMES = 512,
-	ARENA_BYTES = 4 << 20,
-	IMAGE_CAP = 4096,
-	MAP_CAP = 65536,
-	SCRATCH_CAP = 64 << 10,
-	IO_CAP = 64 << 10,
-	RANGE_CAP = MAX_THREADS + PM_MD_EXTRA_RANGES,
-	SYMBOL_BYTES = 48 << 20,
-};
-
-static void *
-zalloc(size_t n)
-{
-	void *p = calloc(1, n);
-	if (!p)
-		abort();
-	return p;
-}
+enum { MAX_THREADS = 4, MAX_FRAMES = 512 };
 
 void
-seam_storage_init(seam_storage *s, const char *exe_path)
+seam_storage_init(pm_stopped_storage *s, const char *exe_path)
 {
-	memset(s, 0, sizeof *s);
+	if (!pmi_stopped_storage_init(s, MAX_THREADS, MAX_FRAMES))
+		abort();
 	s->facts.exe_path = exe_path;
 	const char *slash = strrchr(exe_path, '/');
 	snprintf(s->facts.exe_name, sizeof s->facts.exe_name, "%s", slash ? slash + 1 : exe_path);
 	snprintf(s->facts.app_id, sizeof s->facts.app_id, "%s", s->facts.exe_name);
-	snprintf(s->facts.os_name, sizeof s->facts.os_name, "Linux");
-	s->facts.late = &s->late;
-	s->arena = zalloc(ARENA_BYTES);
-	s->tids = zalloc(MAX_THREADS * sizeof *s->tids);
-	s->frames = zalloc(MAX_FRAMES * sizeof *s->frames);
-	s->model_images = zalloc(IMAGE_CAP * sizeof *s->model_images);
-	s->as_images = zalloc(IMAGE_CAP * sizeof *s->as_images);
-	s->as_maps = zalloc(MAP_CAP * sizeof *s->as_maps);
-	s->mem_cache = zalloc(sizeof *s->mem_cache);
-	s->cfi_cache = zalloc(as_cfi_cache_size());
-	s->scratch = zalloc(SCRATCH_CAP);
-	s->io_buf = zalloc(IO_CAP);
-	s->md_ranges = zalloc(RANGE_CAP * sizeof *s->md_ranges);
-	s->symbols = pmi_as_symbols_create(SYMBOL_BYTES);
-}
-
-void
-seam_storage_free(seam_storage *s)
-{
-	pmi_as_symbols_destroy(&s->symbols);
-	free(s->arena);
-	free(s->tids);
-	free(s->frames);
-	free(s->model_images);
-	free(s->as_images);
-	free(s->as_maps);
-	free(s->mem_cache);
-	free(s->cfi_cache);
-	free(s->scratch);
-	free(s->io_buf);
-	free(s->md_ranges);
 }
 
 as_capture_ctx
-seam_ctx(seam_storage *s, const as_target *t, pid_t tid, const mcontext_t *mc, const char *dir, int dir_fd)
+seam_ctx(pm_stopped_storage *s, const as_target *t, pid_t tid, const mcontext_t *mc, const char *dir, int dir_fd)
 {
-	pm_capture_state *cap = &s->state;
-	memset(&cap->crash_info, 0, sizeof cap->crash_info);
-	cap->crash_info.si_signo = SIGSEGV;
-	cap->crash_info.si_code = SEGV_MAPERR;
-	cap->crash_mc = *mc;
-	s->thread = (pm_slot){ .tid = tid, .state = SLOT_CAPTURED, .mc = *mc };
+	siginfo_t info;
+	memset(&info, 0, sizeof info);
+	info.si_signo = SIGSEGV;
+	info.si_code = SEGV_MAPERR;
+	s->slots[0] = (pm_slot){ .tid = tid, .state = SLOT_CAPTURED, .mc = *mc };
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
-	return (as_capture_ctx){
-		.target = *t, .stopped = &s->thread,
-		.tid = tid, .signal = SIGSEGV, .info = &cap->crash_info, .mc = &cap->crash_mc, .now = now,
-		.facts = &s->facts, .pending_dir = dir, .max_threads = MAX_THREADS, .max_frames = MAX_FRAMES,
-		.minidump = true,
-		.report = &cap->report, .arena = s->arena, .arena_size = ARENA_BYTES,
-		.tids = s->tids, .frame_tmp = s->frames, .model_images = s->model_images,
-		.images = &cap->images, .as_images = s->as_images, .as_maps = s->as_maps,
-		.image_cap = IMAGE_CAP, .map_cap = MAP_CAP,
-		.mem_cache = s->mem_cache, .cfi_cache = s->cfi_cache, .mem = &s->mem,
-		.symbols = s->symbols.work ? &s->symbols : NULL,
-		.scratch = s->scratch, .scratch_cap = SCRATCH_CAP, .io_buf = s->io_buf, .io_cap = IO_CAP,
-		.md_ranges = s->md_ranges, .md_range_cap = RANGE_CAP,
-		.phases = &cap->phases, .generation = &s->generation,
-		.crash_path = cap->crash_path, .json_path = cap->json_path, .minidump_path = cap->minidump_path,
-		.dir_fd = dir_fd,
-	};
+	return pmi_stopped_ctx(s, t, tid, &info, mc, &now, dir, dir_fd);
 }
 
 /* ---- the recorder ---------------------------------------------------------- */

@@ -17,35 +17,15 @@
 #include <stdint.h>
 #include <ucontext.h>
 
-#include "reporter/minidump/as_minidump.h"
+#include "reporter/install/install.h"
 
-/* The storage of a capture, as pm_install lays out its region. */
-typedef struct seam_storage {
-	pm_facts facts;
-	pm_late_facts late;
-	pm_capture_state state;
-	pm_slot thread;           /* the one thread captured */
-	unsigned generation;
-	pm_mem mem;
-	void *arena;
-	pid_t *tids;
-	pm_frame *frames;
-	pm_image *model_images;
-	pm_as_image *as_images;
-	pm_as_map *as_maps;
-	pm_mem_cache *mem_cache;
-	struct pm_cfi_cache *cfi_cache;
-	char *scratch, *io_buf;
-	pm_md_range *md_ranges;
-	pm_as_symbols symbols;
-} seam_storage;
-
-/* Storage for one thread's capture; facts for the executable at exe_path. */
-void seam_storage_init(seam_storage *s, const char *exe_path);
-void seam_storage_free(seam_storage *s);
+/* Storage for one thread's capture (reporter/install's, as a core's
+ * reader prepares it); facts for the executable at exe_path.  Released by
+ * pmi_stopped_storage_free. */
+void seam_storage_init(pm_stopped_storage *s, const char *exe_path);
 /* The capture of thread tid (stopped in mc, crashed of SIGSEGV at address
  * 0) of target t, whose files go into the directory dir (open as dir_fd). */
-as_capture_ctx seam_ctx(seam_storage *s, const as_target *t, pid_t tid, const mcontext_t *mc, const char *dir,
+as_capture_ctx seam_ctx(pm_stopped_storage *s, const as_target *t, pid_t tid, const mcontext_t *mc, const char *dir,
                         int dir_fd);
 
 /* What a capture read: its bytes, where they were. */

@@ -141,7 +141,7 @@ Test(seam, a_recorded_capture_reads_back_the_same_frames_from_a_buffer, .timeout
 	run_recorder(dir, record, paths);
 
 	static seam_record saved;
-	static seam_storage storage;
+	static pm_stopped_storage storage;
 	cr_assert(seam_load(&saved, record), "%s: %s", record, strerror(errno));
 	cr_assert_gt(saved.count, 0);
 	cr_assert_gt(saved.mapping_count, 0);
@@ -178,7 +178,7 @@ Test(seam, a_recorded_capture_reads_back_the_same_frames_from_a_buffer, .timeout
 	pm_report_free(&again);
 	free(exe);
 	close(fd);
-	seam_storage_free(&storage);
+	pmi_stopped_storage_free(&storage);
 	seam_record_free(&replay);
 	seam_record_free(&saved);
 	free(record);
