@@ -16,6 +16,9 @@
  * bytes first, then the live process (/proc/<pid>/mem, when given), then the
  * files it mapped (NT_FILE's paths, under a sysroot, or the executable given
  * instead), each checked against the build id the core kept.
+ *
+ * The door of corefile/: this, and a thread's registers in the form the
+ * capture engine takes them (core_mcontext.h).
  */
 #ifndef PM_COREFILE_CORE_H
 #define PM_COREFILE_CORE_H
@@ -169,9 +172,22 @@ void pmi_core_close(pm_core *c);
 /* pm_mem's reader over a core (ctx: the pm_core): true only when all n bytes came. */
 bool pmi_core_mem_read(void *ctx, uint64_t addr, void *dst, size_t n);
 
+/* NT_AUXV's value of type (AT_*), or 0 when the core has none. */
+uint64_t pmi_core_auxv(const pm_core *c, uint64_t type);
+/* The executable's mapping in NT_FILE: the one holding AT_PHDR, else AT_ENTRY; NULL when none does. */
+const pm_core_mapping *pmi_core_exe_map(const pm_core *c);
+
+/* Where the reader looks for the file the core maps at path: the executable
+ * given instead (pm_core_options.exe) for the executable's, else path under
+ * the sysroot; false when path is not absolute or does not fit. */
+bool pmi_core_local_path(const pm_core *c, const char *path, char *out, size_t cap);
+
 /* "x86_64", "aarch64". */
 const char *pmi_core_arch_name(pm_core_arch a);
 /* The architecture this program runs on, to compare with a core's. */
 pm_core_arch pmi_core_host_arch(void);
+
+/* A thread's registers as this machine's mcontext_t. */
+#include "core_mcontext.h"
 
 #endif

@@ -102,22 +102,31 @@ pmi_core_build_id(const unsigned char *p, size_t n, unsigned char *id, size_t ca
 	return 0;
 }
 
-/* The map of the executable: the one holding AT_PHDR, else AT_ENTRY. */
+uint64_t
+pmi_core_auxv(const pm_core *c, uint64_t type)
+{
+	for (size_t i = 0; i < c->auxv_pairs; i++)
+		if (c->auxv[2 * i] == type)
+			return c->auxv[2 * i + 1];
+	return 0;
+}
+
+const pm_core_mapping *
+pmi_core_exe_map(const pm_core *c)
+{
+	const uint64_t wanted[] = { pmi_core_auxv(c, AT_PHDR), pmi_core_auxv(c, AT_ENTRY) };
+	for (size_t w = 0; w < 2; w++)
+		for (size_t m = 0; wanted[w] && m < c->nmaps; m++)
+			if (wanted[w] >= c->maps[m].start && wanted[w] < c->maps[m].end)
+				return &c->maps[m];
+	return NULL;
+}
+
 static bool
 is_exe(const pm_core *c, const char *path)
 {
-	for (uint64_t want = AT_PHDR;; want = AT_ENTRY) {
-		for (size_t i = 0; i < c->auxv_pairs; i++) {
-			if (c->auxv[2 * i] != want)
-				continue;
-			uint64_t v = c->auxv[2 * i + 1];
-			for (size_t m = 0; m < c->nmaps; m++)
-				if (v >= c->maps[m].start && v < c->maps[m].end)
-					return strcmp(c->maps[m].path, path) == 0;
-		}
-		if (want == AT_ENTRY)
-			return false;
-	}
+	const pm_core_mapping *m = pmi_core_exe_map(c);
+	return m && strcmp(m->path, path) == 0;
 }
 
 /* The build id in the first page the core kept of file f, or 0. */
@@ -135,6 +144,16 @@ kept_build_id(pm_core *c, size_t f, unsigned char *id)
 	return 0;
 }
 
+bool
+pmi_core_local_path(const pm_core *c, const char *path, char *out, size_t cap)
+{
+	const pm_core_src *s = c->src;
+	int n = s->exe && is_exe(c, path) ? snprintf(out, cap, "%s", s->exe)
+	        : path[0] == '/'          ? snprintf(out, cap, "%s%s", s->sysroot ? s->sysroot : "", path)
+	                                  : -1;
+	return n >= 0 && (size_t)n < cap;
+}
+
 static void
 open_file(pm_core *c, size_t f)
 {
@@ -142,10 +161,7 @@ open_file(pm_core *c, size_t f)
 	pm_core_file *pf = &s->files[f];
 	char path[PATH_MAX];
 	pf->tried = true;
-	if (s->exe && is_exe(c, pf->path))
-		snprintf(path, sizeof path, "%s", s->exe);
-	else if (pf->path[0] != '/' ||
-	         snprintf(path, sizeof path, "%s%s", s->sysroot ? s->sysroot : "", pf->path) >= (int)sizeof path)
+	if (!pmi_core_local_path(c, pf->path, path, sizeof path))
 		return;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;

@@ -94,15 +94,6 @@ merge(picker *p)
 	p->n = out;
 }
 
-static uint64_t
-auxv_value(const pm_core *c, uint64_t type)
-{
-	for (size_t i = 0; i < c->auxv_pairs; i++)
-		if (c->auxv[2 * i] == type)
-			return c->auxv[2 * i + 1];
-	return 0;
-}
-
 static bool
 pick_all(picker *p, const pm_core_stream_limits *lim)
 {
@@ -115,7 +106,7 @@ pick_all(picker *p, const pm_core_stream_limits *lim)
 	for (size_t r = 0; r < nregs; r++)
 		if (!want(p, regs[r], PM_CORE_AROUND_REG, PM_CORE_AROUND_REG, false))
 			return false;
-	uint64_t vdso = auxv_value(c, AT_SYSINFO_EHDR);
+	uint64_t vdso = pmi_core_auxv(c, AT_SYSINFO_EHDR);
 	if (vdso && !want(p, vdso, 0, VDSO_MAX, false))
 		return false;
 	for (size_t m = 0; m < c->nmaps; m++)
