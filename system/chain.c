@@ -130,7 +130,8 @@ start_file(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_pr
 	file_job j = { path, a->pid, dumpable == 2, f->umask };
 	pm_creds fs = { f->uid[3], f->gid[3], f->groups, f->ngroups };
 	bool timed_out;
-	int fd, rc = pmi_child_run(dumpable == 2 ? NULL : &fs, open_core_file, &j, PM_CHAIN_OPEN_MS, &fd, &timed_out);
+	int fd, rc = pmi_child_run(dumpable == 2 ? NULL : &fs, open_core_file, &j, PM_CHAIN_OPEN_MS, &fd, &timed_out,
+	                           NULL);
 	if (rc != 0 || fd < 0) {
 		snprintf(c->what, sizeof c->what, "no core file %.200s: %s", path,
 		         timed_out ? "opening it took too long"

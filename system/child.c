@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,7 +58,7 @@ now_ms(void)
 
 int
 pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
-              bool *timed_out)
+              bool *timed_out, long *peak_kib)
 {
 	int sv[2];
 	*fd_out = -1;
@@ -91,8 +92,11 @@ pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, 
 		}
 		break;
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	struct rusage ru = { 0 };
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 		;
+	if (peak_kib)
+		*peak_kib = ru.ru_maxrss;
 	if (pfd >= 0)
 		close(pfd);
 	*fd_out = fd_receive(sv[0]);

@@ -7,6 +7,8 @@
 #ifndef PM_SYSTEM_CORE_REPORT_H
 #define PM_SYSTEM_CORE_REPORT_H
 
+#include <time.h>
+
 #include "core.h"
 #include "system.h"
 
@@ -25,17 +27,20 @@ typedef struct pm_core_target {
 	                             * ranges the stream kept; memory through pmi_core_mem_read(core, ...),
 	                             * which falls back on /proc/<pid>/mem, then on the mapped files */
 	const pm_crash_args *args;  /* the kernel's arguments: pids, tid, signal, time, comm */
-	const pm_proc_facts *facts; /* /proc/<pid>: credentials, executable, start time */
-	int maps_fd;                /* /proc/<pid>/maps, opened before the credentials were dropped
-	                             * (read it with pread from 0), or -1 */
+	const pm_proc_facts *facts; /* /proc/<pid>: credentials, executable, app id and version, start time */
 	pm_dest_kind dest;
 	const char *reports_dir;    /* the reports directory pending_fd is in (for messages) */
+	struct timespec crash_time; /* when the handler started: the kernel starts it as the dump begins */
 } pm_core_target;
 
 /* Write the crash's report (.crash, .json, .dmp) into pending_fd, with the
  * store's rules (docs/store.md: hidden temporary names with O_CREAT |
  * O_EXCL | O_NOFOLLOW, 0600, then renamed), as the credentials this
- * process has now.  PM_OK when written; why says what happened either way. */
+ * process has now, with the capture engine over the core
+ * (core_capture.h): every thread the core holds.  /proc/<pid> is read too
+ * where these credentials may read it and the process shares the
+ * handler's pid namespace.  PM_OK when written; why says what happened
+ * either way. */
 pm_err pmi_core_report(const pm_core_target *t, int pending_fd, char *why, size_t cap);
 
 #endif

@@ -1,9 +1,13 @@
 /*
- * enable.h — what `postmortem system` does (enable.c).  NOT AS-safe.
+ * enable.h — the door of system/: what `postmortem system` does
+ * (enable.c), and a core file made a report by the capture engine
+ * (core_capture.h), which `postmortem convert`, `explain` and
+ * `symbolicate` read cores with.  NOT AS-safe.
  */
 #ifndef PM_SYSTEM_ENABLE_H
 #define PM_SYSTEM_ENABLE_H
 
+#include "core_capture.h"
 #include "system.h"
 
 /* Point kernel.core_pattern at handler, keeping what it replaces in sysdir

@@ -31,6 +31,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -67,10 +68,11 @@ typedef struct report_job {
 	const pm_crash_args *a;
 	const pm_proc_facts *f;
 	pm_core *core;
-	int maps_fd;
 	pm_dest_kind kind;
 	const char *dir;          /* a spool's; NULL: resolved as the user */
 	char *msg;                /* MSG bytes shared with the handler */
+	long peak_kib;            /* the report's child's peak resident memory */
+	struct timespec started;  /* the crash's time, as near as the handler knows it */
 } report_job;
 
 /* dir's pending/ (the reports directory made as pm_install makes it); -1 with msg set. */
@@ -116,7 +118,7 @@ report(void *arg, int sock)
 		snprintf(j->msg, MSG, "reported in-process already (%s in %.700s): nothing added", id, dir);
 		return R_ALREADY;
 	}
-	pm_core_target t = { j->core, j->a, j->f, j->maps_fd, kind, dir };
+	pm_core_target t = { j->core, j->a, j->f, kind, dir, j->started };
 	pm_err e = pmi_core_report(&t, pending, why, sizeof why);
 	snprintf(j->msg, MSG, "%.500s: %.500s", dir, why);
 	return e == PM_OK ? R_WRITTEN : R_NOT_WRITTEN;
@@ -138,7 +140,8 @@ run_report(report_job *j, const char *sysdir, const char *reason)
 		}
 		int fd;
 		bool timed_out;
-		int rc = pmi_child_run(j->kind == PM_DEST_PRIVATE ? NULL : &user, report, j, REPORT_MS, &fd, &timed_out);
+		int rc = pmi_child_run(j->kind == PM_DEST_PRIVATE ? NULL : &user, report, j, REPORT_MS, &fd, &timed_out,
+		                       &j->peak_kib);
 		if (fd >= 0)
 			close(fd);
 		if (rc == R_SPOOL && j->kind == PM_DEST_OWN) {
@@ -162,6 +165,8 @@ run_report(report_job *j, const char *sysdir, const char *reason)
 int
 main(int argc, char **argv)
 {
+	struct timespec started;
+	clock_gettime(CLOCK_REALTIME, &started);
 	prctl(PR_SET_DUMPABLE, 0);
 	close_range(3, ~0u, 0);
 	pmi_syslog_open();
@@ -194,8 +199,6 @@ main(int argc, char **argv)
 	char path[64];
 	snprintf(path, sizeof path, "/proc/%d/mem", a.pid);
 	int mem = facts_ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	snprintf(path, sizeof path, "/proc/%d/maps", a.pid);
-	int maps = facts_ok ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	pm_core_options opt = { .mem_fd = mem };
 	core_tee t = { &chain, crc32(0, NULL, 0) };
 	pm_core *core = NULL;
@@ -205,13 +208,15 @@ main(int argc, char **argv)
 	pmi_chain_close(&chain);
 
 	char *msg = mmap(NULL, MSG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	long report_kib = 0;
 	if (msg == MAP_FAILED)
 		msg = NULL;
 	if (facts_ok && msg) {
 		snprintf(msg, MSG, "no report");
 		const char *reason;
-		report_job j = { &a, f, ce == PM_OK ? core : NULL, maps, pmi_dest_first(&a, f, &reason), NULL, msg };
+		report_job j = { &a, f, ce == PM_OK ? core : NULL, pmi_dest_first(&a, f, &reason), NULL, msg, 0, started };
 		run_report(&j, sysdir, reason);
+		report_kib = j.peak_kib;
 	}
 	pmi_chain_wait(&chain);
 	struct rusage ru;
@@ -223,10 +228,10 @@ main(int argc, char **argv)
 	if (args_ok)
 		pmi_syslog(ce == PM_OK ? LOG_INFO : LOG_WARNING,
 		           "pid %d (%s) uid %u signal %d: core %" PRIu64 " bytes%s crc32 %08lx, %zu threads%s%s; report: %s; "
-		           "%s; peak rss %ld KiB",
+		           "%s; peak rss %ld KiB, the report's %ld KiB",
 		           a.pid, a.comm, a.uid, a.signal, bytes, cut, (unsigned long)t.crc,
 		           ce == PM_OK ? core->nthreads : (size_t)0, ce == PM_OK ? "" : ", unreadable: ", core_why,
-		           msg ? msg : "no report", chain.what, self_kib);
+		           msg ? msg : "no report", chain.what, self_kib, report_kib);
 	pmi_core_close(core);
 	free(f);
 	return args_ok && facts_ok ? 0 : 1;

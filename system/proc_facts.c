@@ -1,7 +1,8 @@
 /*
  * proc_facts.c — what /proc/<pid> says of the crashed process, read by the
  * handler as root while the kernel holds the process (core_pipe_limit > 0):
- * its credentials, umask, environment's reports directory, executable,
+ * its credentials, umask, environment's reports directory and app id and
+ * version, executable,
  * mount namespace, start time, and whether postmortem runs inside it (and
  * which pending/ it holds open).  /proc is the kernel's word; the values
  * in it that the process chose (environment, paths) are only ever used as
@@ -107,6 +108,8 @@ read_environ(int dir, pm_proc_facts *f)
 		env_value(buf, (size_t)n, "POSTMORTEM_DIR", f->env_dir, sizeof f->env_dir);
 		env_value(buf, (size_t)n, "XDG_STATE_HOME", f->env_state, sizeof f->env_state);
 		env_value(buf, (size_t)n, "HOME", f->env_home, sizeof f->env_home);
+		env_value(buf, (size_t)n, "POSTMORTEM_APP_ID", f->env_app_id, sizeof f->env_app_id);
+		env_value(buf, (size_t)n, "POSTMORTEM_APP_VERSION", f->env_app_version, sizeof f->env_app_version);
 	}
 	free(buf);
 }

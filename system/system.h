@@ -49,6 +49,8 @@ typedef struct pm_proc_facts {
 	char env_dir[PATH_MAX];   /* POSTMORTEM_DIR, XDG_STATE_HOME, HOME of its environment ("" unset) */
 	char env_state[PATH_MAX];
 	char env_home[PATH_MAX];
+	char env_app_id[256];     /* POSTMORTEM_APP_ID, POSTMORTEM_APP_VERSION, as pm_install reads them */
+	char env_app_version[128];
 } pm_proc_facts;
 
 /* --- kernel settings (sysctl.c) ---------------------------------------- */
@@ -111,9 +113,10 @@ bool pmi_creds_drop(const pm_creds *c);
  * for at most timeout_ms; the child may send one descriptor through sock
  * (pmi_fd_send).  Its exit status (0-255), or -1 when it could not run, was
  * killed at the limit (*timed_out) or died of a signal.  *fd_out: the
- * descriptor it sent, or -1. */
+ * descriptor it sent, or -1; *peak_kib (when not NULL): its peak resident
+ * memory. */
 int pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
-                  bool *timed_out);
+                  bool *timed_out, long *peak_kib);
 bool pmi_fd_send(int sock, int fd);
 
 /* --- logging (log.c) ---------------------------------------------------- */

@@ -27,12 +27,16 @@ cli_error(const char *cmd, const char *fmt, ...)
 }
 
 int
-cli_load(const char *cmd, const char *path, pm_report *r)
+cli_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r)
 {
 	pm_read_error err = { 0 };
 	pm_report_init(r);
-	if (cli_core_refused(cmd, path))
-		return PM_EXIT_FAIL;
+	int rc;
+	if (cli_core_load(cmd, path, where, r, &rc)) {
+		if (rc != PM_EXIT_OK)
+			pm_report_free(r);
+		return rc;
+	}
 	pm_err e = pm_read_report_file(path, r, &err);
 	if (e == PM_OK)
 		return PM_EXIT_OK;

@@ -1,18 +1,27 @@
 /*
  * cli_core.c — an ELF core named where a report is expected (convert,
- * explain, symbolicate): read by corefile/ with pread, so the readers'
- * 64 MiB whole-file limit never applies to it.  Turning a core into a
- * report needs the capture engine to run over the core's memory (issue 32,
- * its second part); until then the command says what the core holds and
- * that it cannot make a report of it yet.
+ * explain, symbolicate, show): read by corefile/ with pread, so no
+ * whole-file size limit applies to it, captured by the engine over its
+ * memory and the files it mapped (system/core_capture.h), and handed on as
+ * the report that capture makes, read back from its JSON twin so that it
+ * owns its storage as any report read from a file does.
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
-#include "core.h"
+#include "enable.h"
+
+const char cli_core_help[] =
+	"      --exe PATH         an ELF core: read PATH for the executable it maps (moved or rebuilt\n"
+	"                         alike; a file of another build id is not read)\n"
+	"      --sysroot DIR      an ELF core: look for the files it maps under DIR\n";
 
 static bool
 is_core(const char *path)
@@ -26,21 +35,63 @@ is_core(const char *path)
 	return n == (ssize_t)sizeof h && memcmp(h, ELFMAG, SELFMAG) == 0 && (h[EI_NIDENT] | h[EI_NIDENT + 1] << 8) == ET_CORE;
 }
 
-bool
-cli_core_refused(const char *cmd, const char *path)
+/* The capture's report as one read from a file: rendered as its JSON twin, read back. */
+static pm_err
+own_copy(const pm_report *made, pm_report *r, char *why, size_t cap)
 {
-	if (!is_core(path))
-		return false;
-	pm_core_options opt = { .mem_fd = -1 };
+	char *json;
+	size_t len;
+	pm_read_error err = { 0 };
+	pm_err e = pm_write_report_string(made, PM_FORMAT_JSON, &json, &len);
+	if (e == PM_OK) {
+		e = pm_read_json(json, len, r, &err);
+		free(json);
+	}
+	snprintf(why, cap, "%s", err.message[0] ? err.message : pm_strerror(e));
+	return e;
+}
+
+static int
+from_core(const char *cmd, const char *path, const cli_core_files *where, pm_report *r)
+{
+	pm_core_options opt = { .mem_fd = -1, .exe = where ? where->exe : NULL, .sysroot = where ? where->sysroot : NULL };
 	pm_core *c;
 	char why[512];
 	if (pmi_core_open(path, &opt, &c, why, sizeof why) != PM_OK) {
 		cli_error(cmd, "%s: an ELF core that cannot be read: %s", path, why);
-		return true;
+		return PM_EXIT_FAIL;
 	}
-	cli_error(cmd, "%s: an ELF core (%s) of pid %d (%s), %zu threads, signal %d: making a report of a core "
-	          "is not in this build yet", path, pmi_core_arch_name(c->arch), c->psinfo.pid,
-	          c->has_psinfo ? c->psinfo.fname : "?", c->nthreads, c->has_siginfo ? c->siginfo.signo : c->threads[0].signal);
+	/* The core file's time is when it was written: the crash, or gcore's run. */
+	struct stat st;
+	char source[PATH_MAX + 32];
+	const char *slash = strrchr(path, '/');
+	snprintf(source, sizeof source, "the core file %s", slash ? slash + 1 : path);
+	pm_core_facts f = { .time = stat(path, &st) == 0 ? st.st_mtim : (struct timespec){ 0 }, .source = source };
+	pm_core_capture *cc;
+	pm_err e = pmi_core_capture(c, &f, &cc, why, sizeof why);
+	if (e == PM_OK) {
+		e = own_copy(pmi_core_capture_report(cc), r, why, sizeof why);
+		r->format = PM_FORMAT_UNKNOWN; /* made from a core, not read from a twin */
+		pmi_core_capture_free(cc);
+	}
+	if (e != PM_OK)
+		cli_error(cmd, "%s: an ELF core (%s) of pid %d (%s), %zu threads: no report: %s", path,
+		          pmi_core_arch_name(c->arch), c->has_psinfo ? c->psinfo.pid : c->threads[0].tid,
+		          c->has_psinfo ? c->psinfo.fname : "?", c->nthreads, why);
 	pmi_core_close(c);
-	return true;
+	return e == PM_OK ? PM_EXIT_OK : PM_EXIT_FAIL;
+}
+
+bool
+cli_core_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r, int *rc)
+{
+	bool core = is_core(path);
+	if (core)
+		*rc = from_core(cmd, path, where, r);
+	else if (where && (where->exe || where->sysroot)) {
+		cli_error(cmd, "%s is not an ELF core: --exe and --sysroot apply to cores", path);
+		*rc = PM_EXIT_USAGE;
+		core = true;
+	}
+	return core;
 }

@@ -9,15 +9,16 @@
 
 static const char usage_line[] =
 	"explain [REPORT] [--dir D] [--json] [--debug-dir DIR]... [--debuginfod URL]... [--no-debuginfod] "
-	"[--no-symbolicate]";
+	"[--no-symbolicate] [--exe PATH] [--sysroot DIR]";
 
-enum { OPT_DEBUGINFOD = 256, OPT_NO_DEBUGINFOD };
+enum { OPT_DEBUGINFOD = 256, OPT_NO_DEBUGINFOD, OPT_EXE, OPT_SYSROOT };
 
 static void
 help(void)
 {
 	printf("usage: postmortem %s\n\n"
-	       "Read a crash report (postmortem JSON twin, Apple .crash or .ips) and say in\n"
+	       "Read a crash report (postmortem JSON twin, Apple .crash or .ips, minidump, or an\n"
+	       "ELF core file, made a report as 'postmortem convert' makes it) and say in\n"
 	       "plain words what happened: the signal or exception, which thread, its top\n"
 	       "frames, the image the crash is in and whether it is the app or a library,\n"
 	       "and what a termination code such as 0x8badf00d means.  REPORT is a file,\n"
@@ -33,10 +34,11 @@ help(void)
 	       "      --debug-dir DIR    also look for debug files in DIR (repeatable)\n"
 	       "%s"
 	       "  -n, --no-symbolicate   explain the frames as the report names them\n"
+	       "%s"
 	       "  -h, --help             show this help\n\n"
 	       "Exit status: 0 explained, 1 REPORT could not be found or read, 2 bad usage,\n"
 	       "3 output failed.\n",
-	       usage_line, cli_dir_help, cli_debuginfod_help);
+	       usage_line, cli_dir_help, cli_debuginfod_help, cli_core_help);
 }
 
 /* Readable frames first: what the debug information says, names demangled. */
@@ -53,14 +55,14 @@ readable(pm_report *r, const pm_symbolicate_options *opt, cli_debuginfod *dfd, b
 
 static int
 explain(const char *dir, const char *arg, bool json, const pm_symbolicate_options *opt, cli_debuginfod *dfd,
-        bool symbolicate)
+        bool symbolicate, const cli_core_files *where)
 {
 	char *path;
 	int rc = cli_report_path("explain", dir, arg, &path);
 	if (rc != PM_EXIT_OK)
 		return rc;
 	pm_report r;
-	rc = cli_load("explain", path, &r);
+	rc = cli_load("explain", path, where, &r);
 	free(path);
 	if (rc != PM_EXIT_OK)
 		return rc;
@@ -92,6 +94,8 @@ cmd_explain(int argc, char **argv)
 		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "no-symbolicate", no_argument, NULL, 'n' },
+		{ "exe", required_argument, NULL, OPT_EXE },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -102,6 +106,7 @@ cmd_explain(int argc, char **argv)
 	cli_debuginfod dfd = { .cmd = "explain" };
 	const char *dir = NULL;
 	bool json = false, symbolicate = true;
+	cli_core_files where = { 0 };
 	int c, rc = -1;
 	while (rc < 0 && (c = getopt_long(argc, argv, "d:jnh", opts, NULL)) != -1) {
 		switch (c) {
@@ -111,6 +116,8 @@ cmd_explain(int argc, char **argv)
 		case OPT_DEBUGINFOD: rc = cli_debuginfod_add(&dfd, optarg) ? -1 : PM_EXIT_FAIL; break;
 		case OPT_NO_DEBUGINFOD: dfd.off = true; break;
 		case 'n': symbolicate = false; break;
+		case OPT_EXE: where.exe = optarg; break;
+		case OPT_SYSROOT: where.sysroot = optarg; break;
 		case 'h': help(); rc = PM_EXIT_OK; break;
 		default: rc = cli_usage_error("explain", usage_line); break;
 		}
@@ -120,7 +127,7 @@ cmd_explain(int argc, char **argv)
 	if (rc < 0) {
 		/* Notes about images are not explain's to print; a server that cannot be reached is. */
 		cli_debuginfod_use(&dfd, &opt, true);
-		rc = explain(dir, argv[optind], json, &opt, &dfd, symbolicate);
+		rc = explain(dir, argv[optind], json, &opt, &dfd, symbolicate, &where);
 	}
 	cli_debuginfod_end(&dfd);
 	free(dirs);

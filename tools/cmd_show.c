@@ -118,7 +118,7 @@ static int
 show_file(const char *path, bool json)
 {
 	pm_report r;
-	int rc = cli_load("show", path, &r);
+	int rc = cli_load("show", path, NULL, &r);
 	if (rc != PM_EXIT_OK)
 		return rc;
 	if (!json && pm_demangle_report(&r) != PM_OK) {

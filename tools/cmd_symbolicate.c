@@ -1,6 +1,6 @@
 /*
  * cmd_symbolicate.c — `postmortem symbolicate REPORT [--debug-dir DIR]...
- * [--debuginfod URL]... [--no-debuginfod] [-o OUT] [--to crash|json]`.
+ * [--debuginfod URL]... [--no-debuginfod] [-o OUT] [--to crash|json] [--exe PATH] [--sysroot DIR]`.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -10,9 +10,10 @@
 #include "commands.h"
 
 static const char usage_line[] =
-	"symbolicate REPORT [--debug-dir DIR]... [--debuginfod URL]... [--no-debuginfod] [-o OUT] [--to crash|json]";
+	"symbolicate REPORT [--debug-dir DIR]... [--debuginfod URL]... [--no-debuginfod] [-o OUT] [--to crash|json] "
+	"[--exe PATH] [--sysroot DIR]";
 
-enum { OPT_DEBUGINFOD = 256, OPT_NO_DEBUGINFOD };
+enum { OPT_DEBUGINFOD = 256, OPT_NO_DEBUGINFOD, OPT_EXE, OPT_SYSROOT };
 
 static void
 help(void)
@@ -29,15 +30,17 @@ help(void)
 	       "(DIR/NAME.dSYM, any other .dSYM bundle, or a Mach-O file; the slice of the\n"
 	       "report's architecture in a universal file); another UUID is never used.\n"
 	       "REPORT is a file, or a report id (or a unique beginning of one) of the\n"
-	       "reports directory.\n\n"
+	       "reports directory; an ELF core file is made a report first, as 'postmortem\n"
+	       "convert' makes it.\n\n"
 	       "  -d, --debug-dir DIR    look for debug files in DIR too (repeatable)\n"
 	       "%s"
 	       "  -o, --output OUT       write to OUT instead of standard output\n"
 	       "  -t, --to FORMAT        crash or json (default: json for a JSON twin, else crash)\n"
+	       "%s"
 	       "  -h, --help             show this help\n\n"
 	       "Exit status: 0 written (also when a server could not be reached), 1 REPORT\n"
 	       "could not be found, read or symbolicated, 2 bad usage, 3 OUT could not be written.\n",
-	       usage_line, cli_debuginfod_help);
+	       usage_line, cli_debuginfod_help, cli_core_help);
 }
 
 static void
@@ -51,14 +54,14 @@ print_notes(const pm_report *r)
 
 static int
 symbolicate(const char *arg, const pm_symbolicate_options *opt, cli_debuginfod *dfd, const char *out,
-            const char *to)
+            const char *to, const cli_core_files *where)
 {
 	char *in;
 	int rc = cli_report_path("symbolicate", NULL, arg, &in);
 	if (rc != PM_EXIT_OK)
 		return rc;
 	pm_report r;
-	rc = cli_load("symbolicate", in, &r);
+	rc = cli_load("symbolicate", in, where, &r);
 	if (rc != PM_EXIT_OK) {
 		free(in);
 		return rc;
@@ -87,6 +90,8 @@ cmd_symbolicate(int argc, char **argv)
 		{ "no-debuginfod", no_argument, NULL, OPT_NO_DEBUGINFOD },
 		{ "output", required_argument, NULL, 'o' },
 		{ "to", required_argument, NULL, 't' },
+		{ "exe", required_argument, NULL, OPT_EXE },
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -96,6 +101,7 @@ cmd_symbolicate(int argc, char **argv)
 	pm_symbolicate_options opt = { .debug_dirs = dirs };
 	cli_debuginfod dfd = { .cmd = "symbolicate" };
 	const char *out = NULL, *to = NULL;
+	cli_core_files where = { 0 };
 	int c, rc = -1;
 	while (rc < 0 && (c = getopt_long(argc, argv, "d:o:t:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -104,6 +110,8 @@ cmd_symbolicate(int argc, char **argv)
 		case OPT_NO_DEBUGINFOD: dfd.off = true; break;
 		case 'o': out = optarg; break;
 		case 't': to = optarg; break;
+		case OPT_EXE: where.exe = optarg; break;
+		case OPT_SYSROOT: where.sysroot = optarg; break;
 		case 'h': help(); rc = PM_EXIT_OK; break;
 		default: rc = cli_usage_error("symbolicate", usage_line); break;
 		}
@@ -117,7 +125,7 @@ cmd_symbolicate(int argc, char **argv)
 	if (rc < 0) {
 		/* The notes printed after it name an unreachable server for the image that asked. */
 		cli_debuginfod_use(&dfd, &opt, false);
-		rc = symbolicate(argv[optind], &opt, &dfd, out, to);
+		rc = symbolicate(argv[optind], &opt, &dfd, out, to, &where);
 	}
 	cli_debuginfod_end(&dfd);
 	free(dirs);

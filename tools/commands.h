@@ -30,10 +30,20 @@ int cmd_system(int argc, char **argv);
 
 /* Print "postmortem <cmd>: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Load a report from a file, printing a clear error (with the line) on failure. */
-int cli_load(const char *cmd, const char *path, pm_report *r);
-/* When path is an ELF core: say what it holds and that no report can be made of it yet (true). */
-bool cli_core_refused(const char *cmd, const char *path);
+/* Where the files an ELF core maps are, when they moved (--exe, --sysroot). */
+typedef struct cli_core_files {
+	const char *exe;         /* the executable, NULL: the path the core names */
+	const char *sysroot;     /* prefixed to every path the core names, NULL: none */
+} cli_core_files;
+/* Load a report from a file, printing a clear error (with the line) on failure.  An ELF
+ * core gives the report the capture engine makes of it, its files found as `where` says
+ * (NULL: where the core names them). */
+int cli_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r);
+/* When path is an ELF core (or where names files and path is not one): its report into r,
+ * or why not said; true, with the exit status in *rc.  False: not a core. */
+bool cli_core_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r, int *rc);
+/* The --exe and --sysroot lines of a command's help. */
+extern const char cli_core_help[];
 /* Write r as .crash text or JSON to `out` (NULL: standard output): a file is
  * replaced only once the whole report is written beside it, a device is
  * written in place; on failure say why and return PM_EXIT_IO, with OUT as it was. */
