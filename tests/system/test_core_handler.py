@@ -8,11 +8,14 @@ The test enables the system reporter itself (`postmortem system enable
 --state-dir`, as root), with kernel.core_pattern saved and put back whatever
 happens (kernel_settings.py), and crashes real programs as root and as a
 test user it creates (and removes).  Each crash's outcome is read from the
-handler's line in the kernel's log (/dev/kmsg) and from the file system.
-No report is written yet (the engine's part, docs/system-reporter.md): the
-reports directory is made, with its owner and mode, and the line says "not yet".
+handler's line in the kernel's log (/dev/kmsg) and from the file system:
+the report written where the process's pm_install would have put it, as
+its user (owner, mode), one per crash (a storm of 20 included), none where
+it is refused or the disk is full (a small tmpfs the test mounts), each read
+back by the project's readers, the Apple parsers' rules and Breakpad's
+minidump_stackwalk (reports.py).
 
-Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS.
+Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS, PM_BREAKPAD_BIN.
 """
 import concurrent.futures
 import glob
@@ -31,6 +34,7 @@ import zlib
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from kernel_settings import KernelSettings, read  # noqa: E402
+from reports import read_back, twin, written  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
@@ -84,6 +88,24 @@ def owner_mode(path):
     return st.st_uid, stat.S_IMODE(st.st_mode)
 
 
+def one_report(pending, pid, uid, what):
+    """The one report of pid in pending/: its three files uid's, 0600, read back whole; its base path."""
+    found = written(pending) if os.path.isdir(pending) else {}
+    mine = [b for b in found.values() if twin(b)['header'].get('pid') == pid]
+    if not check(len(mine) == 1, '%s: one report of pid %d in %s (%d there)' % (what, pid, pending, len(found))):
+        return None
+    base = mine[0]
+    modes = [owner_mode(base + ext) for ext in ('.crash', '.json', '.dmp')]
+    check(modes == [(uid, 0o600)] * 3, '%s: its .crash, .json and .dmp are uid %d\'s, 0600 (%s)' % (what, uid, modes))
+    bad = read_back(CLI, base)
+    check(not bad, '%s: read back by postmortem, the Apple parsers\' rules and minidump_stackwalk%s' %
+          (what, ''.join('\n    ' + b for b in bad)))
+    doc = twin(base)
+    check(any(e.get('key') == 'Report Source' and 'system reporter' in e.get('value', '')
+              for e in doc['header'].get('extra', [])), '%s: it says the system reporter wrote it' % what)
+    return base
+
+
 def test_user():
     try:
         return pwd.getpwnam(USER)
@@ -134,10 +156,11 @@ def piped_previous(work, settings, user, kmsg):
     pid, st = crash([STATIC], {'POSTMORTEM_DIR': os.path.join(work, 'root-reports')})
     line = kmsg.line(pid)
     m = re.search(r'core (\d+) bytes crc32 ([0-9a-f]{8}), (\d+) threads', line)
-    check(st == -11 and m and m.group(3) == '1' and 'uid 0 signal 11' in line and 'not yet' in line and
+    check(st == -11 and m and m.group(3) == '1' and 'uid 0 signal 11' in line and 'written' in line and
           'previous handler exited 0' in line, 'a root crash: the handler\'s line: %s' % line)
     check(owner_mode(os.path.join(work, 'root-reports', 'pending')) == (0, 0o700),
           'root\'s reports directory made as pm_install makes it (pending/ 0700)')
+    one_report(os.path.join(work, 'root-reports', 'pending'), pid, 0, 'a root crash')
     args = open(os.path.join(rec, '%d.args' % pid)).read().split() if os.path.exists(os.path.join(rec, '%d.args' % pid)) else []
     check(args == [str(pid), '11', 'sys_crash_stati', 'x%'], 'the previous handler got its arguments: %s' % args)
     got = open(os.path.join(rec, '%d.core' % pid), 'rb').read() if os.path.exists(os.path.join(rec, '%d.core' % pid)) else b''
@@ -152,10 +175,24 @@ def piped_previous(work, settings, user, kmsg):
     check(owner_mode(os.path.join(home, 'reports')) == (user.pw_uid, 0o700) and
           owner_mode(os.path.join(home, 'reports', 'pending')) == (user.pw_uid, 0o700) and
           'uid %d' % user.pw_uid in line, 'a user\'s crash: its POSTMORTEM_DIR made as the user, 0700: %s' % line)
-    # Its own home.
-    pid, _ = crash([STATIC], {'HOME': home}, user)
+    base = one_report(os.path.join(home, 'reports', 'pending'), pid, user.pw_uid, 'a user\'s crash')
+    if base:
+        h = twin(base)['header']
+        check(h.get('identifier') == 'sys_crash_static' and h.get('version') == '???',
+              'no POSTMORTEM_APP_ID or _VERSION: pm_install\'s defaults (%s, %s)' % (h.get('identifier'),
+                                                                                     h.get('version')))
+    # Its own home, and its app's id and version.
+    pid, _ = crash([STATIC], {'HOME': home, 'POSTMORTEM_APP_ID': 'com.example.static',
+                              'POSTMORTEM_APP_VERSION': '1.2 (34)'}, user)
     check(owner_mode(os.path.join(home, '.local', 'state', 'postmortem', 'pending'))[0] == user.pw_uid,
           'no POSTMORTEM_DIR: ~/.local/state/postmortem, the user\'s: %s' % kmsg.line(pid))
+    base = one_report(os.path.join(home, '.local', 'state', 'postmortem', 'pending'), pid, user.pw_uid,
+                      'a user\'s crash with a home')
+    if base:
+        h = twin(base)['header']
+        check(h.get('identifier') == 'com.example.static' and h.get('version') == '1.2 (34)',
+              'POSTMORTEM_APP_ID and _VERSION of its environment, as pm_install takes them (%s, %s)' %
+              (h.get('identifier'), h.get('version')))
     # No home: the per-user spool.
     pid, _ = crash([STATIC], {}, user)
     spool = os.path.join(sysdir, 'users', str(user.pw_uid))
@@ -163,6 +200,7 @@ def piped_previous(work, settings, user, kmsg):
     check(os.path.isdir(os.path.join(spool, 'pending')) and owner_mode(spool) == (user.pw_uid, 0o700) and
           owner_mode(os.path.join(spool, 'pending'))[0] == user.pw_uid and 'per-user spool' in line,
           'no home: %s, the user\'s: %s' % (spool, line))
+    one_report(os.path.join(spool, 'pending'), pid, user.pw_uid, 'no home')
     # A directory only root may write: nothing written there.
     rootonly = mkdir(os.path.join(work, 'rootonly'), 0, 0o700)
     pid, _ = crash([STATIC], {'POSTMORTEM_DIR': os.path.join(rootonly, 'reports')}, user)
@@ -194,15 +232,42 @@ def piped_previous(work, settings, user, kmsg):
     check(not os.path.exists(os.path.join(home, 'suid-reports')) and owner_mode(os.path.join(private, 'pending')) ==
           (0, 0o700) and owner_mode(os.path.join(sysdir, 'private')) == (0, 0o700) and 'private spool' in line,
           'a set-user-ID program: the private spool, root\'s alone: %s' % line)
+    one_report(os.path.join(private, 'pending'), pid, 0, 'a set-user-ID program')
     # An app with postmortem linked: its own report, and nothing added.
     app = os.path.join(home, 'app')
     pid, _ = crash([LINKED], {'POSTMORTEM_DIR': app}, user)
     line = kmsg.line(pid)
     reports = glob.glob(os.path.join(app, 'pending', '*.crash'))
-    check(len(reports) == 1 and 'reported in-process already' in line and 'nothing added' in line,
-          'an app with postmortem linked: one report (%d), the handler adds nothing: %s' % (len(reports), line))
+    check(len(reports) == 1 and 'reported in-process already' in line and 'nothing added' in line and
+          'Report Source:' not in open(reports[0]).read(),
+          'an app with postmortem linked: one report (%d), its own, the handler adds nothing: %s' %
+          (len(reports), line))
+    full_disk(work, user, kmsg)
     memory_bound(kmsg, work)
     disable(sysdir, before)
+
+
+def full_disk(work, user, kmsg):
+    """A reports directory on a full disk: nothing written, nothing left half-written, and said."""
+    small = mkdir(os.path.join(work, 'small'))
+    subprocess.run(['mount', '-t', 'tmpfs', '-o', 'size=128k,mode=0755', 'pm-full-disk', small], check=True)
+    try:
+        reports = mkdir(os.path.join(small, 'reports'), user.pw_uid, 0o700)
+        pending = mkdir(os.path.join(reports, 'pending'), user.pw_uid, 0o700)
+        try:
+            with open(os.path.join(small, 'fill'), 'wb') as f:
+                while True:
+                    f.write(b'x' * 4096)
+                    f.flush()
+        except OSError:
+            pass
+        pid, st = crash([THREADS], {'POSTMORTEM_DIR': reports}, user)
+        line = kmsg.line(pid)
+        check(st == -11 and 'not written: no room for the files' in line and os.listdir(pending) == [],
+              'a full disk: no report and no piece of one in pending/ (%s): %s' % (os.listdir(pending), line))
+    finally:
+        if subprocess.run(['umount', small]).returncode != 0:
+            subprocess.run(['umount', '-l', small])
 
 
 def memory_bound(kmsg, work):
@@ -211,15 +276,20 @@ def memory_bound(kmsg, work):
     with concurrent.futures.ThreadPoolExecutor(20) as ex:
         runs = list(ex.map(lambda _: crash([THREADS, 'big', '8'], {'POSTMORTEM_DIR': storm}), range(20)))
     lines = [kmsg.line(pid) for pid, _ in runs]
-    check(all(st == -11 for _, st in runs) and all(' 17 threads' in l for l in lines),
-          'a storm of 20 crashes: every handler finished (%d lines)' % sum(bool(l) for l in lines))
-    rss = [int(m.group(1)) for m in (re.search(r'peak rss (\d+) KiB', l) for l in lines) if m]
+    check(all(st == -11 for _, st in runs) and all(' 17 threads' in l and 'written' in l for l in lines),
+          'a storm of 20 crashes: every handler finished and wrote (%d lines)' % sum(bool(l) for l in lines))
+    pids = sorted(twin(b)['header'].get('pid') for b in written(os.path.join(storm, 'pending')).values())
+    check(pids == sorted(pid for pid, _ in runs), 'a storm of 20 crashes: one report each (%d reports)' % len(pids))
+    peak = re.compile(r'peak rss (\d+) KiB, the report\'s (\d+) KiB')
+    rss = [max(map(int, m.groups())) for m in (peak.search(l) for l in lines) if m]
     pid, _ = crash([THREADS, 'big', '400'], {'POSTMORTEM_DIR': storm})
     line = kmsg.line(pid)
-    big = re.search(r'core (\d+) bytes.*peak rss (\d+) KiB', line)
-    check(len(rss) == 20 and big and int(big.group(1)) > 400 << 20 and int(big.group(2)) < max(rss) + 4096,
-          'a core of %s bytes needs no more memory than the storm\'s (%s KiB against %s KiB at most)' %
-          (big and big.group(1), big and big.group(2), max(rss) if rss else None))
+    big = re.search(r'core (\d+) bytes', line)
+    big_rss = peak.search(line)
+    check(len(rss) == 20 and big and big_rss and int(big.group(1)) > 400 << 20 and
+          max(map(int, big_rss.groups())) < max(rss) + 4096,
+          'a core of %s bytes needs no more memory than the storm\'s, the report\'s child included (%s KiB '
+          'against %s KiB at most)' % (big and big.group(1), big_rss and big_rss.groups(), max(rss) if rss else None))
 
 
 def file_previous(work, settings, user, kmsg):
