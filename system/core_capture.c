@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "as_landing.h"
@@ -165,8 +166,13 @@ pmi_core_capture_write(pm_core_capture *cc, int dir_fd, const char *dir, char *w
 	if (landed)
 		snprintf(why, cap, "written %s.crash, .json%s (%u threads, %llu frames)", r->header.incident_id,
 		         dump ? ", .dmp" : ", no .dmp", r->thread_count, (unsigned long long)frames);
-	else
-		snprintf(why, cap, "not written: the files could not be made in %s (a full disk?)", dir);
+	else {
+		/* The writers keep no errno: the file system says the likeliest cause. */
+		struct statvfs fs;
+		bool full = fstatvfs(dir_fd, &fs) == 0 && fs.f_bavail * fs.f_frsize < (uint64_t)cc->s.arena_size;
+		snprintf(why, cap, "not written: %s in %s", full ? "no room for the files" : "the files could not be made",
+		         dir);
+	}
 	return landed;
 }
 
