@@ -37,9 +37,10 @@ _postmortem()
 	fi
 	local flags
 	case $cmd in
-	convert) flags="-o --output -t --to -h --help" ;;
-	explain) flags="-d --dir -j --json --debug-dir --debuginfod --no-debuginfod -n --no-symbolicate -h --help" ;;
-	symbolicate) flags="-d --debug-dir --debuginfod --no-debuginfod -o --output -t --to -h --help" ;;
+	convert) flags="-o --output -t --to --exe --sysroot -h --help" ;;
+	explain) flags="-d --dir -j --json --debug-dir --debuginfod --no-debuginfod -n --no-symbolicate --exe --sysroot
+	                -h --help" ;;
+	symbolicate) flags="-d --debug-dir --debuginfod --no-debuginfod -o --output -t --to --exe --sysroot -h --help" ;;
 	symbols) flags="-b --build-id --debuginfod --no-debuginfod -o --output -h --help" ;;
 	list) flags="-d --dir -j --json -h --help" ;;
 	show) flags="-d --dir -j --json -h --help" ;;
@@ -52,8 +53,8 @@ _postmortem()
 	case $prev in
 	-t | --to) COMPREPLY=($(compgen -W "crash json" -- "$cur")); return ;;
 	-b | --build-id) return ;;
-	-d | --dir | --debug-dir | --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	-o | --output | --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-d | --dir | --debug-dir | --state-dir | --sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-o | --output | --ca-file | --exe) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod) return ;;
 	esac
 	if [[ $cur == -* ]]; then
