@@ -47,12 +47,6 @@ enum {
 	 * crash log (the JVM's hs_err file takes well under a second); past this,
 	 * it is taken to hang (docs/runtimes.md). */
 	DEFAULT_HANDLER_TIMEOUT_MS = 30000,
-	IMAGE_CAP = 4096,
-	MAP_CAP = 65536,
-	IO_CAP = 64 * 1024,
-	SCRATCH_CAP = 64 * 1024,
-	STRINGS_BYTES = 8 * 1024 * 1024,
-	SYMBOL_BYTES = 48 * 1024 * 1024,
 	REPORT_NAME_ROOM = 64, /* a report file's name: a UUID and an extension */
 };
 
@@ -93,12 +87,11 @@ carve(carver *c, size_t n, size_t align)
 	return c->base ? c->base + at : NULL;
 }
 
-static size_t
-arena_bytes(void)
+size_t
+pmi_arena_bytes(uint32_t max_threads, uint32_t max_frames)
 {
 	size_t per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
-	return STRINGS_BYTES + (size_t)as_g.max_threads * per_thread +
-	       (size_t)as_g.max_threads * as_g.max_frames * sizeof(pm_frame);
+	return PMI_STRINGS_BYTES + (size_t)max_threads * per_thread + (size_t)max_threads * max_frames * sizeof(pm_frame);
 }
 
 /* Every piece the handler uses, in one place: run once to measure the
@@ -110,11 +103,11 @@ lay_out(carver *c)
 	/* Page-aligned from here as before: the populated ranges start at a page (as_prefault.c). */
 	as_g.arena_mem = carve(c, as_g.arena_size, 4096);
 	as_g.slots = carve(c, (size_t)as_g.max_threads * 2 * sizeof(pm_slot), 64);
-	as_g.as_images = carve(c, IMAGE_CAP * sizeof(pm_as_image), 16);
-	as_g.model_images = carve(c, IMAGE_CAP * sizeof(pm_image), 16);
-	as_g.as_maps = carve(c, MAP_CAP * sizeof(pm_as_map), 16);
-	as_g.io_buf = carve(c, IO_CAP, 64);
-	as_g.scratch = carve(c, SCRATCH_CAP, 64);
+	as_g.as_images = carve(c, PMI_IMAGE_CAP * sizeof(pm_as_image), 16);
+	as_g.model_images = carve(c, PMI_IMAGE_CAP * sizeof(pm_image), 16);
+	as_g.as_maps = carve(c, PMI_MAP_CAP * sizeof(pm_as_map), 16);
+	as_g.io_buf = carve(c, PMI_IO_CAP, 64);
+	as_g.scratch = carve(c, PMI_SCRATCH_CAP, 64);
 	as_g.frame_tmp = carve(c, as_g.max_frames * sizeof(pm_frame), 16);
 	as_g.tids = carve(c, as_g.max_threads * sizeof(pid_t), 16);
 	as_g.mem_cache = carve(c, sizeof(pm_mem_cache), 64);
@@ -129,7 +122,7 @@ lay_out(carver *c)
 static bool
 map_region(void)
 {
-	as_g.arena_size = arena_bytes();
+	as_g.arena_size = pmi_arena_bytes(as_g.max_threads, as_g.max_frames);
 	as_g.md_range_cap = (size_t)as_g.max_threads + PM_MD_EXTRA_RANGES;
 	carver measure = { .cap = SIZE_MAX };
 	lay_out(&measure);
@@ -139,10 +132,10 @@ map_region(void)
 	if (mem == MAP_FAILED)
 		return false;
 	as_g.region = mem;
-	as_g.image_cap = IMAGE_CAP;
-	as_g.map_cap = MAP_CAP;
-	as_g.io_cap = IO_CAP;
-	as_g.scratch_cap = SCRATCH_CAP;
+	as_g.image_cap = PMI_IMAGE_CAP;
+	as_g.map_cap = PMI_MAP_CAP;
+	as_g.io_cap = PMI_IO_CAP;
+	as_g.scratch_cap = PMI_SCRATCH_CAP;
 	carver c = { .base = mem, .cap = as_g.region_size };
 	return lay_out(&c);
 }
@@ -296,7 +289,7 @@ pm_install(const pm_config *cfg)
 	as_g.facts.late = &as_g.cap->late_facts;
 	pmi_facts_gather(&as_g.facts, cfg, path_after(as_g.pending_dir));
 	pmi_as_mem_setup();
-	as_g.symbols = pmi_as_symbols_create(SYMBOL_BYTES);
+	as_g.symbols = pmi_as_symbols_create(PMI_SYMBOL_BYTES);
 	as_g.freeze_signal = pick_control_signal(as_g.facts.emulated);
 	if (as_g.freeze_signal < 0)
 		return fail(EBUSY);

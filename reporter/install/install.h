@@ -17,6 +17,21 @@ void pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room /* PATH_
  * the process it reports (install.c, preload.c). */
 #define PMI_PRELOADED_VAR "POSTMORTEM_PRELOADED"
 
+/* The capture storage's fixed pieces, a crash's (install.c) and a stopped
+ * process's alike: the image and map tables' entries, the writer's and
+ * the scratch buffers, the report's room for strings beside its threads,
+ * the symbolizer's working memory. */
+enum {
+	PMI_IMAGE_CAP = 4096,
+	PMI_MAP_CAP = 65536,
+	PMI_IO_CAP = 64 * 1024,
+	PMI_SCRATCH_CAP = 64 * 1024,
+	PMI_STRINGS_BYTES = 8 * 1024 * 1024,
+	PMI_SYMBOL_BYTES = 48 * 1024 * 1024,
+};
+/* The report arena of a capture of max_threads threads of max_frames frames. */
+size_t pmi_arena_bytes(uint32_t max_threads, uint32_t max_frames);
+
 /*
  * The storage of a capture of a process its caller stopped
  * (as_capture_stopped), prepared as pm_install prepares a crash's, sized

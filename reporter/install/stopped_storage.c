@@ -14,16 +14,8 @@
 #include "as_minidump.h"
 #include "as_unwind.h"
 
-enum {
-	IMAGE_CAP = 4096,
-	MAP_CAP = 65536,
-	IO_CAP = 64 * 1024,
-	SCRATCH_CAP = 64 * 1024,
-	STRINGS_BYTES = 8 * 1024 * 1024,
-	SYMBOL_BYTES = 48 * 1024 * 1024,
-	MAX_THREADS = 1 << 20,
-	MAX_FRAMES = 1 << 16,
-};
+/* As pm_install takes them (install.c, configure). */
+enum { MAX_THREADS = 1 << 20, MAX_FRAMES = 1 << 16 };
 
 /* The next piece of n bytes at align; with no base, only counted. */
 static void *
@@ -37,19 +29,19 @@ piece(char *base, size_t *used, size_t n, size_t align)
 static void
 lay_out(pm_stopped_storage *s, char *base, size_t *used)
 {
-	size_t t = s->max_threads, per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
-	s->arena_size = STRINGS_BYTES + t * per_thread + t * s->max_frames * sizeof(pm_frame);
+	size_t t = s->max_threads;
+	s->arena_size = pmi_arena_bytes(s->max_threads, s->max_frames);
 	s->arena = piece(base, used, s->arena_size, 4096);
 	s->slots = piece(base, used, t * sizeof(pm_slot), 64);
 	s->tids = piece(base, used, t * sizeof(pid_t), 16);
 	s->frames = piece(base, used, s->max_frames * sizeof(pm_frame), 16);
-	s->model_images = piece(base, used, IMAGE_CAP * sizeof(pm_image), 16);
-	s->as_images = piece(base, used, IMAGE_CAP * sizeof(pm_as_image), 16);
-	s->as_maps = piece(base, used, MAP_CAP * sizeof(pm_as_map), 16);
+	s->model_images = piece(base, used, PMI_IMAGE_CAP * sizeof(pm_image), 16);
+	s->as_images = piece(base, used, PMI_IMAGE_CAP * sizeof(pm_as_image), 16);
+	s->as_maps = piece(base, used, PMI_MAP_CAP * sizeof(pm_as_map), 16);
 	s->mem_cache = piece(base, used, sizeof(pm_mem_cache), 64);
 	s->cfi_cache = piece(base, used, as_cfi_cache_size(), 64);
-	s->scratch = piece(base, used, SCRATCH_CAP, 64);
-	s->io_buf = piece(base, used, IO_CAP, 64);
+	s->scratch = piece(base, used, PMI_SCRATCH_CAP, 64);
+	s->io_buf = piece(base, used, PMI_IO_CAP, 64);
 	s->md_range_cap = t + PM_MD_EXTRA_RANGES;
 	s->md_ranges = piece(base, used, s->md_range_cap * sizeof(pm_md_range), 16);
 }
@@ -73,7 +65,7 @@ pmi_stopped_storage_init(pm_stopped_storage *s, uint32_t max_threads, uint32_t m
 	s->region_size = used;
 	used = 0;
 	lay_out(s, region, &used);
-	s->symbols = pmi_as_symbols_create(SYMBOL_BYTES);
+	s->symbols = pmi_as_symbols_create(PMI_SYMBOL_BYTES);
 	as_strlcpy(s->facts.os_name, "Linux", sizeof s->facts.os_name);
 	s->facts.late = &s->late;
 	return true;
@@ -105,10 +97,10 @@ pmi_stopped_ctx(pm_stopped_storage *s, const as_target *t, pid_t tid, const sigi
 		.report = &cap->report, .arena = s->arena, .arena_size = s->arena_size,
 		.tids = s->tids, .frame_tmp = s->frames, .model_images = s->model_images,
 		.images = &cap->images, .as_images = s->as_images, .as_maps = s->as_maps,
-		.image_cap = IMAGE_CAP, .map_cap = MAP_CAP,
+		.image_cap = PMI_IMAGE_CAP, .map_cap = PMI_MAP_CAP,
 		.mem_cache = s->mem_cache, .cfi_cache = s->cfi_cache, .mem = &s->mem,
 		.symbols = s->symbols.work ? &s->symbols : NULL,
-		.scratch = s->scratch, .scratch_cap = SCRATCH_CAP, .io_buf = s->io_buf, .io_cap = IO_CAP,
+		.scratch = s->scratch, .scratch_cap = PMI_SCRATCH_CAP, .io_buf = s->io_buf, .io_cap = PMI_IO_CAP,
 		.md_ranges = s->md_ranges, .md_range_cap = s->md_range_cap,
 		.phases = &cap->phases, .generation = &s->generation,
 		.crash_path = cap->crash_path, .json_path = cap->json_path, .minidump_path = cap->minidump_path,

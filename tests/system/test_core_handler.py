@@ -28,12 +28,12 @@ import stat
 import subprocess
 import sys
 import tempfile
-import time
 import zlib
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from kernel_settings import KernelSettings, read  # noqa: E402
+from kmsg import Kmsg  # noqa: E402
 from reports import read_back, twin, written  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
@@ -43,31 +43,6 @@ THREADS = os.path.join(BUILD, 'tests', 'sys_threads17')
 LINKED = os.path.join(BUILD, 'sample_crashes', 'crash_null_deref')
 SHOW = os.path.join(BUILD, 'tests', 'core_show')
 USER = 'pmsystest'
-
-
-class Kmsg:
-    """The kernel's log from now on."""
-    def __init__(self):
-        self.fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
-        os.lseek(self.fd, 0, os.SEEK_END)
-        self.lines = []
-
-    def line(self, pid):
-        """The handler's line for the crash of pid."""
-        for _ in range(100):
-            while True:
-                try:
-                    rec = os.read(self.fd, 8192).decode(errors='replace')
-                except BlockingIOError:
-                    break
-                except OSError:  # overwritten records: go on
-                    continue
-                self.lines.append(rec.split(';', 1)[-1].strip())
-            for l in self.lines:
-                if l.startswith('postmortem-core[') and ': pid %d (' % pid in l:
-                    return l
-            time.sleep(0.1)
-        return ''
 
 
 def crash(argv, env=None, user=None, core_limit=0, cwd='/'):
