@@ -122,7 +122,8 @@ typedef struct pm_core {
 /* Where the files the core mapped are, and the live process. */
 typedef struct pm_core_options {
 	const char *sysroot;     /* prefixed to every NT_FILE path (NULL: none) */
-	const char *exe;         /* read instead of the executable NT_FILE names (NULL: that one) */
+	const char *exe;         /* read instead of the executable NT_FILE names (NULL: that one); for a
+	                          * core that names no file (qemu-user's), mapped where AT_PHDR places it */
 	int mem_fd;              /* /proc/<pid>/mem of the process the core is of, or -1 */
 } pm_core_options;
 

@@ -90,6 +90,8 @@ void pmi_core_set_fault_address(pm_core_arch arch, pm_core_thread *t, const pm_c
 void pmi_core_prstatus_layout(pm_core_arch arch, size_t *size, size_t *reg_off, size_t *reg_len);
 /* A new core with its source set up from opt; NULL when out of memory. */
 pm_core *pmi_core_new(const pm_core_options *opt);
+/* A core that names no file (no NT_FILE): the executable given's PT_LOADs as its file mappings (core_exe.c). */
+pm_err pmi_core_exe_maps(pm_core *c);
 /* Group the maps by file (after the notes). */
 pm_err pmi_core_index_files(pm_core *c);
 /* The build id of an ELF image whose first bytes are p[0..n) (GNU build-id note

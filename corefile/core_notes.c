@@ -204,5 +204,6 @@ pmi_core_parse_notes(pm_core *c, const unsigned char *p, size_t len, char *why, 
 		return pmi_core_fail(why, cap, PM_E_FORMAT, "a core without threads (no NT_PRSTATUS)");
 	if (c->has_siginfo)
 		pmi_core_set_fault_address(c->arch, &c->threads[0], &c->siginfo);
-	return pmi_core_index_files(c);
+	pm_err e = pmi_core_exe_maps(c);
+	return e == PM_OK ? pmi_core_index_files(c) : e;
 }

@@ -7,6 +7,7 @@
  * owns its storage as any report read from a file does.
  */
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -54,10 +55,18 @@ own_copy(const pm_report *made, pm_report *r, char *why, size_t cap)
 static int
 from_core(const char *cmd, const char *path, const cli_core_files *where, pm_report *r)
 {
-	pm_core_options opt = { .mem_fd = -1, .exe = where ? where->exe : NULL, .sysroot = where ? where->sysroot : NULL };
+	/* The report names the executable by the path given: made absolute, as a mapping's is. */
+	char *exe = where && where->exe ? realpath(where->exe, NULL) : NULL;
+	if (where && where->exe && !exe) {
+		cli_error(cmd, "cannot read --exe %s: %s", where->exe, strerror(errno));
+		return PM_EXIT_FAIL;
+	}
+	pm_core_options opt = { .mem_fd = -1, .exe = exe, .sysroot = where ? where->sysroot : NULL };
 	pm_core *c;
 	char why[512];
-	if (pmi_core_open(path, &opt, &c, why, sizeof why) != PM_OK) {
+	pm_err oe = pmi_core_open(path, &opt, &c, why, sizeof why);
+	free(exe);
+	if (oe != PM_OK) {
 		cli_error(cmd, "%s: an ELF core that cannot be read: %s", path, why);
 		return PM_EXIT_FAIL;
 	}

@@ -85,8 +85,10 @@ int
 as_open_ro(const char *path)
 {
 	int fd;
+	/* A path that names a FIFO by now (a file mapped, then replaced; a core's
+	 * NT_FILE path) must not block the capture: no open waits. */
 	do
-		fd = open(path, O_RDONLY | O_CLOEXEC);
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	while (fd < 0 && errno == EINTR);
 	return fd;
 }

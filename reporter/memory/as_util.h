@@ -19,7 +19,7 @@ const char *as_basename(const char *path);
 bool as_parse_hex(const char **p, const char *end, uint64_t *out);
 /* Parse decimal digits at *p (advancing it); false if none. */
 bool as_parse_dec(const char **p, const char *end, uint64_t *out);
-/* open(path, O_RDONLY | O_CLOEXEC), retried on EINTR; -1 on failure. */
+/* open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), retried on EINTR; -1 on failure. */
 int as_open_ro(const char *path);
 /* Read up to cap-1 bytes of a small file, NUL-terminate, strip one trailing newline;
  * returns the length or -1. */

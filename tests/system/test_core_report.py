@@ -15,8 +15,9 @@ frames as the handler's report.
 
 Core files: gcore's of the 17 threads running (a snapshot) and stopped by
 gdb at their SIGSEGV (a crash), converted and held to gdb's frames;
-`--exe` for an executable that moved since; `explain` and `symbolicate` of
-a core.
+`--exe` and `--sysroot` for an executable that moved since; a FIFO where
+the executable was and cores cut short (a report, or one line: never a
+hang or a crash); `explain` and `symbolicate` of a core.
 
 Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS, PM_BREAKPAD_BIN.
 """
@@ -118,6 +119,30 @@ def moved(work, core, report):
                        capture_output=True, text=True)
     check(p.returncode == 2 and 'not an ELF core' in p.stderr, '--exe with a report that is no core: %s' %
           p.stderr.strip())
+    hostile(work, core)
+
+
+def hostile(work, core):
+    """A core whose executable's path names a FIFO here, and cores cut short: a report or one line, never a
+    hang or a crash."""
+    with tempfile.TemporaryDirectory(prefix='pm-fifo-', dir=work) as root:
+        os.makedirs(root + os.path.dirname(STATIC))
+        os.mkfifo(root + STATIC)
+        try:
+            p = subprocess.run([CLI, 'convert', core, '--sysroot', root], capture_output=True, text=True, timeout=60)
+            check(p.returncode == 0 and 'Thread 0 Crashed' in p.stdout,
+                  'its executable a FIFO under --sysroot: the report, without the file %s' % p.stderr.strip())
+        except subprocess.TimeoutExpired:
+            check(False, 'its executable a FIFO under --sysroot: convert hung')
+    data = open(core, 'rb').read()
+    for keep in (64, 4096, len(data) // 2, len(data) - 1):
+        cut = os.path.join(work, 'cut.core')
+        with open(cut, 'wb') as f:
+            f.write(data[:keep])
+        p = subprocess.run([CLI, 'convert', cut], capture_output=True, text=True, timeout=60)
+        check(p.returncode in (0, 1) and (p.returncode == 0 or p.stderr.count('\n') == 1),
+              'a core cut to %d of %d bytes: status %d, %s' % (keep, len(data), p.returncode,
+                                                             p.stderr.strip() or 'a report'))
 
 
 def gcores(work):
