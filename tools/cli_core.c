@@ -20,8 +20,8 @@
 #include "enable.h"
 
 const char cli_core_help[] =
-	"      --exe PATH         an ELF core: read PATH for the executable it maps (moved or rebuilt\n"
-	"                         alike; a file of another build id is not read)\n"
+	"      --exe PATH         an ELF core: read PATH as its executable (a file of another build\n"
+	"                         id is not read; a core that names no file, qemu-user's, needs it)\n"
 	"      --sysroot DIR      an ELF core: look for the files it maps under DIR\n";
 
 static bool
