@@ -11,8 +11,10 @@ fault (the target prints CLOCK_MONOTONIC just before it) to:
                     from the pipe and landed the report (.crash, .json, .dmp,
                     each durable).  The kernel reaps the process once the
                     handler is done (core_pipe_limit > 0): the time is the
-                    fault to the reaping.  Peak RSS: the handler's and its
-                    report child's, from its log line.
+                    fault to the reaping.  Its log line says how long it read
+                    and how long the report's child took, and the peak RSS of
+                    both.  Again with the reports on /dev/shm, where fsync
+                    costs nothing: the disk's share.
   core file         the kernel's own core file written (core_pattern a path,
                     RLIMIT_CORE unlimited): where gdb and eu-stack start from.
   gdb, eu-stack     `gdb -batch -ex 'thread apply all bt' EXE CORE` and
@@ -59,6 +61,7 @@ CONFIGS = [(t, m) for m in (100, 1024) for t in (1, 17, 257)]
 COREDUMP_SOCKET = '/run/systemd/coredump'
 JOURNAL_SOCKET = '/run/systemd/journal/socket'
 COREDUMP_STORE = '/var/lib/systemd/coredump'
+TMPFS = '/dev/shm'
 COREDUMP_PATTERN = '|%s %%P %%u %%g %%s %%t 9223372036854775808 %%h %%d'
 
 
@@ -88,20 +91,23 @@ def timed(argv):
     return (time.monotonic_ns() - t0) / 1e6, ru.ru_maxrss, out.decode(errors='replace')
 
 
-def postmortem(target, cli, threads, mib, work, settings, kmsg):
-    sysdir, reports = os.path.join(work, 'sys'), os.path.join(work, 'reports')
+def postmortem(target, cli, threads, mib, parent, work, settings, kmsg):
+    """The system reporter on one crash, its reports under parent: a dict of its times (ms), frames and peaks."""
+    sysdir, reports = os.path.join(work, 'sys'), tempfile.mkdtemp(prefix='pm-bench-reports-', dir=parent)
     settings.set('core', suid_dumpable=None)
     subprocess.run([cli, 'system', 'enable', '--state-dir', sysdir], check=True, capture_output=True)
     try:
         ms, pid, _ = crash(target, threads, mib, {'POSTMORTEM_DIR': reports})
     finally:
         subprocess.run([cli, 'system', 'disable', '--state-dir', sysdir], check=True, capture_output=True)
+        shutil.rmtree(reports, ignore_errors=True)
     line = kmsg.line(pid)
-    m = re.search(r'written .*?\((\d+) threads, (\d+) frames\).*peak rss (\d+) KiB, the report\'s (\d+) KiB', line)
+    m = re.search(r'written .*?\((\d+) threads, (\d+) frames\).*read in (\d+) ms, reported in (\d+) ms; '
+                  r'peak rss (\d+) KiB, the report\'s (\d+) KiB', line)
     if not m or int(m.group(1)) != threads:
         raise RuntimeError('no report of %d threads: %s' % (threads, line))
-    shutil.rmtree(reports)
-    return ms, int(m.group(2)), int(m.group(3)), int(m.group(4))
+    frames, read, report, rss, rss_report = map(int, m.groups()[1:])
+    return {'ms': ms, 'frames': frames, 'read': read, 'report': report, 'rss': rss, 'rss_report': rss_report}
 
 
 def debuggers(target, threads, mib, work, settings):
@@ -239,48 +245,63 @@ def med(xs):
     return statistics.median(xs)
 
 
+def span(xs):
+    return '%.0f / %.0f' % (min(xs), med(xs)) if xs else '-'
+
+
+def ratio(other, pm):
+    return '%.1fx / %.1fx' % (min(other) / min(pm), med(other) / med(pm)) if other else '-'
+
+
 def main():
     if sys.argv[1:2] == ['--service']:
         return service(sys.argv[2:])
     target, cli = sys.argv[1], sys.argv[2]
     repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    rows, rss_rows = [], []
+    timing, parts, sizes = [], [], []
     with tempfile.TemporaryDirectory(prefix='pm-bench-core-') as work, KernelSettings() as settings:
         kmsg, sdc = Kmsg(), Coredump(work)
         try:
             for threads, mib in CONFIGS:
-                pm, dbg, sd = [], [], []
+                pm, shm, dbg, sd = [], [], [], []
                 for _ in range(repeats):
-                    pm.append(postmortem(target, cli, threads, mib, work, settings, kmsg))
+                    pm.append(postmortem(target, cli, threads, mib, None, work, settings, kmsg))
                     dbg.append(debuggers(target, threads, mib, work, settings))
+                    if os.path.isdir(TMPFS):
+                        shm.append(postmortem(target, cli, threads, mib, TMPFS, work, settings, kmsg))
                     if not sdc.why:
                         sd.append(sdc.run(target, threads, mib, settings))
-                pm_ms = med([r[0] for r in pm])
-                core_ms, gdb_ms, eu_ms = (med([r[k] for r in dbg]) for k in (0, 1, 4))
-                gdb_total, eu_total = med([r[0] + r[1] for r in dbg]), med([r[0] + r[4] for r in dbg])
-                sd_ms = med([r[0] for r in sd]) if sd else None
-                rows.append([threads, mib, '%.0f' % pm_ms, '%.0f' % core_ms, '%.0f' % gdb_ms, '%.0f' % gdb_total,
-                             '%.0f' % eu_ms, '%.0f' % eu_total, '%.0f' % sd_ms if sd else '-',
-                             '%.1fx' % (gdb_total / pm_ms), '%.1fx' % (eu_total / pm_ms),
-                             '%.1fx' % (sd_ms / pm_ms) if sd else '-'])
-                rss_rows.append([threads, mib, pm[0][1], dbg[0][3], dbg[0][6], sd[0][2] if sd else '-',
-                                 max(r[2] for r in pm), max(r[3] for r in pm), max(r[2] for r in dbg),
-                                 max(r[5] for r in dbg), max(r[1] for r in sd) if sd else '-'])
+                pm_ms, shm_ms = [r['ms'] for r in pm], [r['ms'] for r in shm]
+                gdb_ms, eu_ms = [r[0] + r[1] for r in dbg], [r[0] + r[4] for r in dbg]
+                sd_ms = [r[0] for r in sd]
+                timing.append([threads, mib, span(pm_ms), span(shm_ms), span(gdb_ms), span(eu_ms), span(sd_ms),
+                               ratio(gdb_ms, pm_ms), ratio(eu_ms, pm_ms), ratio(sd_ms, pm_ms)])
+                parts.append([threads, mib, '%.0f' % med(pm_ms), '%.0f' % med([r['read'] for r in pm]),
+                              '%.0f' % med([r['report'] for r in pm]), '%.0f' % med([r['report'] for r in shm]),
+                              '%.0f' % med([r[0] for r in dbg]), '%.0f' % med([r[1] for r in dbg]),
+                              '%.0f' % med([r[4] for r in dbg])])
+                sizes.append([threads, mib, pm[0]['frames'], dbg[0][3], dbg[0][6], sd[0][2] if sd else '-',
+                              max(r['rss'] for r in pm), max(r['rss_report'] for r in pm),
+                              max(r[2] for r in dbg), max(r[5] for r in dbg), max(r[1] for r in sd) if sd else '-'])
                 print('.', end='', flush=True, file=sys.stderr)
         finally:
             sdc.close()
     print()
-    print('(a) fault -> report, ms (medians of %d runs): postmortem\'s handler to its report landed; the kernel\'s'
-          ' core file written, then gdb -batch "thread apply all bt" / eu-stack --core on it (alone, and fault ->'
-          ' their backtrace); systemd-coredump to its service\'s end (core stored, stack trace logged); ratios:'
-          ' the other\'s fault -> backtrace / postmortem\'s' % repeats)
-    table(['threads', 'MiB', 'postmortem', 'core file', 'gdb', 'fault->gdb', 'eu-stack', 'fault->eu',
-           'systemd-coredump', 'gdb/pm', 'eu/pm', 'sd/pm'], rows)
+    print('(a) the fault to a backtrace, ms, min / median of %d runs: postmortem\'s report landed (its files durable'
+          ' on the disk, and on %s); the kernel\'s core file written then gdb -batch "thread apply all bt" on it,'
+          ' or eu-stack --core; systemd-coredump\'s service done (core stored, stack trace logged); ratios: the'
+          ' other\'s time / postmortem\'s on the disk, min / median' % (repeats, TMPFS))
+    table(['threads', 'MiB', 'postmortem', 'pm tmpfs', 'fault->gdb', 'fault->eu-stack', 'systemd-coredump',
+           'gdb/pm', 'eu/pm', 'sd/pm'], timing)
     print()
-    print('(b) frames each printed (one run) and peak RSS, KiB (largest of the runs): the handler, its report\'s '
-          'child, gdb, eu-stack, systemd-coredump\'s service')
+    print('(b) where the time goes, medians in ms: postmortem in all, the core read from the pipe, the report\'s'
+          ' child (capture and landing; on tmpfs too); the kernel\'s core file, gdb and eu-stack alone on it')
+    table(['threads', 'MiB', 'postmortem', 'read', 'report', 'report tmpfs', 'core file', 'gdb', 'eu-stack'], parts)
+    print()
+    print('(c) frames each printed (one run) and peak RSS in KiB (the largest of the runs): the handler, its'
+          ' report\'s child, gdb, eu-stack, systemd-coredump\'s service')
     table(['threads', 'MiB', 'frames pm', 'frames gdb', 'frames eu', 'frames sd', 'rss handler', 'rss report',
-           'rss gdb', 'rss eu', 'rss sd'], rss_rows)
+           'rss gdb', 'rss eu', 'rss sd'], sizes)
     if sdc.why:
         print('\nsystemd-coredump not measured: %s' % sdc.why)
 

@@ -12,11 +12,12 @@
 
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <unistd.h>
 
-enum { CHUNK = 64 << 10 };
+enum { CHUNK = 256 << 10, PIPE_BYTES = 1 << 20 };
 
 /* Bytes of the stream wanted at [off, off + len) into dst. */
 typedef struct gather {
@@ -220,6 +221,10 @@ pmi_core_read_stream(int fd, const pm_core_options *opt, const pm_core_stream_li
 		fail(&s, pmi_core_fail(why, cap, PM_E_NOMEM, "out of memory"));
 	unsigned char spare[512];
 	uint64_t off = 0;
+	/* A larger pipe (root may ask for it; anyone else gets what the system
+	 * allows) wakes this reader and the kernel's dump a quarter as often:
+	 * 1 GB read in two thirds of the time (docs/benchmarks.md). */
+	fcntl(fd, F_SETPIPE_SZ, PIPE_BYTES);
 	for (;;) {
 		ssize_t k = next_bytes(fd, buf ? buf : spare, buf ? CHUNK : sizeof spare, s.lim.stall_ms);
 		if (k < 0) {

@@ -53,6 +53,14 @@ enum {
 /* The CRC-32 of what the previous handler was given, for the log line: a
  * core nothing else gets is not summed (at 1 GB, a third of the handler's
  * time). */
+static int64_t
+ms_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
 typedef struct core_tee {
 	pm_chain *chain;
 	bool sum;
@@ -172,6 +180,7 @@ main(int argc, char **argv)
 {
 	struct timespec started;
 	clock_gettime(CLOCK_REALTIME, &started);
+	int64_t t0 = ms_now();
 	prctl(PR_SET_DUMPABLE, 0);
 	close_range(3, ~0u, 0);
 	pmi_syslog_open();
@@ -210,6 +219,7 @@ main(int argc, char **argv)
 	uint64_t bytes;
 	char core_why[512] = "";
 	pm_err ce = pmi_core_read_stream(0, &opt, NULL, tee_bytes, &t, &core, &bytes, core_why, sizeof core_why);
+	int64_t t_read = ms_now();
 	pmi_chain_close(&chain);
 
 	char *msg = mmap(NULL, MSG, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -223,6 +233,7 @@ main(int argc, char **argv)
 		run_report(&j, sysdir, reason);
 		report_kib = j.peak_kib;
 	}
+	int64_t t_report = ms_now();
 	pmi_chain_wait(&chain);
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -235,10 +246,10 @@ main(int argc, char **argv)
 	if (args_ok)
 		pmi_syslog(ce == PM_OK ? LOG_INFO : LOG_WARNING,
 		           "pid %d (%s) uid %u signal %d: core %" PRIu64 " bytes%s%s, %zu threads%s%s; report: %s; "
-		           "%s; peak rss %ld KiB, the report's %ld KiB",
+		           "%s; read in %" PRId64 " ms, reported in %" PRId64 " ms; peak rss %ld KiB, the report's %ld KiB",
 		           a.pid, a.comm, a.uid, a.signal, bytes, cut, sum,
 		           ce == PM_OK ? core->nthreads : (size_t)0, ce == PM_OK ? "" : ", unreadable: ", core_why,
-		           msg ? msg : "no report", chain.what, self_kib, report_kib);
+		           msg ? msg : "no report", chain.what, t_read - t0, t_report - t_read, self_kib, report_kib);
 	pmi_core_close(core);
 	free(f);
 	return args_ok && facts_ok ? 0 : 1;
