@@ -87,13 +87,6 @@ carve(carver *c, size_t n, size_t align)
 	return c->base ? c->base + at : NULL;
 }
 
-size_t
-pmi_arena_bytes(uint32_t max_threads, uint32_t max_frames)
-{
-	size_t per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
-	return PMI_STRINGS_BYTES + (size_t)max_threads * per_thread + (size_t)max_threads * max_frames * sizeof(pm_frame);
-}
-
 /* Every piece the handler uses, in one place: run once to measure the
  * region, once to place the pieces in it. */
 static bool

@@ -17,6 +17,16 @@
 /* As pm_install takes them (install.c, configure). */
 enum { MAX_THREADS = 1 << 20, MAX_FRAMES = 1 << 16 };
 
+/* Here, not in install.c: a program that prepares storage for a stopped
+ * process (a core's reader) links no pm_install, and none of the handlers
+ * and hooks it brings (pthread_create's, _exit's). */
+size_t
+pmi_arena_bytes(uint32_t max_threads, uint32_t max_frames)
+{
+	size_t per_thread = sizeof(pm_thread) + sizeof(pm_regs) + sizeof(pid_t) + 256;
+	return PMI_STRINGS_BYTES + (size_t)max_threads * per_thread + (size_t)max_threads * max_frames * sizeof(pm_frame);
+}
+
 /* The next piece of n bytes at align; with no base, only counted. */
 static void *
 piece(char *base, size_t *used, size_t n, size_t align)
