@@ -104,6 +104,8 @@ typedef struct pm_config {
 	bool no_minidump;         /* no <id>.dmp beside each report (also POSTMORTEM_MINIDUMP=0) */
 	bool minidump_environ;    /* put the environment in the minidump (also POSTMORTEM_MINIDUMP_ENVIRON=1);
 	                             off by default: it often holds tokens and passwords */
+	bool no_sessions;         /* record no session for this run (also POSTMORTEM_SESSIONS=0): no release
+	                             health (docs/sentry.md, "Sessions") */
 } pm_config;
 
 /*
