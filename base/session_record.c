@@ -6,6 +6,7 @@
  */
 #include "session_record.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -91,6 +92,26 @@ pmi_run_lock(int fd, unsigned slot, short type)
 	return fcntl(fd, F_OFD_SETLK, &l);
 }
 
+bool
+pmi_run_held(int fd, unsigned slot)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)slot * PMI_RUN_BYTES,
+	                   .l_len = PMI_RUN_BYTES };
+	return fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+}
+
+int
+pmi_run_next(int fd, unsigned slot)
+{
+	if (slot >= PMI_RUN_SLOTS)
+		return -1;
+	off_t at = lseek(fd, (off_t)slot * PMI_RUN_BYTES, SEEK_DATA);
+	/* ENXIO: no data from there on.  Any other failure tells nothing: the record is to be read. */
+	if (at < 0)
+		return errno == ENXIO ? -1 : (int)slot;
+	return at < (off_t)PMI_RUN_SLOTS * PMI_RUN_BYTES ? (int)(at / PMI_RUN_BYTES) : -1;
+}
+
 int
 pmi_run_claim(int fd, unsigned first)
 {
@@ -99,7 +120,10 @@ pmi_run_claim(int fd, unsigned first)
 		char c = 0;
 		if (pmi_run_lock(fd, slot, F_WRLCK) != 0)
 			continue;
-		/* Past the end of the file, or a record collected: free. */
+		/* A hole (never written, or collected) is free without a read. */
+		if (pmi_run_next(fd, slot) != (int)slot)
+			return (int)slot;
+		/* Past the end of the file, or a record collected where no hole could be made: free. */
 		ssize_t n = pread(fd, &c, 1, (off_t)slot * PMI_RUN_BYTES);
 		if (n == 0 || (n == 1 && c == 0))
 			return (int)slot;

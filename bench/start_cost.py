@@ -9,7 +9,9 @@ the argument that makes them print (the stricter view: nothing of their own
 timing or output is in it).  Then, from
 bench_install_cost beside them (issue 14), pm_install with 1, 17 and 257
 threads alive: the first install of a fresh process (which asks every
-thread for its alternate stack) and the reinstalls after it."""
+thread for its alternate stack) and the reinstalls after it.  Each run
+records its session (issue 33) in the runs file, emptied every round as the
+store's collection keeps it."""
 import os
 import statistics
 import subprocess
@@ -101,6 +103,9 @@ def main():
             for i, p in enumerate(progs):
                 res[i].append(run(p, env))
                 quiet[i].append(run_quiet(p, env))
+            runs_file = os.path.join(d, 'runs')
+            if os.path.exists(runs_file):
+                os.truncate(runs_file, 0)
     med = [[statistics.median(x[k] for x in r) for k in range(4)] for r in res]
     print('Process start to exit (spawn to reaped), %d runs of each, interleaved; pending/ empty\n'
           '(goal: pm_install and pm_upload_start within 1.2x of bare, peak RSS within 1 MB)\n' % runs)

@@ -72,7 +72,7 @@ pm_run_watch_spawned(pm_run_watch *w, int64_t pid, const char *program)
 		.oom_file = w->oom_file,
 	};
 	int slot = pmi_run_claim(w->fd, pmi_run_first_slot(pid, w->started_us));
-	char buf[PMI_RUN_BYTES - PMI_RUN_END_ROOM];
+	char buf[PMI_RUN_TEXT - PMI_RUN_END_ROOM];
 	size_t len = slot >= 0 ? pmi_run_format(buf, sizeof buf, &start) : 0;
 	off_t at = (off_t)slot * PMI_RUN_BYTES;
 	if (slot < 0 || pwrite(w->fd, buf, len, at) != (ssize_t)len) {

@@ -30,7 +30,6 @@ enum {
 	MAX_WAITING = 1000,      /* sessions waiting for delivery */
 	MAX_SENT = 1000,         /* delivered ones kept for `stats` */
 	SESSION_FILE_MAX = 64 * 1024,
-	CHUNK = 64 * PMI_RUN_BYTES,
 };
 
 enum { WAITING = 0, SENT = 1 };
@@ -137,7 +136,7 @@ free_record(int runs, unsigned slot)
 {
 	off_t at = (off_t)slot * PMI_RUN_BYTES;
 	if (fallocate(runs, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, at, PMI_RUN_BYTES) != 0) {
-		static const char zeros[PMI_RUN_BYTES];
+		static const char zeros[PMI_RUN_TEXT];
 		(void)!pwrite(runs, zeros, sizeof zeros, at);
 	}
 }
@@ -147,7 +146,7 @@ static void
 collect_record(pm_store *s, pmi_system *sys, const char *rec, unsigned slot)
 {
 	pmi_run run;
-	if (!pmi_run_parse(rec, PMI_RUN_BYTES, &run)) {
+	if (!pmi_run_parse(rec, PMI_RUN_TEXT, &run)) {
 		/* Locked by nobody and not whole: its writer died inside its write. */
 		if (!s->read_only) {
 			pmi_store_log("dropped run record %u of %s/%s: cut short or damaged", slot, s->root_path, PMI_RUNS_FILE);
@@ -179,48 +178,32 @@ collect_record(pm_store *s, pmi_system *sys, const char *rec, unsigned slot)
 static bool
 take(pm_store *s, unsigned slot)
 {
-	if (!s->read_only)
-		return pmi_run_lock(s->runs, slot, F_WRLCK) == 0;
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)slot * PMI_RUN_BYTES,
-	                   .l_len = PMI_RUN_BYTES };
-	return fcntl(s->runs, F_OFD_GETLK, &l) == 0 && l.l_type == F_UNLCK;
+	return s->read_only ? !pmi_run_held(s->runs, slot) : pmi_run_lock(s->runs, slot, F_WRLCK) == 0;
 }
 
 static void
 collect(pm_store *s)
 {
-	char *chunk = s->runs >= 0 ? malloc(CHUNK) : NULL;
-	if (!chunk)
+	if (s->runs < 0)
 		return;
 	pmi_system sys;
 	bool sys_read = false;
-	const off_t end = (off_t)PMI_RUN_SLOTS * PMI_RUN_BYTES;
 	/* Only the file's data: records never written, or freed, are holes. */
-	for (off_t at = lseek(s->runs, 0, SEEK_DATA); at >= 0 && at < end;) {
-		at -= at % CHUNK;
-		ssize_t n = pread(s->runs, chunk, CHUNK, at);
-		/* The last record ends where its text does: the rest of it reads as zeros. */
-		if (n > 0)
-			memset(chunk + n, 0, (size_t)(CHUNK - n));
-		for (ssize_t i = 0; i < n; i += PMI_RUN_BYTES) {
-			unsigned slot = (unsigned)((at + i) / PMI_RUN_BYTES);
-			if (chunk[i] == 0 || !take(s, slot))
-				continue;
+	for (int slot = pmi_run_next(s->runs, 0); slot >= 0; slot = pmi_run_next(s->runs, (unsigned)slot + 1)) {
+		char rec[PMI_RUN_TEXT] = { 0 };
+		if (!take(s, (unsigned)slot))
+			continue;
+		if (pread(s->runs, rec, sizeof rec, (off_t)slot * PMI_RUN_BYTES) > 0 && rec[0] != 0) {
 			if (!sys_read)
 				pmi_system_init(&sys);
 			sys_read = true;
-			/* Read again under the lock: the chunk may be older than its run's end. */
-			char rec[PMI_RUN_BYTES] = { 0 };
-			if (pread(s->runs, rec, sizeof rec, at + i) > 0)
-				collect_record(s, &sys, rec, slot);
-			if (!s->read_only)
-				pmi_run_lock(s->runs, slot, F_UNLCK);
+			collect_record(s, &sys, rec, (unsigned)slot);
 		}
-		at = n > 0 ? lseek(s->runs, at + CHUNK, SEEK_DATA) : -1;
+		if (!s->read_only)
+			pmi_run_lock(s->runs, (unsigned)slot, F_UNLCK);
 	}
 	if (sys_read)
 		pmi_system_free(&sys);
-	free(chunk);
 }
 
 static int

@@ -68,7 +68,7 @@ pmi_session_begin(int runs, const pm_facts *f, bool off)
 		.app_id = f->app_id, .app_version = f->app_version, .exe = f->exe_name, .oom_kills = -1,
 	};
 	int slot = pmi_run_claim(runs, pmi_run_first_slot(me, start.started_us));
-	char buf[PMI_RUN_BYTES - PMI_RUN_END_ROOM];
+	char buf[PMI_RUN_TEXT - PMI_RUN_END_ROOM];
 	size_t len = slot < 0 ? 0 : pmi_run_format(buf, sizeof buf, &start);
 	off_t at = (off_t)slot * PMI_RUN_BYTES;
 	if (slot < 0 || pwrite(runs, buf, len, at) != (ssize_t)len) {

@@ -25,7 +25,6 @@
 enum {
 	WAIT_SECONDS = 3600,     /* the oldest ended run waits this long at most */
 	ENVELOPE_SESSIONS = 100, /* Relay's sessions per envelope: a full one goes at once */
-	CHUNK_RECORDS = 4,       /* a file system block's worth */
 };
 
 typedef struct waiting {
@@ -67,43 +66,34 @@ word_of(const char *v, const char *end, int word)
 	return v && as_parse_dec(&v, end, &out) ? out : 0;
 }
 
-/* A record nobody holds: its run is over; it ended at its end line's time, or (ended
- * without one) is as old as its start. */
+/* Record slot of the runs file fd: when nobody holds it, its run is over; it ended at
+ * its end line's time, or (ended without one) is as old as its start. */
 static void
-look_at_record(waiting *w, int fd, const char *rec, unsigned slot)
+look_at_record(waiting *w, int fd, unsigned slot)
 {
-	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = (off_t)slot * PMI_RUN_BYTES,
-	                   .l_len = PMI_RUN_BYTES };
-	if (rec[0] == 0 || fcntl(fd, F_OFD_GETLK, &l) != 0 || l.l_type != F_UNLCK)
+	char rec[PMI_RUN_TEXT] = { 0 };
+	if (pmi_run_held(fd, slot) || pread(fd, rec, sizeof rec - 1, (off_t)slot * PMI_RUN_BYTES) <= 0 || rec[0] == 0)
 		return;
-	const char *stop = rec + PMI_RUN_BYTES;
+	const char *stop = rec + sizeof rec;
 	/* "end exit <code> <us>", "end signal <n> <us>": the time is the third word. */
-	uint64_t end = word_of(value_of(rec, PMI_RUN_BYTES, "end "), stop, 2);
-	uint64_t start = word_of(value_of(rec, PMI_RUN_BYTES, "started "), stop, 0);
+	uint64_t end = word_of(value_of(rec, sizeof rec, "end "), stop, 2);
+	uint64_t start = word_of(value_of(rec, sizeof rec, "started "), stop, 0);
 	count(w, (time_t)((end ? end : start) / 1000000u));
 }
 
 static void
 look_at_runs(waiting *w, const char *reports_dir)
 {
-	char path[PATH_MAX], chunk[CHUNK_RECORDS * PMI_RUN_BYTES];
+	char path[PATH_MAX];
 	if (pmi_path_join(path, sizeof path, reports_dir, "/" PMI_RUNS_FILE) < 0)
 		return;
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return;
-	const off_t end = (off_t)PMI_RUN_SLOTS * PMI_RUN_BYTES;
 	/* Only the file's data: a record never written, or collected, is a hole. */
-	for (off_t at = lseek(fd, 0, SEEK_DATA); at >= 0 && at < end && w->ended < ENVELOPE_SESSIONS;) {
-		at -= at % sizeof chunk;
-		ssize_t n = pread(fd, chunk, sizeof chunk, at);
-		/* The last record ends where its text does: the rest of it reads as zeros. */
-		if (n > 0)
-			memset(chunk + n, 0, sizeof chunk - (size_t)n);
-		for (ssize_t i = 0; i < n; i += PMI_RUN_BYTES)
-			look_at_record(w, fd, chunk + i, (unsigned)((at + i) / PMI_RUN_BYTES));
-		at = n > 0 ? lseek(fd, at + (off_t)sizeof chunk, SEEK_DATA) : -1;
-	}
+	for (int slot = pmi_run_next(fd, 0); slot >= 0 && w->ended < ENVELOPE_SESSIONS;
+	     slot = pmi_run_next(fd, (unsigned)slot + 1))
+		look_at_record(w, fd, (unsigned)slot);
 	close(fd);
 }
 

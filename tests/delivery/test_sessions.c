@@ -136,7 +136,7 @@ Test(sessions, a_record_is_read_whole_or_not_at_all)
 	long_id[3] = '\n';
 	pmi_run_start start = { .pid = 12, .started_us = 34, .app_id = long_id, .app_version = "2.0", .exe = "e",
 	                        .oom_kills = -1 };
-	char buf[PMI_RUN_BYTES - PMI_RUN_END_ROOM];
+	char buf[PMI_RUN_TEXT - PMI_RUN_END_ROOM];
 	size_t n = pmi_run_format(buf, sizeof buf, &start);
 	cr_assert(pmi_run_parse(buf, n, &r));
 	cr_expect_eq(r.pid, 12);
@@ -268,9 +268,10 @@ Test(sessions, each_way_a_run_ends_is_told_apart)
 	cr_assert(asprintf(&runs, "%s/runs", dir) > 0);
 	int fd = open(runs, O_RDONLY);
 	cr_assert_geq(fd, 0);
-	char buf[PMI_RUN_BYTES];
-	for (off_t at = 0; pread(fd, buf, sizeof buf, at) > 0; at += PMI_RUN_BYTES)
-		cr_expect_eq(buf[0], 0, "record %lld was not freed", (long long)(at / PMI_RUN_BYTES));
+	char c;
+	for (off_t at = 0; pread(fd, &c, 1, at) > 0; at += PMI_RUN_BYTES)
+		cr_expect_eq(c, 0, "record %lld was not freed", (long long)(at / PMI_RUN_BYTES));
+	cr_expect_lt(pmi_run_next(fd, 0), 0, "the runs file still holds data: no hole was made");
 	close(fd);
 	free(runs);
 	s = open_store(dir, false);
@@ -374,7 +375,7 @@ Test(sessions, a_record_left_before_this_boot_or_cut_short)
 	cr_assert_geq(fd, 0);
 	pmi_run_start start = { .pid = 4242, .started_us = 1000000, .app_id = "app", .app_version = "1", .exe = "app",
 	                        .oom_kills = -1 };
-	char buf[PMI_RUN_BYTES - PMI_RUN_END_ROOM];
+	char buf[PMI_RUN_TEXT - PMI_RUN_END_ROOM];
 	size_t n = pmi_run_format(buf, sizeof buf, &start);
 	cr_assert_eq(pwrite(fd, buf, n, 7 * PMI_RUN_BYTES), (ssize_t)n);
 	/* A writer killed inside its write. */
@@ -765,13 +766,13 @@ Test(sessions, the_preload_librarys_upload_sends_them_with_a_pending_crash)
 static void
 put_record(const char *dir, unsigned slot, int64_t pid, uint64_t started_us, uint64_t end_us)
 {
-	char path[4096], buf[PMI_RUN_BYTES];
+	char path[4096], buf[PMI_RUN_TEXT];
 	snprintf(path, sizeof path, "%s/runs", dir);
 	int fd = open(path, O_RDWR | O_CREAT, 0600);
 	cr_assert_geq(fd, 0);
 	pmi_run_start start = { .pid = pid, .started_us = started_us, .app_id = "app", .app_version = "1", .exe = "app",
 	                        .oom_kills = -1 };
-	size_t n = pmi_run_format(buf, PMI_RUN_BYTES - PMI_RUN_END_ROOM, &start);
+	size_t n = pmi_run_format(buf, PMI_RUN_TEXT - PMI_RUN_END_ROOM, &start);
 	if (end_us)
 		n += (size_t)snprintf(buf + n, PMI_RUN_END_ROOM, "end exit 0 %llu\n", (unsigned long long)end_us);
 	cr_assert_eq(pwrite(fd, buf, n, (off_t)slot * PMI_RUN_BYTES), (ssize_t)n);
