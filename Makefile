@@ -57,12 +57,14 @@ ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64
 # What runs under qemu (docs/arm64.md): real crashes (crash_arm64 and the x86_64 crash
 # suites, with arm64's expectations where the architecture differs), minidumps read by
 # LLDB and minidump_stackwalk, live backtraces and the watchdog, the unwinder against
-# libunwind's (-O2 with and without frame pointers), the crash-path import allow-list,
-# and the writers' output byte for byte (their escape and hex work on 8-byte words).
+# libunwind's (-O2 with and without frame pointers), the capture engine over a second
+# memory source (seam: an aarch64 thread captured again from the bytes a live capture
+# read), the crash-path import allow-list, and the writers' output byte for byte (their
+# escape and hex work on 8-byte words).
 # Tools and upload are portable C tested on the build machine.
 ARM64_TESTS = crash_arm64 crash_samples crash_capture crash_unwind crash_minidump crash_live crash_watchdog \
               crash_words crash_walkers crash_landing crash_handed_first unwind_libunwind unwind_libunwind_fp as_symbols \
-              render_golden out
+              render_golden out seam
 
 .PHONY: deps deps-arm64 build demo test test-arm64 fuzz fuzz-long clean
 

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "cgroup_oom.h"
 #include "postmortem.h"
 #include "session_record.h"
 

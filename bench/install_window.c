@@ -2,7 +2,7 @@
  * install_window.c — issue 14: how long after pm_install returns a thread
  * from before it may still lack its alternate stack.  With more than 30
  * threads, pm_install leaves the setup requests to a helper thread
- * (reporter/altstack_broadcast.c); until a thread's request is pending, a
+ * (reporter/handler/altstack_broadcast.c); until a thread's request is pending, a
  * stack overflow there goes unreported.  Each run is a fresh process with
  * THREADS threads parked: pm_install is timed, then how long after its
  * return every thread held its stack (polled every 200 us) and the helper
@@ -20,10 +20,10 @@
 
 #include "park.h"
 #include "postmortem.h"
-#include "reporter/altstack.h"
-#include "reporter/as_altstack.h"
-#include "reporter/as_dirents.h"
-#include "reporter/as_sys.h"
+#include "reporter/handler/altstack.h"
+#include "reporter/handler/as_altstack.h"
+#include "reporter/memory/as_dirents.h"
+#include "reporter/memory/as_sys.h"
 #include "timing.h"
 
 enum { COLUMNS = 5, MAX_THREADS = 4096 };

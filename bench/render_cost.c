@@ -19,7 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/write.h"
+#include "formats/text/text.h"
+#include "formats/json/json.h"
 #include "tests/fixture_many.h"
 #include "timing.h"
 

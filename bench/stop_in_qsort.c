@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/model.h"
+#include "formats/model/model.h"
 #include "park.h"
 #include "sample_crashes/sample.h"
 
@@ -15,7 +15,7 @@ enum { MAX_IMAGES = 512, MAX_MAPS = 8192 };
 
 static char arena_mem[4 << 20];
 static pm_as_image as_images[MAX_IMAGES];
-static pm_as_map as_maps[MAX_MAPS];
+static pm_as_map maps_table[MAX_MAPS];
 static char exe[PATH_MAX], line[4096];
 static volatile sig_atomic_t raised;
 
@@ -31,15 +31,18 @@ on_usr1(int sig, siginfo_t *info, void *uctx)
 {
 	static pm_report rep;
 	static pm_mem_cache cache;
-	pm_as_images im = { .images = as_images, .cap = MAX_IMAGES, .maps = as_maps, .map_cap = MAX_MAPS };
+	pm_as_images im = { .images = as_images, .cap = MAX_IMAGES, .maps = maps_table, .map_cap = MAX_MAPS };
 	stop_site site = { .uc = uctx, .cache = &cache, .report = &rep };
 	(void)sig;
 	(void)info;
+	as_target self = as_target_self();
+	as_mem_self_begin();
+	as_mem_cache_reset(&cache, &self.mem);
 	site.env = (pm_unwind_env){ .mem = as_mem_cached(&cache), .images = &im };
-	as_mem_cache_reset(&cache);
+	self.mem = site.env.mem;
 	pmi_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
 	rep.images = pmi_arena_alloc(rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
-	as_images_scan(&im, &rep, &site.env.mem, exe, line, sizeof line);
+	as_images_scan(&im, &rep, &self, exe, line, sizeof line);
 	as_arch_cpu_from_mcontext(&site.uc->uc_mcontext, &site.cpu);
 	job.inside(&site, job.arg);
 }

@@ -15,7 +15,7 @@
 
 #include <ucontext.h>
 
-#include "reporter/as_unwind.h"
+#include "reporter/unwind/as_unwind.h"
 
 typedef struct stop_site {
 	ucontext_t *uc;          /* the context the signal interrupted */

@@ -1,7 +1,7 @@
 // throw_cost.cpp — issue 16 (1): the time of one C++ throw and catch, at
 // three stack depths.  Built twice: plain, and linked with libpostmortem,
 // whose __cxa_throw hook keeps each throw's type, what() and backtrace
-// (reporter/cxx_throw.c); throw_cost.py prints the two side by side.
+// (reporter/capture/cxx_throw.c); throw_cost.py prints the two side by side.
 //
 // usage: bench_throw_cost_{plain,hooked} [ITERATIONS]
 #include <algorithm>

@@ -39,7 +39,9 @@ walk_repeatedly(const stop_site *site, void *arg)
 	double t0 = now_ns();
 	/* Each walk starts with an empty page cache, as a crash's does. */
 	for (int i = 0; i < WALKS; i++) {
-		as_mem_cache_reset(site->cache);
+		pm_mem self = as_mem_self();
+		as_mem_self_begin();
+		as_mem_cache_reset(site->cache, &self);
 		r->frames = as_unwind(&site->env, &site->cpu, frames, MAX_FRAMES, &r->stop);
 	}
 	r->ns_per_walk = (now_ns() - t0) / WALKS;

@@ -61,8 +61,11 @@ walk_pm(const stop_site *site, int when, int round)
 {
 	double t0 = now_ns();
 	/* Emptying the page cache is part of a crash's walk. */
-	if (when == COLD)
-		as_mem_cache_reset(site->cache);
+	if (when == COLD) {
+		pm_mem self = as_mem_self();
+		as_mem_self_begin();
+		as_mem_cache_reset(site->cache, &self);
+	}
 	got[PM].count = as_unwind(&site->env, &site->cpu, frames, MAX_FRAMES, &got[PM].end);
 	ns[PM][when][round] = now_ns() - t0;
 }

@@ -17,7 +17,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "grow.h"
+#include "model.h"
 #include "sentry.h"
 #include "store.h"
 #include "upload.h"

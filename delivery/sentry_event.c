@@ -9,9 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "debug_id.h"
+#include "model.h"
 #include "decode.h"
-#include "out.h"
 #include "sentry.h"
 
 static bool

@@ -14,7 +14,7 @@
 #include <stdint.h>
 
 #include "postmortem-tools.h"
-#include "session_record.h"
+#include "reports_dir.h"
 
 /* How a run's record says it ended. */
 typedef enum pmi_run_end {

@@ -21,7 +21,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cgroup_oom.h"
 #include "sentry.h"
 #include "store.h"
 

@@ -16,10 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cgroup_oom.h"
 #include "postmortem-tools.h"
 #include "reports_dir.h"
-#include "session_record.h"
 #include "store.h"
 
 static uint64_t

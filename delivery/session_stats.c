@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "model.h"
 #include "store.h"
 
 static void

@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "out.h"
+#include "model.h"
 
 /* The three directories under the reports directory. */
 typedef enum pm_sdir {

@@ -6,7 +6,7 @@
  * the link itself, never followed out of the reports directory.
  */
 #include "store.h"
-#include "out.h"
+#include "model.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json_util.h"
+#include "json.h"
 #include "reports_dir.h"
 
 /* libpostmortem's, when the process has it (this library never needs it to load). */

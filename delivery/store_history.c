@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
+#include "model.h"
 
 enum { LINE_MAX_BYTES = 256 };
 

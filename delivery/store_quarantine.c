@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out.h"
+#include "model.h"
 
 void
 pmi_store_set_reason(pm_sentry *e, const char *reason)

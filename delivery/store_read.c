@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_util.h"
+#include "json.h"
 #include "json_prefix.h"
 
 pm_err

@@ -11,7 +11,8 @@
  * partial from then on), the text kept when it reads, rendered otherwise.
  */
 #include "store.h"
-#include "write.h"
+#include "text.h"
+#include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "model.h"
 
 static bool
 push(pm_sfile_list *l, const pm_sfile *f)

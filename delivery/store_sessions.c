@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "grow.h"
+#include "model.h"
 #include "reports_dir.h"
 #include "store.h"
 

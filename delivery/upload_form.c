@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "store.h"
-#include "write.h"
+#include "text.h"
+#include "json.h"
 #include "upload.h"
 
 typedef struct blob {

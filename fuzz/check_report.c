@@ -1,8 +1,9 @@
 /*
  * check_report.c — what must hold for a report any reader accepted (checks.h).
  */
-#include "formats/model.h"
-#include "formats/write.h"
+#include "formats/model/model.h"
+#include "formats/text/text.h"
+#include "formats/json/json.h"
 #include "fuzz/checks.h"
 
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * symbol table (symbolicate/table.c) found in a debug dir (checks.h).
  */
 #include "fuzz/checks.h"
-#include "formats/arena.h"
+#include "formats/model/arena.h"
 
 #include <stdlib.h>
 #include <string.h>

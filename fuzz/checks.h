@@ -47,6 +47,8 @@ bool fuzz_check_macho(const uint8_t *data, size_t size, char *why, size_t cap);
 
 /* Bytes as a pre-parsed symbol table (symbolicate/table.c): what the check
  * accepts answers lookups anywhere without reading outside the bytes. */
+/* The core reader (corefile/), as a file and as a stream (check_core.c). */
+bool fuzz_check_core(const uint8_t *data, size_t size, char *why, size_t cap);
 bool fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap);
 
 /* Writes the reason into why; always false, so a check can return it. */

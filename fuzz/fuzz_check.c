@@ -2,8 +2,8 @@
  * fuzz_check.c — libFuzzer target for one check of checks.h on arbitrary
  * bytes, compiled once per check with -DFUZZ_CHECK=fuzz_check_store (a
  * reports directory), fuzz_check_answer (a server's answer),
- * fuzz_check_macho (the Mach-O reader of the dSYM lookup) or
- * fuzz_check_table (pre-parsed symbol tables).
+ * fuzz_check_macho (the Mach-O reader of the dSYM lookup),
+ * fuzz_check_table (pre-parsed symbol tables) or fuzz_check_core (core files).
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -12,7 +12,7 @@
 # Seeds: the shared Apple samples (in place) and their JSON twins made with
 # `postmortem convert`, the sample reports in sample_crashes/reports, the
 # committed fuzz/corpus/<target>/ (minidumps postmortem wrote among them), and
-# every input in fuzz/regressions/.
+# every input in fuzz/regressions/; small cores for the core reader.
 # Exit 1 when a target fails; the failing input is copied into
 # fuzz/regressions/ (the unit tests replay it), to be committed with its fix.
 set -eu
@@ -85,6 +85,12 @@ mkdir -p "$work/table"
 	> /dev/null
 cp "$root"/fuzz/regressions/fuzz_table* "$work/table/" 2>/dev/null || true
 
+# Core seeds (fuzz/corpus/core): a gcore of 17 threads and a qemu-user aarch64
+# core, their notes kept and their segments emptied, so that they stay small.
+mkdir -p "$work/core"
+cp "$here"/corpus/core/* "$work/core/"
+cp "$root"/fuzz/regressions/fuzz_core* "$work/core/" 2>/dev/null || true
+
 run() {
 	name=$1 corpus=$2 dict=$3
 	mkdir -p "$work/out-$name" "$work/art-$name"
@@ -123,4 +129,5 @@ run fuzz_upload_answer "$work/answer" ""
 run fuzz_read_minidump "$work/minidump" ""
 run fuzz_macho "$work/macho" ""
 run fuzz_table "$work/table" ""
+run fuzz_core "$work/core" ""
 echo "fuzz: no failures"

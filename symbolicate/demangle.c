@@ -15,7 +15,7 @@
 #include <libiberty/demangle.h>
 
 #include "symb.h"
-#include "arena.h"
+#include "model.h"
 
 char *
 pmi_sy_demangle(const char *s)

@@ -4,7 +4,7 @@
  * already matched by build id (find_debug.c).
  *
  * Report addresses are runtime addresses.  An image's start is the runtime
- * address of the page holding its lowest PT_LOAD (reporter/as_images.c), so
+ * address of the page holding its lowest PT_LOAD (reporter/images/as_images.c), so
  * the bias is start minus that page's link-time address; a split debug file
  * keeps the program headers and addresses of its binary, so one bias serves
  * both files.  libdw reads the DWARF from an inflated copy of the sections

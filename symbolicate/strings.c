@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "symb.h"
-#include "arena.h"
+#include "model.h"
 
 static size_t
 slot_of(const char *key, size_t cap)

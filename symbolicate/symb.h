@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "grow.h"
+#include "model.h"
 #include "postmortem-tools.h"
 
 /* ---- facts about one ELF file (elf_facts.c) ---------------------------- */

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "symb.h"
-#include "arena.h"
+#include "model.h"
 
 typedef struct out_msg {
 	char *buf;

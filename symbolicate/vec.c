@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "grow.h"
+#include "model.h"
 #include "symb.h"
 
 pm_sy_loc *

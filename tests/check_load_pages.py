@@ -8,7 +8,7 @@ most (the RELRO page holding .dynamic and the GOT, and the first page of
 .data, which crtstuff's __dso_handle needs), so no table of pointers has
 spread .data.rel.ro over pages of its own; and as_g, the crash path's state,
 starts in that first .data page, where what pm_install writes begins
-(reporter/state.h, start_data.h).  readelf and nm read them."""
+(reporter/capture/state.h, start_data.h).  readelf and nm read them."""
 import re
 import subprocess
 import sys
@@ -57,7 +57,7 @@ for library in sys.argv[1:]:
     print(f"{library}: {sum(pages.values())} relocations on {len(pages)} pages ({where})")
     if len(pages) > MAX_RELOC_PAGES:
         print(f"  more than {MAX_RELOC_PAGES} pages written by the loader: a table of pointers "
-              f"(.data.rel.ro) or of relocated data?  Hold its text in arrays (formats/decode.h)")
+              f"(.data.rel.ro) or of relocated data?  Hold its text in arrays (formats/decode/decode.h)")
         failed = True
     data = sections(library).get(".data")
     state = symbol(library, "as_g")

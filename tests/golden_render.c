@@ -8,7 +8,8 @@
 
 #include "tests/fixture_many.h"
 #include "tests/fixture_report.h"
-#include "formats/write.h"
+#include "formats/text/text.h"
+#include "formats/json/json.h"
 
 /* 24 threads: every variation of fixture_many.c's thread cycles (up to 17) appears. */
 static void

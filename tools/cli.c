@@ -31,6 +31,8 @@ cli_load(const char *cmd, const char *path, pm_report *r)
 {
 	pm_read_error err = { 0 };
 	pm_report_init(r);
+	if (cli_core_refused(cmd, path))
+		return PM_EXIT_FAIL;
 	pm_err e = pm_read_report_file(path, r, &err);
 	if (e == PM_OK)
 		return PM_EXIT_OK;

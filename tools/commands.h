@@ -27,11 +27,14 @@ int cmd_show(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_stats(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_system(int argc, char **argv);
 
 /* Print "postmortem <cmd>: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Load a report from a file, printing a clear error (with the line) on failure. */
 int cli_load(const char *cmd, const char *path, pm_report *r);
+/* When path is an ELF core: say what it holds and that no report can be made of it yet (true). */
+bool cli_core_refused(const char *cmd, const char *path);
 /* Write r as .crash text or JSON to `out` (NULL: standard output): a file is
  * replaced only once the whole report is written beside it, a device is
  * written in place; on failure say why and return PM_EXIT_IO, with OUT as it was. */

@@ -23,6 +23,7 @@ static const command commands[] = {
 	{ "run", cmd_run, "run a program with the crash reporter preloaded" },
 	{ "stats", cmd_stats, "crash-free rates per release, from the sessions of the runs" },
 	{ "upload", cmd_upload, "send the pending reports to a server over HTTP(S)" },
+	{ "system", cmd_system, "report every crashing process of the machine (kernel.core_pattern)" },
 };
 
 static void

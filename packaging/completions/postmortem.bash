@@ -21,7 +21,7 @@ _postmortem()
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W "convert explain symbolicate symbols list show run stats upload version help --help --version -v" -- "$cur"))
+		COMPREPLY=($(compgen -W "convert explain symbolicate symbols list show run stats upload system version help --help --version -v" -- "$cur"))
 		return
 	fi
 	# After `run [options] PROG`, the words are PROG's own.
@@ -47,12 +47,13 @@ _postmortem()
 	stats) flags="-d --dir -j --json -h --help" ;;
 	upload) flags="-d --dir -u --url --dsn -H --header --allow-http --insecure --ca-file --timeout-ms
 	               --deadline-ms --attempts --no-gzip --symbolicate --environment -h --help" ;;
+	system) flags="--state-dir -h --help" ;;
 	*) return ;;
 	esac
 	case $prev in
 	-t | --to) COMPREPLY=($(compgen -W "crash json" -- "$cur")); return ;;
 	-b | --build-id) return ;;
-	-d | --dir | --debug-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
+	-d | --dir | --debug-dir | --state-dir) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-o | --output | --ca-file) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod) return ;;
 	esac
@@ -60,6 +61,8 @@ _postmortem()
 		COMPREPLY=($(compgen -W "$flags" -- "$cur"))
 	elif [[ $cmd == symbols && $prev == symbols ]]; then
 		COMPREPLY=($(compgen -W "build" -- "$cur"))
+	elif [[ $cmd == system ]]; then
+		COMPREPLY=($(compgen -W "enable disable status" -- "$cur"))
 	elif [[ $cmd == explain || $cmd == convert || $cmd == symbolicate || $cmd == show ]]; then
 		COMPREPLY=($(compgen -W "$(_postmortem_ids)" -- "$cur") $(compgen -f -- "$cur"))
 	else

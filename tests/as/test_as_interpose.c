@@ -111,7 +111,7 @@ Test(as_interpose, thread_from_before_install, .timeout = 60)
 }
 Test(as_interpose, abort, .timeout = 60) { expect_clean_crash("abort"); }
 Test(as_interpose, many_threads, .timeout = 60) { expect_clean_crash("many_threads"); }
-/* Enough threads that a frozen one walks some of them (reporter/as_walker.c). */
+/* Enough threads that a frozen one walks some of them (reporter/capture/as_walker.c). */
 Test(as_interpose, lent_walker, .timeout = 60)
 {
 	expect_clean_crash_of("many_walks", pm_test_build("tests/crash_many_walks"));

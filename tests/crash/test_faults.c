@@ -1,6 +1,6 @@
 /*
  * test_faults.c — a crash's fresh pages are populated ahead (issue 14,
- * reporter/as_prefault.h): the crashing thread takes few page faults from
+ * reporter/capture/as_prefault.h): the crashing thread takes few page faults from
  * the fault to the crash callback.  Counts, not times: before as_prefault.c
  * this program's crashing thread took 25 faults in user mode at one thread
  * and 32 at 17, with it 6 and 8.  What remains: the text and read-only data of

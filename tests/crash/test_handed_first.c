@@ -1,6 +1,6 @@
 /*
  * A fault the kernel raises goes first to the handler beside postmortem's
- * (reporter/as_chain.c, docs/runtimes.md): a runtime that resolves it
+ * (reporter/handler/as_chain.c, docs/runtimes.md): a runtime that resolves it
  * leaves no report; one that gives up on it leaves exactly one, of that
  * fault, and ends as it chose.  The runtime is programs/standin_runtime.c,
  * run under `postmortem run` (its handler recorded by the preload library)

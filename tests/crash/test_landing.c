@@ -1,6 +1,6 @@
 /*
  * test_landing.c — the frozen thread lent to the report's landing
- * (reporter/as_sync_lent.c): with it, the .json's fsync is the lent
+ * (reporter/landing/as_sync_lent.c): with it, the .json's fsync is the lent
  * thread's while the reporting thread fsyncs the .crash; with it faulting
  * or too late, or with no other thread, the reporting thread fsyncs it.
  * In every case each file is renamed only after an fsync of it returned 0,
@@ -34,7 +34,7 @@ typedef struct land_run {
 	char *text; /* the shim's log */
 } land_run;
 
-/* ext4 without a journal where the tests write (as reporter/as_fs_order.c tells it). */
+/* ext4 without a journal where the tests write (as reporter/landing/as_fs_order.c tells it). */
 static bool
 files_synced_before_names(void)
 {

@@ -5,7 +5,7 @@
  * that aborts through std: the .crash keeps the names as the symbol tables
  * have them; `show`, `symbolicate` and `explain` print them demangled, and
  * explain's first frame in your code passes the runtime's abort path.  The
- * C++ exception's type, what() and throw site (reporter/cxx_throw.c) are in
+ * C++ exception's type, what() and throw site (reporter/capture/cxx_throw.c) are in
  * Application Specific Information and the Last Exception Backtrace.
  * Runtimes that install handlers after postmortem (issue 16 item 5): a Go
  * program with cgo (go), Python's faulthandler, C programs, under the preload

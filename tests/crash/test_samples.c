@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 
 #include "crash_util.h"
-#include "formats/decode.h"
+#include "formats/decode/decode.h"
 #include "util.h"
 
 typedef struct expect {

@@ -1,6 +1,6 @@
 /*
  * test_walkers.c — the frozen thread lent to the stack walks
- * (reporter/as_walker.c): with it, with it faulting in its share, and with
+ * (reporter/capture/as_walker.c): with it, with it faulting in its share, and with
  * it too late, every thread of a many-threaded crash is in the report with
  * the stack the program gave it, and the three reports hold the same
  * threads and frames.  An LD_PRELOAD shim (programs/walk_shim.c) sees the

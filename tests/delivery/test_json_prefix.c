@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "delivery/json_prefix.h"
-#include "formats/write.h"
+#include "formats/json/json.h"
 #include "fixture_report.h"
 
 static void

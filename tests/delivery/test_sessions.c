@@ -28,7 +28,7 @@
 #include "delivery/sentry.h"
 #include "envelope_util.h"
 #include "http_server.h"
-#include "reporter/session.h"
+#include "reporter/install/session.h"
 #include "runs_util.h"
 #include "upload_util.h"
 #include "util.h"

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "crash/crash_util.h"
-#include "formats/decode.h"
+#include "formats/decode/decode.h"
 #include "util.h"
 
 /* What both files say; the JSON twin also carries the kind and thread ids. */

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "symb_util.h"
-#include "formats/model.h"
+#include "formats/model/model.h"
 #include "util.h"
 
 static uint32_t

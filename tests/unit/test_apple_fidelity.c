@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "postmortem-tools.h"
-#include "formats/model.h"
+#include "formats/model/model.h"
 #include "util.h"
 
 /* A listing: "Thread N: addr addr …\n" per thread, in report order. */

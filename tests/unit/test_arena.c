@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "formats/arena.h"
+#include "formats/model/arena.h"
 
 Test(arena, alloc_zeroes_copy_copies_and_a_full_arena_says_so)
 {

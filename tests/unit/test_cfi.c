@@ -1,5 +1,5 @@
 /*
- * test_cfi.c — the AS-safe DWARF CFI step (reporter/as_cfi.h).
+ * test_cfi.c — the AS-safe DWARF CFI step (reporter/unwind/as_cfi.h).
  *
  * Most tests build .eh_frame_hdr, .eh_frame and a stack by hand in a fake
  * address space (one buffer at BASE; reads elsewhere fail) and check the
@@ -15,11 +15,12 @@
 #include <string.h>
 #include <ucontext.h>
 
-#include "reporter/arch.h"
-#include "reporter/as_cfi.h"
-#include "reporter/as_cfi_cache.h"
-#include "reporter/as_cfi_internal.h"
-#include "reporter/as_mem.h"
+#include "reporter/unwind/arch.h"
+#include "reporter/unwind/as_cfi.h"
+#include "reporter/unwind/as_cfi_cache.h"
+#include "reporter/unwind/as_cfi_expr.h"
+#include "reporter/unwind/as_cfi_prog.h"
+#include "reporter/memory/as_mem.h"
 
 /* ---- a fake address space ---- */
 

@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "postmortem-tools.h"
-#include "formats/write.h"
+#include "formats/text/text.h"
+#include "formats/json/json.h"
 
 static void
 set_id(pm_image *im, const char *hex)

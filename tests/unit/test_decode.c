@@ -2,7 +2,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "formats/decode.h"
+#include "formats/decode/decode.h"
 
 Test(decode, signals_by_number_and_name)
 {

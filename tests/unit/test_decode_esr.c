@@ -4,7 +4,7 @@
  */
 #include <criterion/criterion.h>
 
-#include "formats/decode_esr.h"
+#include "formats/decode/decode_esr.h"
 
 Test(decode_esr, apple_observed)
 {

@@ -1,6 +1,6 @@
 /*
  * test_fs_order.c — how each filesystem gets a report durable
- * (reporter/as_fs_order.c): one journal commit by the directory's fsync,
+ * (reporter/landing/as_fs_order.c): one journal commit by the directory's fsync,
  * renames before the fsyncs, or each file fsync'd before its rename.
  */
 #include <criterion/criterion.h>
@@ -13,7 +13,7 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
-#include "reporter/as_fs_order.h"
+#include "reporter/landing/as_fs_order.h"
 
 static as_fs_order
 order_of(const char *dir)

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/model.h"
-#include "formats/write.h"
+#include "formats/model/model.h"
+#include "formats/json/json.h"
 #include "tests/fixture_report.h"
 
 typedef void fixture_fn(pm_report *r);

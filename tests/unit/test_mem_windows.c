@@ -1,6 +1,6 @@
 /*
  * test_mem_windows.c — the capture's reads of its own memory
- * (reporter/as_mem.c).  The cache (as_mem_cached) gives the bytes of
+ * (reporter/memory/as_mem.c).  The cache (as_mem_cached) gives the bytes of
  * memory across its lines and through evictions.  Stack windows
  * (as_mem_windows_read and as_mem_windowed): ranges read in one batch
  * keep their bytes, a range that meets an unreadable page keeps at most
@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "reporter/as_mem.h"
+#include "reporter/memory/as_mem.h"
 
 enum { PAGES = 8, BAD_PAGE = 3, BEFORE_BAD = 1000 };
 
@@ -31,7 +31,9 @@ setup(void)
 	for (size_t i = 0; i < PAGES * PM_MEM_PAGE; i++)
 		mem[i] = (unsigned char)(i * 13 + i / PM_MEM_PAGE + 5);
 	cr_assert_eq(mprotect(mem + BAD_PAGE * PM_MEM_PAGE, PM_MEM_PAGE, PROT_NONE), 0);
-	as_mem_cache_reset(cache);
+	pm_mem self = as_mem_self();
+	as_mem_self_begin();
+	as_mem_cache_reset(cache, &self);
 }
 
 static uint64_t

@@ -1,7 +1,7 @@
 /*
  * test_minidump_memory.c — the bytes of the minidump's memory ranges
- * (reporter/as_minidump_memory.c, as_md_memory_bytes) read from this
- * process: a range is read a chunk at a time, and a page that cannot be
+ * (reporter/minidump/as_minidump_memory.c, as_md_memory_bytes) read from
+ * this process, the live target: a range is read a chunk at a time, and a page that cannot be
  * read comes out as zeros while the pages around it keep their bytes, with
  * process_vm_readv and with the pipe fallback.
  */
@@ -11,10 +11,10 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "formats/out.h"
-#include "reporter/as_mem.h"
-#include "reporter/as_minidump.h"
-#include "reporter/state.h"
+#include "formats/model/out.h"
+#include "reporter/memory/as_mem.h"
+#include "reporter/minidump/as_minidump_memory.h"
+#include "reporter/capture/state.h"
 #include "util.h"
 
 enum { PAGES = 20, BAD_PAGE = 9, CHUNK_PAGES = 8, START_OFFSET = 100 };
@@ -46,10 +46,12 @@ check_range_bytes(void)
 	pmi_out_init_buf(&o, out, len + 1);
 	pm_late_facts late = { 0 };
 	pm_facts facts = { .late = &late };
+	as_target self = as_target_self();
 	pm_md_range range = { .start = (uint64_t)(uintptr_t)mem + START_OFFSET,
 	                      .end = (uint64_t)(uintptr_t)mem + PAGES * page };
 	pm_md_writer w = { .o = &o, .ranges = &range, .range_count = 1, .range_cap = 1,
-	                   .chunk = chunk, .chunk_cap = CHUNK_PAGES * page, .facts = &facts };
+	                   .chunk = chunk, .chunk_cap = CHUNK_PAGES * page, .facts = &facts,
+	                   .target = &self };
 	as_md_memory_bytes(&w);
 	cr_assert_eq(o.total, len, "%zu bytes written for a range of %zu", (size_t)o.total, len);
 	for (size_t i = 0; i < len; i++) {

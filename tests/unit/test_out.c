@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "formats/out.h"
+#include "formats/model/out.h"
 
 Test(out, formats_numbers)
 {

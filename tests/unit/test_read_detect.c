@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "postmortem-tools.h"
-#include "formats/model.h"
+#include "formats/model/model.h"
 #include "tests/util.h"
 
 static pm_format

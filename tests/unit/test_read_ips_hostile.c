@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/read_ips.h"
+#include "formats/ips/read_ips.h"
 #include "postmortem-tools.h"
 #include "tests/util.h"
 

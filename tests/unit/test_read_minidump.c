@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "formats/minidump.h"
+#include "formats/minidump/minidump.h"
 #include "postmortem-tools.h"
 
 enum { CAP = 8192, STREAMS = 5 };

@@ -1,5 +1,5 @@
 /*
- * test_symbols.c — the in-handler symbolizer (reporter/as_symbols.h) on this
+ * test_symbols.c — the in-handler symbolizer (reporter/symbols/as_symbols.h) on this
  * very process: its own static functions, libc (.dynsym, and .symtab from
  * libc6-dbg when installed), the vdso, and a library whose file was
  * replaced by another build.  Expected addresses come from readelf and the
@@ -17,11 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "formats/model.h"
-#include "reporter/as_images.h"
-#include "reporter/as_mem.h"
-#include "reporter/as_symbols.h"
-#include "reporter/as_symbols_internal.h"
+#include "formats/model/model.h"
+#include "reporter/images/as_images.h"
+#include "reporter/memory/as_mem.h"
+#include "reporter/symbols/as_symbols.h"
+#include "reporter/symbols/as_symbols_internal.h"
 #include "util.h"
 
 enum { MAX_IMAGES = 512, MAX_MAPS = 8192, MAX_FRAMES = 64, WORK_BYTES = 32 << 20 };
@@ -29,7 +29,7 @@ enum { MAX_IMAGES = 512, MAX_MAPS = 8192, MAX_FRAMES = 64, WORK_BYTES = 32 << 20
 static char arena_mem[16 << 20];
 static pm_report rep;
 static pm_as_image as_images[MAX_IMAGES];
-static pm_as_map as_maps[MAX_MAPS];
+static pm_as_map maps_table[MAX_MAPS];
 static pm_as_images im;
 static pm_thread thread;
 static pm_frame frames[MAX_FRAMES];
@@ -50,8 +50,9 @@ scan_process(void)
 	pmi_report_init_fixed(&rep, arena_mem, sizeof arena_mem);
 	rep.images = pmi_arena_alloc(rep.arena, MAX_IMAGES * sizeof *rep.images, _Alignof(pm_image));
 	cr_assert_not_null(rep.images);
-	im = (pm_as_images){ .images = as_images, .cap = MAX_IMAGES, .maps = as_maps, .map_cap = MAX_MAPS };
-	as_images_scan(&im, &rep, &mem, exe, line, sizeof line);
+	im = (pm_as_images){ .images = as_images, .cap = MAX_IMAGES, .maps = maps_table, .map_cap = MAX_MAPS };
+	as_target self = as_target_self();
+	as_images_scan(&im, &rep, &self, exe, line, sizeof line);
 	cr_assert(im.count > 0, "no image found in /proc/self/maps");
 	memset(&thread, 0, sizeof thread);
 	thread.frames = frames;

@@ -19,7 +19,7 @@
 
 #include "bench/lu_walk.h"
 #include "bench/stop_in_qsort.h"
-#include "reporter/as_symbols.h"
+#include "reporter/symbols/as_symbols.h"
 
 enum { DEPTH = 20, MAX_FRAMES = 512, SYMBOL_BYTES = 32 << 20 };
 
@@ -52,7 +52,9 @@ static void
 walk_both(const stop_site *site, void *arg)
 {
 	(void)arg;
-	as_mem_cache_reset(site->cache);
+	pm_mem self = as_mem_self();
+	as_mem_self_begin();
+	as_mem_cache_reset(site->cache, &self);
 	pm_count = as_unwind(&site->env, &site->cpu, pm_frames, MAX_FRAMES, &pm_stop);
 	lu_count = lu_walk(site->uc, lu_pcs, MAX_FRAMES, &lu_end);
 	name_frames(site);

@@ -1,6 +1,6 @@
 /* THREADS threads (150 by default), thread k named "w<k>" and parked
  * DEPTH(k) calls deep in descend(), the main thread then crashing: enough
- * threads that a frozen one is lent to the walks (reporter/as_walker.c),
+ * threads that a frozen one is lent to the walks (reporter/capture/as_walker.c),
  * each with a stack the test knows.
  *
  * many_walks THREADS recover: the main thread raises SIGABRT instead, and

@@ -1,6 +1,6 @@
 /*
  * An LD_PRELOAD shim for the tests of the frozen thread lent to the
- * report's landing (reporter/as_sync_lent.c): it sees each fsync and
+ * report's landing (reporter/landing/as_sync_lent.c): it sees each fsync and
  * renameat the crash path makes, and which thread makes it.  The crash is
  * the main thread's (tid == pid): any other thread's fsync is the lent one.
  *

@@ -1,6 +1,6 @@
 /*
  * An LD_PRELOAD shim for the tests of the thread lent to the walks
- * (reporter/as_walker.c): the crash path's system calls go through
+ * (reporter/capture/as_walker.c): the crash path's system calls go through
  * syscall(3), so it sees each process_vm_readv and which thread makes it.
  * The crash is the main thread's (tid == pid): any other thread reading
  * memory during it is the lent one.

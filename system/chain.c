@@ -1,0 +1,272 @@
+/*
+ * chain.c — the previous kernel.core_pattern, served as the kernel would
+ * have served it (docs/system-reporter.md, "The previous handler").
+ *
+ * A pipe (systemd-coredump, apport, anything): its program runs as the
+ * kernel would run it (root, no environment, working directory /, its
+ * words expanded), and gets every byte of the core on its standard input;
+ * the handler waits for it, as the kernel waits for its own handler.  One
+ * that stops reading for PM_CHAIN_STALL_MS is given no more.
+ *
+ * A file (`core`, `core.%p`, /var/crash/%e.%p): written where the kernel
+ * would have written it, as it would have: as the process's filesystem
+ * user, from its working directory, any file there first unlinked, then
+ * created O_EXCL | O_NOFOLLOW, 0600 under its umask, owned by it, a single
+ * link; not at all when RLIMIT_CORE is under a page, and no more than
+ * RLIMIT_CORE bytes.  A set-user-ID process's core (dumpable 2) only to an
+ * absolute path, as root, nothing replaced; and nothing at all for one
+ * when fs.suid_dumpable was 0, since the kernel would not have dumped it.
+ * NOT AS-safe.
+ */
+#include "chain.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum { PM_CHAIN_STALL_MS = 30000, PM_CHAIN_WAIT_MS = 60000, PM_CHAIN_OPEN_MS = 10000, MIN_CORE = 4096 };
+
+static void
+start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const char *exe_name)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, a->pid, 0);
+	char **argv = pmi_pattern_argv(pattern, a, exe_name, pidfd);
+	int p[2];
+	if (!argv || pipe2(p, O_CLOEXEC) != 0) {
+		snprintf(c->what, sizeof c->what, "previous handler %.200s: cannot start it: %s", pattern,
+		         argv ? strerror(errno) : "its pattern does not expand");
+		pmi_argv_free(argv);
+		if (pidfd >= 0)
+			close(pidfd);
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *envp[] = { NULL };
+		if (dup2(p[0], 0) < 0 || chdir("/") != 0)
+			_exit(127);
+		if (pidfd >= 0)
+			fcntl(pidfd, F_SETFD, 0); /* %F names it */
+		signal(SIGPIPE, SIG_DFL);
+		execve(argv[0], argv, envp);
+		_exit(127);
+	}
+	close(p[0]);
+	if (pidfd >= 0)
+		close(pidfd);
+	pmi_argv_free(argv);
+	if (pid < 0) {
+		close(p[1]);
+		snprintf(c->what, sizeof c->what, "previous handler %.200s: cannot start it: %s", pattern, strerror(errno));
+		return;
+	}
+	fcntl(p[1], F_SETFL, O_NONBLOCK);
+	c->pipe_pid = pid;
+	c->pipe_fd = p[1];
+}
+
+typedef struct file_job {
+	const char *path;
+	int pid;
+	bool as_root;             /* dumpable 2: an absolute path from /, nothing unlinked */
+	mode_t umask;
+} file_job;
+
+/* In a child, as the user the kernel would have written the core as. */
+static int
+open_core_file(void *arg, int sock)
+{
+	const file_job *j = arg;
+	char cwd[64];
+	snprintf(cwd, sizeof cwd, "/proc/%d/cwd", j->pid);
+	if (chdir(j->as_root ? "/" : cwd) != 0)
+		return 2;
+	if (!j->as_root)
+		unlink(j->path);
+	umask(j->umask);
+	int fd = open(j->path, O_CREAT | O_WRONLY | O_NOFOLLOW | O_EXCL | O_CLOEXEC | O_NOCTTY, 0600);
+	struct stat st;
+	if (fd < 0)
+		return 3;
+	if (fstat(fd, &st) != 0 || st.st_nlink != 1 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 0677) != 0600)
+		return 4;
+	return pmi_fd_send(sock, fd) ? 0 : 5;
+}
+
+static void
+start_file(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_proc_facts *f, int dumpable,
+           const char *exe_name)
+{
+	char path[PATH_MAX], uses[8] = "0";
+	pmi_sysctl_read("kernel/core_uses_pid", uses, sizeof uses);
+	if (!pmi_pattern_path(pattern, a, exe_name, uses[0] == '1', path, sizeof path)) {
+		snprintf(c->what, sizeof c->what, "previous pattern %.200s: no core file (it does not expand)", pattern);
+		return;
+	}
+	if (a->core_limit < MIN_CORE) {
+		snprintf(c->what, sizeof c->what, "no core file %.200s: RLIMIT_CORE is %llu", path,
+		         (unsigned long long)a->core_limit);
+		return;
+	}
+	if (dumpable == 2 && path[0] != '/') {
+		snprintf(c->what, sizeof c->what,
+		         "no core file %.200s: a relative pattern with fs.suid_dumpable=2 (the kernel refuses it too)", path);
+		return;
+	}
+	if (dumpable != 2 && !f->same_mount_ns) {
+		snprintf(c->what, sizeof c->what, "no core file %.200s: the process runs in another mount namespace", path);
+		return;
+	}
+	file_job j = { path, a->pid, dumpable == 2, f->umask };
+	pm_creds fs = { f->uid[3], f->gid[3], f->groups, f->ngroups };
+	bool timed_out;
+	int fd, rc = pmi_child_run(dumpable == 2 ? NULL : &fs, open_core_file, &j, PM_CHAIN_OPEN_MS, &fd, &timed_out);
+	if (rc != 0 || fd < 0) {
+		snprintf(c->what, sizeof c->what, "no core file %.200s: %s", path,
+		         timed_out ? "opening it took too long"
+		         : rc == 3 ? "it cannot be created there (exists, a link, or no permission)"
+		                   : "it is not a new regular file of the process's user");
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	c->file_fd = fd;
+	c->file_limit = a->core_limit;
+	snprintf(c->what, sizeof c->what, "core file %.200s", path);
+}
+
+void
+pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, const pm_proc_facts *f)
+{
+	memset(c, 0, sizeof *c);
+	c->pipe_pid = -1;
+	c->pipe_fd = c->file_fd = -1;
+	const char *pattern = st ? st->before.pattern : "";
+	if (!pattern[0] || pmi_pattern_is_ours(pattern)) {
+		snprintf(c->what, sizeof c->what, "no previous handler");
+		return;
+	}
+	/* The dumpable flag the process would have had under the previous fs.suid_dumpable. */
+	int dumpable = a->dumpable;
+	if (dumpable == 2 && st->before.suid_dumpable[0] != '2') {
+		if (st->before.suid_dumpable[0] == '0') {
+			snprintf(c->what, sizeof c->what, "previous pattern not served: fs.suid_dumpable was 0");
+			return;
+		}
+		dumpable = 1;
+	}
+	const char *slash = strrchr(f->exe, '/');
+	const char *exe_name = slash ? slash + 1 : a->comm;
+	if (pattern[0] == '|')
+		start_pipe(c, pattern, a, exe_name);
+	else
+		start_file(c, pattern, a, f, dumpable, exe_name);
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* All n bytes into the pipe handler, unless it stops reading for too long. */
+static void
+feed_pipe(pm_chain *c, const unsigned char *p, size_t n)
+{
+	int64_t last = now_ms();
+	while (n && c->pipe_fd >= 0) {
+		ssize_t k = write(c->pipe_fd, p, n);
+		if (k > 0) {
+			p += k;
+			n -= (size_t)k;
+			last = now_ms();
+			continue;
+		}
+		if (k < 0 && errno == EINTR)
+			continue;
+		struct pollfd pf = { .fd = c->pipe_fd, .events = POLLOUT };
+		int64_t left = last + PM_CHAIN_STALL_MS - now_ms();
+		if (k < 0 && errno == EAGAIN && left > 0 && poll(&pf, 1, (int)left) >= 0)
+			continue;
+		c->pipe_stalled = true; /* it exited, or stopped reading */
+		close(c->pipe_fd);
+		c->pipe_fd = -1;
+	}
+}
+
+bool
+pmi_chain_tee(void *ctx, const void *buf, size_t n)
+{
+	pm_chain *c = ctx;
+	if (c->pipe_fd >= 0)
+		feed_pipe(c, buf, n);
+	if (c->file_fd >= 0 && !c->file_failed) {
+		uint64_t room = c->file_limit - c->file_written;
+		size_t k = n < room ? n : (size_t)room;
+		for (const char *p = buf; k;) {
+			ssize_t w = write(c->file_fd, p, k);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0) {
+				c->file_failed = true;
+				break;
+			}
+			p += w;
+			k -= (size_t)w;
+			c->file_written += (uint64_t)w;
+		}
+	}
+	return c->pipe_fd >= 0 || (c->file_fd >= 0 && !c->file_failed && c->file_written < c->file_limit);
+}
+
+void
+pmi_chain_close(pm_chain *c)
+{
+	size_t at = strlen(c->what);
+	if (c->pipe_fd >= 0)
+		close(c->pipe_fd);
+	c->pipe_fd = -1;
+	if (c->file_fd >= 0) {
+		bool ok = !c->file_failed && fsync(c->file_fd) == 0;
+		ok = close(c->file_fd) == 0 && ok;
+		snprintf(c->what + at, sizeof c->what - at, ": %llu bytes%s", (unsigned long long)c->file_written,
+		         ok ? "" : " (a write failed)");
+		c->file_fd = -1;
+	}
+}
+
+void
+pmi_chain_wait(pm_chain *c)
+{
+	size_t at = strlen(c->what);
+	if (c->pipe_pid < 0)
+		return;
+	int pfd = (int)syscall(SYS_pidfd_open, c->pipe_pid, 0), status = 0;
+	struct pollfd p = { .fd = pfd, .events = POLLIN };
+	bool done = pfd < 0 || poll(&p, 1, PM_CHAIN_WAIT_MS) > 0;
+	if (pfd >= 0)
+		close(pfd);
+	if (!done) {
+		snprintf(c->what + at, sizeof c->what - at, "previous handler still running after %d s, left to run",
+		         PM_CHAIN_WAIT_MS / 1000);
+		return;
+	}
+	while (waitpid(c->pipe_pid, &status, 0) < 0 && errno == EINTR)
+		;
+	snprintf(c->what + at, sizeof c->what - at, "previous handler %s %d%s",
+	         WIFEXITED(status) ? "exited" : "killed by signal",
+	         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+	         c->pipe_stalled ? ", after it stopped reading the core" : "");
+}

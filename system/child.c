@@ -1,0 +1,101 @@
+/*
+ * child.c — a step of the handler in a child process: with the crashed
+ * process's credentials where it touches what that user controls, and
+ * always within a time limit (the kernel holds the crashed process, and
+ * the next crash, until the handler is done).  A child may hand one open
+ * descriptor back to the handler over a socket.  NOT AS-safe.
+ */
+#include "system.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+bool
+pmi_fd_send(int sock, int fd)
+{
+	char byte = 0, ctl[CMSG_SPACE(sizeof fd)];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
+	memset(ctl, 0, sizeof ctl);
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof fd);
+	memcpy(CMSG_DATA(c), &fd, sizeof fd);
+	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1;
+}
+
+static int
+fd_receive(int sock)
+{
+	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &byte, 1 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
+	if (recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
+		return -1;
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+	int fd = -1;
+	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof fd))
+		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	return fd;
+}
+
+static int64_t
+now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+int
+pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
+              bool *timed_out)
+{
+	int sv[2];
+	*fd_out = -1;
+	*timed_out = false;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		if (creds && !pmi_creds_drop(creds))
+			_exit(125);
+		_exit(fn(arg, sv[1]) & 0xff);
+	}
+	close(sv[1]);
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
+	int64_t deadline = now_ms() + timeout_ms;
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		int r = left > 0 && pfd >= 0 ? poll(&p, 1, (int)left) : 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (pfd >= 0 && r == 0) {
+			*timed_out = true;
+			kill(pid, SIGKILL);
+		}
+		break;
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (pfd >= 0)
+		close(pfd);
+	*fd_out = fd_receive(sv[0]);
+	close(sv[0]);
+	return !*timed_out && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}

@@ -1,0 +1,182 @@
+/*
+ * destination.c — where a crash's report goes, and as whom
+ * (docs/system-reporter.md, "Where reports go").  As root, from what the
+ * kernel says: a process that changed credentials goes to the private
+ * spool, root's alone.  Every other one is resolved as its own user: the
+ * pending/ its pm_install holds open; else where pm_install would put
+ * reports from its environment (POSTMORTEM_DIR, XDG_STATE_HOME, HOME,
+ * with pm_install's own code); a user with no home of their own gets the
+ * per-uid spool.  NOT AS-safe.
+ */
+#include "destination.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "reports_dir.h"
+
+pm_dest_kind
+pmi_dest_first(const pm_crash_args *a, const pm_proc_facts *f, const char **reason)
+{
+	*reason = NULL;
+	if (a->dumpable != 1) {
+		*reason = "the kernel marks it not dumpable by its user (set-user-ID or changed credentials)";
+		return PM_DEST_PRIVATE;
+	}
+	for (int i = 1; i < 4; i++)
+		if (f->uid[i] != f->uid[0] || f->gid[i] != f->gid[0]) {
+			*reason = "its real, effective, saved and filesystem ids differ";
+			return PM_DEST_PRIVATE;
+		}
+	if (!f->same_mount_ns) {
+		*reason = "it runs in another mount namespace, where its paths name other places";
+		return PM_DEST_SPOOL;
+	}
+	return PM_DEST_OWN;
+}
+
+pm_creds
+pmi_dest_creds(const pm_proc_facts *f)
+{
+	return (pm_creds){ f->uid[0], f->gid[0], f->groups, f->ngroups };
+}
+
+/* Its home is its own: an absolute HOME other than "/" that is a directory the user owns. */
+static bool
+own_home(const char *home, uid_t uid)
+{
+	struct stat st;
+	return home[0] == '/' && home[1] != '\0' && stat(home, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == uid;
+}
+
+pm_dest_kind
+pmi_dest_resolve(int pid, const pm_proc_facts *f, char *dir, size_t cap)
+{
+	bool configured = f->env_dir[0] || f->env_state[0] == '/';
+	if (!configured && !own_home(f->env_home, f->uid[0]))
+		return PM_DEST_SPOOL;
+	/* pm_install's resolution, from its environment and its working directory. */
+	char cwd[64];
+	snprintf(cwd, sizeof cwd, "/proc/%d/cwd", pid);
+	if (clearenv() != 0 || chdir(cwd) != 0 ||
+	    (f->env_dir[0] && setenv("POSTMORTEM_DIR", f->env_dir, 1) != 0) ||
+	    (f->env_state[0] && setenv("XDG_STATE_HOME", f->env_state, 1) != 0) ||
+	    (f->env_home[0] && setenv("HOME", f->env_home, 1) != 0) || !pmi_config_reports_dir(NULL, dir, cap))
+		return PM_DEST_NONE;
+	return PM_DEST_OWN;
+}
+
+int
+pmi_dest_app_pending(int pid, const pm_proc_facts *f)
+{
+	char path[64];
+	if (f->pending_fd < 0)
+		return -1;
+	snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, f->pending_fd);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077))) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+bool
+pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, char *dir, size_t cap, char *why,
+               size_t wcap)
+{
+	const char *sub = kind == PM_DEST_PRIVATE ? "private" : "users";
+	char top[PATH_MAX];
+	int n = snprintf(top, sizeof top, "%s/%s", sysdir, sub);
+	int k = snprintf(dir, cap, "%s/%u", top, (unsigned)f->uid[0]);
+	if (n < 0 || (size_t)n >= sizeof top || k < 0 || (size_t)k >= cap) {
+		snprintf(why, wcap, "the spool's path is too long");
+		return false;
+	}
+	/* users/ may be listed by all (each user finds their own below it), private/ by root alone;
+	 * the modes are set, not left to the handler's umask. */
+	mode_t mode = kind == PM_DEST_PRIVATE ? 0700 : 0755;
+	const char *const dirs[] = { sysdir, top };
+	const mode_t modes[] = { 0755, mode };
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+		bool made = mkdir(dirs[i], modes[i]) == 0;
+		if ((!made && errno != EEXIST) || lstat(dirs[i], &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+		    (!made && (st.st_mode & 022)) || (made && chmod(dirs[i], modes[i]) != 0)) {
+			snprintf(why, wcap, "%s is not a directory of root's alone", dirs[i]);
+			return false;
+		}
+	}
+	if (kind == PM_DEST_PRIVATE)
+		return true;
+	/* The user's own directory, made by root below a directory only root may write. */
+	if (mkdir(dir, 0700) == 0 && chown(dir, f->uid[0], f->gid[0]) != 0) {
+		snprintf(why, wcap, "cannot give %s to uid %u: %s", dir, (unsigned)f->uid[0], strerror(errno));
+		return false;
+	}
+	struct stat st;
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != f->uid[0]) {
+		snprintf(why, wcap, "%s is not a directory of uid %u", dir, (unsigned)f->uid[0]);
+		return false;
+	}
+	return true;
+}
+
+/* The "Process: NAME [PID]" line of a report's first bytes, as its pid; -1 when none. */
+static long
+report_pid(int dfd, const char *name)
+{
+	char buf[4096];
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	for (char *line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		if (strncmp(line, "Process:", 8) != 0)
+			continue;
+		char *nl = strchr(line, '\n'), *open_b;
+		if (nl)
+			*nl = '\0';
+		if (!(open_b = strrchr(line, '[')))
+			return -1;
+		return strtol(open_b + 1, NULL, 10);
+	}
+	return -1;
+}
+
+bool
+pmi_dest_has_report(int pending_fd, int pid_ns, uint64_t since, char *id, size_t cap)
+{
+	int dup_fd = openat(pending_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		return false;
+	}
+	bool found = false;
+	struct dirent *e;
+	for (int seen = 0; !found && seen < PM_DEST_SCAN_MAX && (e = readdir(d)); seen++) {
+		size_t n = strlen(e->d_name);
+		bool text = n > 6 && strcmp(e->d_name + n - 6, ".crash") == 0;
+		bool torn = n > 10 && e->d_name[0] == '.' && strcmp(e->d_name + n - 10, ".crash.tmp") == 0;
+		struct stat st;
+		if (!(text || torn) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+		    !S_ISREG(st.st_mode) || (uint64_t)st.st_mtime + 1 < since)
+			continue;
+		if (report_pid(dirfd(d), e->d_name) == pid_ns) {
+			snprintf(id, cap, "%s", e->d_name);
+			found = true;
+		}
+	}
+	closedir(d);
+	return found;
+}

@@ -1,0 +1,124 @@
+/*
+ * system.h — the system reporter: kernel.core_pattern pointed at
+ * postmortem's core handler, the handler's facts about the crashed process,
+ * where its report goes and with whose credentials, and the handler that
+ * was there before (docs/system-reporter.md).  NOT AS-safe.
+ */
+#ifndef PM_SYSTEM_SYSTEM_H
+#define PM_SYSTEM_SYSTEM_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "postmortem-tools.h"
+
+/* The kernel's limit on kernel.core_pattern (CORENAME_MAX_SIZE, with its NUL). */
+enum { PM_PATTERN_MAX = 128, PM_GROUPS_MAX = 1024 };
+
+/* What the kernel says of a crash in the handler's arguments (core(5)'s
+ * specifiers; PM_SYSTEM_SPECIFIERS lists them in order). */
+#define PM_SYSTEM_SPECIFIERS "%P %p %I %i %u %g %s %t %d %c %h %e %E"
+typedef struct pm_crash_args {
+	int pid, pid_ns;          /* %P: in the initial pid namespace; %p: in its own */
+	int tid, tid_ns;          /* %I, %i: the thread that dumped */
+	uint32_t uid, gid;        /* %u, %g: real ids */
+	int signal;               /* %s */
+	int64_t time;             /* %t */
+	int dumpable;             /* %d: 1, or 2 for a set-user-ID (or otherwise changed) process */
+	uint64_t core_limit;      /* %c: RLIMIT_CORE's soft limit */
+	char host[65];            /* %h, %e, %E as the kernel wrote them ('/' as '!') */
+	char comm[64];
+	char exe_bang[PATH_MAX];
+} pm_crash_args;
+
+/* What /proc/<pid> says, read as root before anything else. */
+typedef struct pm_proc_facts {
+	uid_t uid[4];             /* real, effective, saved, filesystem */
+	gid_t gid[4];
+	gid_t groups[PM_GROUPS_MAX];
+	size_t ngroups;
+	mode_t umask;
+	bool same_mount_ns;       /* as the handler's: its paths mean what they say here */
+	bool postmortem_mapped;   /* libpostmortem or its preload library is mapped */
+	int pending_fd;           /* its pm_install's pending/ (a descriptor number in it), or -1 */
+	uint64_t start_time;      /* when it started, seconds since the epoch */
+	char exe[PATH_MAX];       /* readlink /proc/<pid>/exe */
+	char env_dir[PATH_MAX];   /* POSTMORTEM_DIR, XDG_STATE_HOME, HOME of its environment ("" unset) */
+	char env_state[PATH_MAX];
+	char env_home[PATH_MAX];
+} pm_proc_facts;
+
+/* --- kernel settings (sysctl.c) ---------------------------------------- */
+typedef struct pm_core_settings {
+	char pattern[PM_PATTERN_MAX + 1]; /* kernel.core_pattern, without the newline a read adds */
+	char pipe_limit[32];      /* kernel.core_pipe_limit */
+	char suid_dumpable[32];   /* fs.suid_dumpable */
+} pm_core_settings;
+/* Read the three; false with errno (and why) when one cannot be read. */
+bool pmi_settings_read(pm_core_settings *s, char *why, size_t cap);
+/* Write one /proc/sys file (name below /proc/sys/) exactly; false with errno. */
+bool pmi_sysctl_write(const char *name, const char *value);
+/* Read one /proc/sys file into out without its trailing newline; false with errno. */
+bool pmi_sysctl_read(const char *name, char *out, size_t cap);
+
+/* --- the state enable keeps (state.c) ---------------------------------- */
+/* The system reporter's directory: the state file, the spools. */
+#define PM_SYSTEM_STATE "state"
+typedef struct pm_system_state {
+	pm_core_settings before;  /* what enable replaced */
+	char ours[PM_PATTERN_MAX + 1]; /* the pattern enable set */
+} pm_system_state;
+/* Read dir/state (root's, not writable by others, no link followed).
+ * PM_E_NOTFOUND when there is none. */
+pm_err pmi_state_read(const char *dir, pm_system_state *st, char *why, size_t cap);
+/* Write dir/state (0600, a temporary then rename), creating dir 0755 root's. */
+pm_err pmi_state_write(const char *dir, const pm_system_state *st, char *why, size_t cap);
+pm_err pmi_state_remove(const char *dir, char *why, size_t cap);
+
+/* --- patterns (pattern.c) ---------------------------------------------- */
+/* Our pattern for handler (and dir, NULL for the default); false when longer than the kernel takes. */
+bool pmi_pattern_ours(const char *handler, const char *dir, char *out, size_t cap);
+/* Whether pattern runs a postmortem core handler. */
+bool pmi_pattern_is_ours(const char *pattern);
+/* A pipe pattern's argv as the kernel builds it (split at spaces, then each
+ * word expanded); a NULL-terminated malloc'd array of malloc'd strings, or NULL. */
+char **pmi_pattern_argv(const char *pattern, const pm_crash_args *a, const char *exe_name, int pidfd);
+/* A file pattern's path as the kernel builds it (core_uses_pid's ".PID"
+ * added when the pattern has no %p); false when it does not fit. */
+bool pmi_pattern_path(const char *pattern, const pm_crash_args *a, const char *exe_name, bool uses_pid, char *out,
+                      size_t cap);
+void pmi_argv_free(char **argv);
+
+/* --- the handler's facts (args.c, proc_facts.c) ------------------------ */
+/* Parse the handler's arguments (after the options): the specifiers' values. */
+bool pmi_crash_args_parse(int argc, char **argv, pm_crash_args *a, char *why, size_t cap);
+/* Read /proc/<pid>'s facts; false (why says) when the process cannot be read. */
+bool pmi_proc_facts_read(int pid, pm_proc_facts *f, char *why, size_t cap);
+
+/* --- credentials and children (creds.c, child.c) ----------------------- */
+typedef struct pm_creds {
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups;
+	size_t ngroups;
+} pm_creds;
+/* Become exactly creds (groups, then gid, then uid), with no way back; false with errno. */
+bool pmi_creds_drop(const pm_creds *c);
+/* Run fn(arg, sock) in a child that first takes creds (NULL: stays root),
+ * for at most timeout_ms; the child may send one descriptor through sock
+ * (pmi_fd_send).  Its exit status (0-255), or -1 when it could not run, was
+ * killed at the limit (*timed_out) or died of a signal.  *fd_out: the
+ * descriptor it sent, or -1. */
+int pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
+                  bool *timed_out);
+bool pmi_fd_send(int sock, int fd);
+
+/* --- logging (log.c) ---------------------------------------------------- */
+/* Log to the kernel's log (/dev/kmsg) and, when it was open at start, stderr. */
+void pmi_syslog_open(void);
+void pmi_syslog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif
