@@ -7,6 +7,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import time
 
 
 def clean_env(**extra):
@@ -63,6 +64,22 @@ class Parked:
 def summary(values):
     """(min, median) of a list of numbers."""
     return min(values), statistics.median(values)
+
+
+def timed_output(path, args, env):
+    """(wall ms from spawn to reaped, the words it printed) of one run of path with args;
+    raises when it exits non-zero."""
+    r, w = os.pipe()
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(path, [path] + args, env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    t1 = time.perf_counter()
+    with os.fdopen(r) as f:
+        out = f.read().split()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
+    return (t1 - t0) * 1e3, out
 
 
 def table(header, rows):

@@ -12,26 +12,18 @@ import os
 import statistics
 import sys
 import tempfile
-import time
 
-from benchlib import clean_env, table
+from benchlib import clean_env, table, timed_output
 
 NAMES = ['bare', 'pm_install, no session (POSTMORTEM_SESSIONS=0)', 'pm_install with its session']
 
 
 def run(path, env):
     """(wall ms, install us, exit us) of one run."""
-    r, w = os.pipe()
-    t0 = time.perf_counter()
-    pid = os.posix_spawn(path, [path, 't'], env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
-    os.close(w)
-    _, status = os.waitpid(pid, 0)
-    t1 = time.perf_counter()
-    with os.fdopen(r) as f:
-        out = f.read().split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 2:
-        raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
-    return (t1 - t0) * 1e3, float(out[0]), float(out[1])
+    ms, out = timed_output(path, ['t'], env)
+    if len(out) != 2:
+        raise RuntimeError('%s printed %s' % (path, out))
+    return ms, float(out[0]), float(out[1])
 
 
 def main():

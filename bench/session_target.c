@@ -11,7 +11,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
+
+#include "timing.h"
 
 #if defined(SESSION_INSTALL)
 #include "postmortem.h"
@@ -20,26 +21,18 @@
 static double install_us, exit_from;
 static int print;
 
-static double
-now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
 /* Runs first at exit: postmortem's hook comes next. */
 static void
 exit_begins(void)
 {
-	exit_from = now_us();
+	exit_from = timing_now_us();
 }
 
 /* Runs last: after postmortem's. */
 static void
 exit_ends(void)
 {
-	double spent = now_us() - exit_from;
+	double spent = timing_now_us() - exit_from;
 	if (print)
 		printf("%.2f %.2f\n", install_us, spent);
 }
@@ -50,12 +43,12 @@ main(int argc, char **argv)
 	(void)argv;
 	print = argc > 1;
 	atexit(exit_ends);
-	double t0 = now_us();
+	double t0 = timing_now_us();
 #if defined(SESSION_INSTALL)
 	if (pm_install(NULL) != 0)
 		return 2;
 #endif
-	install_us = now_us() - t0;
+	install_us = timing_now_us() - t0;
 	atexit(exit_begins);
 	return 0;
 }

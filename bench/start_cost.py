@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import clean_env, table
+from benchlib import clean_env, table, timed_output
 
 NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
          'pm_install, tooling linked too (before the split)']
@@ -27,17 +27,10 @@ NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
 
 def run(path, env):
     """(wall ms, microseconds inside, page faults inside, peak RSS kB) of one run."""
-    r, w = os.pipe()
-    t0 = time.perf_counter()
-    pid = os.posix_spawn(path, [path, 't'], env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
-    os.close(w)
-    _, status = os.waitpid(pid, 0)
-    t1 = time.perf_counter()
-    with os.fdopen(r) as f:
-        out = f.read().split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 3:
-        raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
-    return (t1 - t0) * 1e3, float(out[0]), int(out[1]), int(out[2])
+    ms, out = timed_output(path, ['t'], env)
+    if len(out) != 3:
+        raise RuntimeError('%s printed %s' % (path, out))
+    return ms, float(out[0]), int(out[1]), int(out[2])
 
 
 def run_quiet(path, env):

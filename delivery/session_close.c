@@ -85,16 +85,6 @@ sid_of(const pmi_run *run, const pmi_system *sys, char out[37])
 	         u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14], u[15]);
 }
 
-static void
-signal_name(int sig, char *out, size_t cap)
-{
-	const char *abbrev = sigabbrev_np(sig);
-	if (abbrev)
-		snprintf(out, cap, "SIG%s", abbrev);
-	else
-		snprintf(out, cap, "signal %d", sig);
-}
-
 /* Crashed: the report's own words for its release, time and signal. */
 static void
 close_crashed(pm_store *s, const pm_sentry *e, pm_session *out)
@@ -136,7 +126,9 @@ close_abnormal(const pmi_run *run, pmi_system *sys, pm_session *out)
 		if (!out->ended_us)
 			out->ended_us = killed;
 	} else if (run->end == PMI_RUN_SIGNAL) {
-		signal_name(run->end_value, out->mechanism, sizeof out->mechanism);
+		/* As `postmortem run` named it: SIGKILL, SIGTERM, ... */
+		const char *abbrev = sigabbrev_np(run->end_value);
+		snprintf(out->mechanism, sizeof out->mechanism, "SIG%s", abbrev ? abbrev : "?");
 	} else if (run->started_us < sys->boot_real_us) {
 		/* It began before this boot and never ended: the machine went down under it. */
 		snprintf(out->mechanism, sizeof out->mechanism, "reboot");

@@ -32,5 +32,12 @@ void envelope_free(envelope *e);
 const char *str_of(const cJSON *o, const char *key);
 /* The payload of item i, parsed (cJSON_Delete it). */
 cJSON *envelope_item_json(const envelope *e, size_t i);
+/* An RFC 3339 time with a fraction, in seconds since the epoch (fails the test otherwise). */
+double rfc3339_seconds(const char *s);
+/* u is a session update as Sentry documents it (develop.sentry.dev, "Sessions"): its members
+ * and attrs only those documented (and `also`, when not NULL: Spotlight adds "type"), of
+ * their types, init true, a version 4 sid, started not after timestamp, attrs.release
+ * there and attrs.environment `environment`. */
+void expect_session_update(const cJSON *u, const char *environment, const char *also);
 
 #endif

@@ -470,48 +470,6 @@ Test(sessions, stats_counts_each_release_as_sentry_does)
 
 /* ---- the payload -------------------------------------------------------------------- */
 
-static bool
-rfc3339(const char *s)
-{
-	struct tm tm;
-	const char *rest = s ? strptime(s, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-	return rest && rest[0] == '.' && strlen(rest) == 8 && rest[7] == 'Z';
-}
-
-/* Sentry's session update (develop.sentry.dev, "Sessions"): its documented members only, of their types. */
-static void
-expect_session_update(const cJSON *u, const char *environment)
-{
-	static const char *const documented[] = { "sid", "did", "seq", "timestamp", "started", "init", "duration",
-	                                           "status", "errors", "abnormal_mechanism", "attrs" };
-	const cJSON *m;
-	cJSON_ArrayForEach(m, u) {
-		bool known = false;
-		for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
-			known |= strcmp(m->string, documented[i]) == 0;
-		cr_expect(known, "undocumented member %s", m->string);
-	}
-	const char *sid = str_of(u, "sid");
-	cr_assert(sid && strlen(sid) == 36 && sid[14] == '4' && strchr("89ab", sid[19]), "sid %s", sid ? sid : "none");
-	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(u, "init")), "the first update of the session");
-	cr_expect(rfc3339(str_of(u, "started")), "started %s", str_of(u, "started"));
-	cr_expect(rfc3339(str_of(u, "timestamp")), "timestamp %s", str_of(u, "timestamp"));
-	const char *status = str_of(u, "status");
-	cr_expect(status && (!strcmp(status, "exited") || !strcmp(status, "crashed") || !strcmp(status, "abnormal")),
-	          "status %s", status ? status : "none");
-	const cJSON *errors = cJSON_GetObjectItem(u, "errors"), *duration = cJSON_GetObjectItem(u, "duration");
-	cr_expect(cJSON_IsNumber(errors) && errors->valuedouble >= 0 && errors->valuedouble == (int)errors->valuedouble);
-	cr_expect(!duration || (cJSON_IsNumber(duration) && duration->valuedouble >= 0));
-	const cJSON *attrs = cJSON_GetObjectItem(u, "attrs");
-	cr_assert(cJSON_IsObject(attrs));
-	cJSON_ArrayForEach(m, attrs)
-		cr_expect(!strcmp(m->string, "release") || !strcmp(m->string, "environment") ||
-		          !strcmp(m->string, "ip_address") || !strcmp(m->string, "user_agent"),
-		          "undocumented attribute %s", m->string);
-	cr_expect_not_null(str_of(attrs, "release"), "attrs.release is required");
-	cr_expect_str_eq(str_of(attrs, "environment"), environment);
-}
-
 Test(sessions, each_payload_is_a_session_update_as_sentry_documents_it)
 {
 	char *dir = pm_test_tmpdir();
@@ -522,7 +480,7 @@ Test(sessions, each_payload_is_a_session_update_as_sentry_documents_it)
 		const pm_session *ss = session_of(s, pids[i]);
 		cJSON *u = pmi_sentry_session(ss, "staging", 1800000000000000);
 		cr_assert(u);
-		expect_session_update(u, "staging");
+		expect_session_update(u, "staging", NULL);
 		cr_expect_str_eq(str_of(cJSON_GetObjectItem(u, "attrs"), "release"), "crash_runs@3.1");
 		cr_expect_str_eq(str_of(u, "sid"), ss->sid);
 		cr_expect_eq(cJSON_GetObjectItem(u, "errors")->valueint, (int)ss->errors);
@@ -539,13 +497,16 @@ Test(sessions, each_payload_is_a_session_update_as_sentry_documents_it)
 
 /* ---- delivery ------------------------------------------------------------------------ */
 
-static char *
-dsn_args(const http_server *srv, const char *more)
+/* `postmortem upload --dir dir` to srv's port with a DSN, environment staging: its status, its output in *out. */
+static int
+upload_to(const http_server *srv, const char *dir, char **out)
 {
 	char *args;
-	cr_assert(asprintf(&args, "--dsn http://" KEY "@127.0.0.1:%u/42 --attempts 2 --environment staging %s",
-	                   http_server_port(srv), more) > 0);
-	return args;
+	cr_assert(asprintf(&args, "--dsn http://" KEY "@127.0.0.1:%u/42 --attempts 2 --environment staging",
+	                   http_server_port(srv)) > 0);
+	int rc = upload_cli(dir, args, out);
+	free(args);
+	return rc;
 }
 
 /* The session items of envelope e, parsed (up to max), and how many. */
@@ -566,8 +527,7 @@ Test(sessions, uploads_send_each_session_once_with_its_crash_where_it_crashed)
 	pid_t pids[RUNS_SIX];
 	runs_six(dir, versioned, pids);
 	http_server *srv = http_server_start(script);
-	char *args = dsn_args(srv, "");
-	cr_assert_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_assert_eq(upload_to(srv, dir, &out), 0, "%s", out);
 	cr_expect(strstr(out, "sent 1, kept 0, quarantined 0"), "%s", out);
 	cr_expect(strstr(out, "sessions: sent 6, kept 0, not sent without a release 0"), "%s", out);
 	free(out);
@@ -579,7 +539,7 @@ Test(sessions, uploads_send_each_session_once_with_its_crash_where_it_crashed)
 	cr_assert_str_eq(str_of(e.items[0].head, "type"), "event");
 	cJSON *event = envelope_item_json(&e, 0), *in_crash[4];
 	cr_assert_eq(sessions_in(&e, in_crash, 4), 1u, "the crashed run's session goes with its crash");
-	expect_session_update(in_crash[0], "staging");
+	expect_session_update(in_crash[0], "staging", NULL);
 	cr_expect_str_eq(str_of(in_crash[0], "status"), "crashed");
 	cr_expect_str_eq(str_of(cJSON_GetObjectItem(in_crash[0], "attrs"), "release"), str_of(event, "release"));
 	cr_expect_str_eq(str_of(cJSON_GetObjectItem(in_crash[0], "attrs"), "environment"), str_of(event, "environment"));
@@ -599,7 +559,7 @@ Test(sessions, uploads_send_each_session_once_with_its_crash_where_it_crashed)
 	cr_assert_eq(n, 5u);
 	int exited = 0, errored = 0, abnormal = 0;
 	for (size_t i = 0; i < n; i++) {
-		expect_session_update(rest[i], "staging");
+		expect_session_update(rest[i], "staging", NULL);
 		const char *st = str_of(rest[i], "status");
 		int errors = cJSON_GetObjectItem(rest[i], "errors")->valueint;
 		exited += !strcmp(st, "exited") && errors == 0;
@@ -612,11 +572,10 @@ Test(sessions, uploads_send_each_session_once_with_its_crash_where_it_crashed)
 	envelope_free(&e);
 
 	/* Delivered means done: a second pass sends nothing. */
-	cr_assert_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_assert_eq(upload_to(srv, dir, &out), 0, "%s", out);
 	cr_expect(strstr(out, "sessions: sent 0, kept 0"), "%s", out);
 	cr_expect_eq(http_server_count(srv), 2, "a delivered session was sent again");
 	free(out);
-	free(args);
 	http_server_stop(srv);
 	pm_test_rmdir(dir);
 }
@@ -629,19 +588,15 @@ Test(sessions, a_server_that_is_down_loses_nothing)
 	runs_run("crash_runs", dir, "exit0", versioned, &status);
 	runs_run("crash_runs", dir, "exit3", versioned, &status);
 	http_server *dead = http_server_start(script);
-	char *args = dsn_args(dead, "");
 	http_server_stop(dead);
-	cr_expect_eq(upload_cli(dir, args, &out), 1, "%s", out);
+	cr_expect_eq(upload_to(dead, dir, &out), 1, "%s", out);
 	cr_expect(strstr(out, "sessions: sent 0, kept 2"), "%s", out);
 	free(out);
-	free(args);
 	http_server *srv = http_server_start(script);
-	args = dsn_args(srv, "");
-	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_expect_eq(upload_to(srv, dir, &out), 0, "%s", out);
 	cr_expect(strstr(out, "sessions: sent 2, kept 0"), "%s", out);
 	cr_expect_eq(http_server_count(srv), 1);
 	free(out);
-	free(args);
 	http_server_stop(srv);
 	pm_test_rmdir(dir);
 }
@@ -656,13 +611,11 @@ Test(sessions, sentrys_rate_limit_on_sessions_holds_them_back)
 	pid_t pids[RUNS_SIX];
 	runs_six(dir, versioned, pids);
 	http_server *srv = http_server_start(limited_after);
-	char *args = dsn_args(srv, "");
-	cr_expect_eq(upload_cli(dir, args, &out), 1, "%s", out);
+	cr_expect_eq(upload_to(srv, dir, &out), 1, "%s", out);
 	cr_expect(strstr(out, "sent 1, kept 0"), "%s", out);
 	cr_expect(strstr(out, "sessions: sent 1, kept 5"), "%s", out);
 	cr_expect_eq(http_server_count(srv), 1, "sessions were sent while Sentry limited them");
 	free(out);
-	free(args);
 	http_server_stop(srv);
 
 	/* A 429 for the sessions' own envelope, limited for an hour: they wait, no second try. */
@@ -670,12 +623,10 @@ Test(sessions, sentrys_rate_limit_on_sessions_holds_them_back)
 		{ .status = 429, .headers = "Retry-After: 1\r\nX-Sentry-Rate-Limits: 3600:session:key\r\n" }, { 0 },
 	};
 	srv = http_server_start(refused);
-	args = dsn_args(srv, "");
-	cr_expect_eq(upload_cli(dir, args, &out), 1, "%s", out);
+	cr_expect_eq(upload_to(srv, dir, &out), 1, "%s", out);
 	cr_expect(strstr(out, "sessions: sent 0, kept 5"), "%s", out);
 	cr_expect_eq(http_server_count(srv), 1);
 	free(out);
-	free(args);
 	http_server_stop(srv);
 
 	/* A limit on events only leaves sessions alone. */
@@ -683,11 +634,9 @@ Test(sessions, sentrys_rate_limit_on_sessions_holds_them_back)
 		{ .status = 200, .headers = "X-Sentry-Rate-Limits: 60:error;transaction:key\r\n" }, { 0 },
 	};
 	srv = http_server_start(other);
-	args = dsn_args(srv, "");
-	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_expect_eq(upload_to(srv, dir, &out), 0, "%s", out);
 	cr_expect(strstr(out, "sessions: sent 5, kept 0"), "%s", out);
 	free(out);
-	free(args);
 	http_server_stop(srv);
 	pm_test_rmdir(dir);
 }
@@ -700,17 +649,16 @@ Test(sessions, sessions_without_a_release_are_settled_not_sent)
 	runs_run("crash_runs", dir, "exit0", NULL, &status);
 	runs_run("crash_runs", dir, "exit3", NULL, &status);
 	http_server *srv = http_server_start(script);
-	char *args = dsn_args(srv, "");
-	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_expect_eq(upload_to(srv, dir, &out), 0, "%s", out);
 	cr_expect(strstr(out, "sessions: sent 0, kept 0, not sent without a release 2"), "%s", out);
 	cr_expect(strstr(out, "Sentry drops them"), "%s", out);
 	cr_expect_eq(http_server_count(srv), 0);
 	free(out);
-	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_expect_eq(upload_to(srv, dir, &out), 0, "%s", out);
 	cr_expect(strstr(out, "not sent without a release 0"), "settled once: %s", out);
 	free(out);
 	/* Still counted locally. */
-	free(args);
+	char *args;
 	cr_assert(asprintf(&args, "stats --dir '%s' --json", dir) > 0);
 	cr_assert_eq(cli(args, &out), 0, "%s", out);
 	cr_expect(strstr(out, "\"crash_runs (version unknown)\""), "%s", out);
@@ -727,22 +675,8 @@ Test(sessions, the_preload_librarys_upload_sends_them_with_a_pending_crash)
 	pid_t pids[RUNS_SIX];
 	runs_six(dir, versioned, pids);
 	http_server *srv = http_server_start(script);
-	char *preload, *pm_dir, *dsn;
-	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
-	cr_assert(asprintf(&pm_dir, "POSTMORTEM_DIR=%s", dir) > 0);
-	cr_assert(asprintf(&dsn, "POSTMORTEM_DSN=http://" KEY "@127.0.0.1:%u/42", http_server_port(srv)) > 0);
-	char *const argv[] = { "sleep", "60", NULL };
-	char *const envp[] = { preload, pm_dir, dsn, NULL };
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		execve("/bin/sleep", argv, envp);
-		_exit(127);
-	}
-	bool arrived = http_server_wait(srv, 2, 60000);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	cr_assert(arrived, "the preloaded program's uploader did not send the crash and the sessions");
+	cr_assert(upload_preloaded_sleep(dir, KEY, srv, 2),
+	          "the preloaded program's uploader did not send the crash and the sessions");
 	size_t total = 0;
 	for (size_t i = 0; i < 2; i++) {
 		envelope e;
@@ -755,9 +689,6 @@ Test(sessions, the_preload_librarys_upload_sends_them_with_a_pending_crash)
 		envelope_free(&e);
 	}
 	cr_expect_eq(total, (size_t)RUNS_SIX, "the sleeping program's own run is still going: not among them");
-	free(preload);
-	free(pm_dir);
-	free(dsn);
 	http_server_stop(srv);
 	pm_test_rmdir(dir);
 }

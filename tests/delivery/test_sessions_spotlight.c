@@ -18,19 +18,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "envelope_util.h"
 #include "runs_util.h"
 #include "spotlight_util.h"
 #include "upload_util.h"
 #include "util.h"
 
 TestSuite(sessions_spotlight, .timeout = 240, .fini = spotlight_stop_all);
-
-static const char *
-str_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 /* Each item of the streamed envelopes of type `type`: its payload, and the envelope it came in. */
 typedef struct found {
@@ -59,36 +53,6 @@ enough_sessions(const cJSON *envelopes, void *want)
 	found f;
 	find_items(envelopes, "session", &f);
 	return f.n >= *(size_t *)want;
-}
-
-static double
-seconds_of(const char *rfc3339)
-{
-	struct tm tm = { 0 };
-	const char *rest = rfc3339 ? strptime(rfc3339, "%Y-%m-%dT%H:%M:%S", &tm) : NULL;
-	cr_assert(rest && *rest == '.', "not RFC 3339 with a fraction: %s", rfc3339 ? rfc3339 : "(none)");
-	return (double)timegm(&tm) + strtod(rest, NULL);
-}
-
-/* The session's members are Sentry's documented ones (and Spotlight's own "type"). */
-static void
-expect_documented(const cJSON *s)
-{
-	static const char *const documented[] = { "sid", "did", "seq", "timestamp", "started", "init", "duration",
-	                                          "status", "errors", "abnormal_mechanism", "attrs", "type" };
-	const cJSON *m;
-	cJSON_ArrayForEach(m, s) {
-		bool known = false;
-		for (size_t i = 0; i < sizeof documented / sizeof documented[0]; i++)
-			known |= strcmp(m->string, documented[i]) == 0;
-		cr_expect(known, "a member Sentry does not document: %s", m->string);
-	}
-	const char *sid = str_of(s, "sid");
-	cr_expect(sid && strlen(sid) == 36 && sid[8] == '-' && sid[14] == '4', "sid %s", sid ? sid : "(none)");
-	cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(s, "init")), "init: the session's first update");
-	cr_expect(seconds_of(str_of(s, "started")) <= seconds_of(str_of(s, "timestamp")));
-	const cJSON *errors = cJSON_GetObjectItem(s, "errors");
-	cr_expect(cJSON_IsNumber(errors) && errors->valueint >= 0);
 }
 
 static char *
@@ -131,7 +95,7 @@ Test(sessions_spotlight, six_runs_arrive_as_six_sessions_that_agree_with_the_cra
 	int exited = 0, errored = 0, crashed = 0, abnormal = 0;
 	for (size_t i = 0; i < sessions.n; i++) {
 		const cJSON *s = sessions.payload[i], *attrs = cJSON_GetObjectItem(s, "attrs");
-		expect_documented(s);
+		expect_session_update(s, "staging", "type");
 		for (size_t k = 0; k < i; k++)
 			cr_expect_str_neq(str_of(s, "sid"), str_of(sessions.payload[k], "sid"), "two runs, one sid");
 		cr_expect_str_eq(str_of(attrs, "release"), str_of(event, "release"));
@@ -145,7 +109,7 @@ Test(sessions_spotlight, six_runs_arrive_as_six_sessions_that_agree_with_the_cra
 			cr_expect_eq(sessions.envelope[i], events.envelope[0], "the crashed session is in its crash's envelope");
 			cr_expect_str_eq(str_of(s, "timestamp"), str_of(event, "timestamp"), "it ended where it crashed");
 			cr_assert(cJSON_IsNumber(duration));
-			cr_expect(duration->valuedouble - (seconds_of(str_of(s, "timestamp")) - seconds_of(str_of(s, "started"))) <
+			cr_expect(duration->valuedouble - (rfc3339_seconds(str_of(s, "timestamp")) - rfc3339_seconds(str_of(s, "started"))) <
 			          1e-3, "duration %f", duration->valuedouble);
 			cr_expect_geq(errors, 1, "the crash is an error");
 		} else if (strcmp(status, "exited") == 0) {

@@ -587,31 +587,13 @@ Test(upload_sentry, the_preload_library_delivers_to_the_dsn_of_the_environment)
 	static const http_reply script[] = { { .status = 200 }, { 0 } };
 	char *dir = upload_make_reports(1, 0);
 	http_server *srv = http_server_start(script);
-	char *preload, *pm_dir, *dsn;
-	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
-	cr_assert(asprintf(&pm_dir, "POSTMORTEM_DIR=%s", dir) > 0);
-	cr_assert(asprintf(&dsn, "POSTMORTEM_DSN=http://" KEY "@127.0.0.1:%u/42", http_server_port(srv)) > 0);
-	char *const argv[] = { "sleep", "60", NULL };
-	char *const envp[] = { preload, pm_dir, dsn, NULL };
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		execve("/bin/sleep", argv, envp);
-		_exit(127);
-	}
-	bool arrived = http_server_wait(srv, 1, 60000);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	cr_assert(arrived, "no envelope from the preloaded program");
+	cr_assert(upload_preloaded_sleep(dir, KEY, srv, 1), "no envelope from the preloaded program");
 	const http_request *r = http_server_request(srv, 0);
 	cr_expect_str_eq(r->path, "/api/42/envelope/");
 	envelope e;
 	envelope_parse(r, &e);
 	cr_expect_str_eq(str_of(e.items[0].head, "type"), "event");
 	envelope_free(&e);
-	free(preload);
-	free(pm_dir);
-	free(dsn);
 	http_server_stop(srv);
 	upload_remove(dir);
 }
