@@ -23,6 +23,12 @@ typedef enum pmi_run_end {
 	PMI_RUN_SIGNAL,        /* end signal <n> <us> [<oom kills>] */
 } pmi_run_end;
 
+/* The latest time a session holds, in microseconds since the epoch (the year 2255): its
+ * file keeps times as JSON numbers, doubles, exact up to 2^53. */
+#define PMI_SESSION_US_MAX 9000000000000000LL
+/* The largest pid a session holds (Linux's pid_max is at most 2^22). */
+#define PMI_SESSION_PID_MAX (1 << 22)
+
 /* A record of the runs file (base/session_record.h), as read. */
 typedef struct pmi_run {
 	int64_t pid;

@@ -101,7 +101,8 @@ close_crashed(pm_store *s, const pm_sentry *e, pm_session *out)
 			snprintf(out->app_id, sizeof out->app_id, "%s", h->identifier);
 		if (h->version && *h->version)
 			snprintf(out->app_version, sizeof out->app_version, "%s", h->version);
-		out->signal = r.exception.signal;
+		/* A signal number as a wait status holds one (the report's own may be anything). */
+		out->signal = r.exception.signal > 0 && r.exception.signal < 256 ? r.exception.signal : 0;
 	}
 	pm_report_free(&r);
 	/* A report's time is cut to 100 us: a crash right after the start may read as before it. */
@@ -157,6 +158,9 @@ pmi_session_close(pm_store *s, const pmi_run *run, pmi_system *sys, pm_session *
 	} else {
 		close_abnormal(run, sys, out);
 	}
+	/* The clock set back while it ran (or a damaged record): no end before the start. */
+	if (out->ended_us && out->ended_us < out->started_us)
+		out->ended_us = out->started_us;
 	out->errors += hangs_of(s, run, out->ended_us);
 	if (!pmi_sentry_release(out->app_id, out->app_version, out->release, sizeof out->release))
 		out->release[0] = '\0';

@@ -66,11 +66,12 @@ pmi_session_from_json(const char *text, size_t n, pm_session *out)
 	int64_t status = -1, exit_code, sig, errors;
 	char status_name[16] = "";
 	bool ok = cJSON_IsObject(o) && get_str(o, "sid", out->sid, sizeof out->sid) && strlen(out->sid) == 36 &&
-	          get_int(o, "pid", 1, 4194304 * 16.0, &out->pid) && get_str(o, "app_id", out->app_id, sizeof out->app_id) &&
+	          get_int(o, "pid", 1, PMI_SESSION_PID_MAX, &out->pid) && get_str(o, "app_id", out->app_id, sizeof out->app_id) &&
 	          get_str(o, "app_version", out->app_version, sizeof out->app_version) &&
-	          get_int(o, "started_us", 0, 9e15, &out->started_us) && get_int(o, "ended_us", 0, 9e15, &out->ended_us) &&
+	          get_int(o, "started_us", 0, PMI_SESSION_US_MAX, &out->started_us) &&
+	          get_int(o, "ended_us", 0, PMI_SESSION_US_MAX, &out->ended_us) &&
 	          get_str(o, "status", status_name, sizeof status_name) && get_int(o, "exit_code", -1, 255, &exit_code) &&
-	          get_int(o, "signal", 0, 128, &sig) && get_int(o, "errors", 0, 1e9, &errors) &&
+	          get_int(o, "signal", 0, 255, &sig) && get_int(o, "errors", 0, 1e9, &errors) &&
 	          get_str(o, "mechanism", out->mechanism, sizeof out->mechanism) &&
 	          get_str(o, "report", out->report, sizeof out->report);
 	cJSON_Delete(o);

@@ -45,7 +45,7 @@ read_end(pmi_run *r, const char *v, const char *end)
 	int64_t code, us, oom;
 	v += kind == PMI_RUN_EXIT ? 5 : 7;
 	if (kind == PMI_RUN_RUNNING || !number(&v, end, &code) || code > 255 || v >= end || *v++ != ' ' ||
-	    !number(&v, end, &us))
+	    !number(&v, end, &us) || us > PMI_SESSION_US_MAX)
 		return;
 	r->end = kind;
 	r->end_value = (int)code;
@@ -75,9 +75,9 @@ pmi_run_parse(const char *rec, size_t n, pmi_run *out)
 		size_t key = (size_t)((sp ? sp : nl) - line);
 #define IS(k) (key == sizeof(k) - 1 && memcmp(line, k, key) == 0)
 		if (IS("pid"))
-			pid = number(&v, nl, &out->pid) && v == nl && out->pid > 0;
+			pid = number(&v, nl, &out->pid) && v == nl && out->pid > 0 && out->pid <= PMI_SESSION_PID_MAX;
 		else if (IS("started"))
-			started = number(&v, nl, &out->started_us) && v == nl;
+			started = number(&v, nl, &out->started_us) && v == nl && out->started_us <= PMI_SESSION_US_MAX;
 		else if (IS("app_id"))
 			copy_value(out->app_id, sizeof out->app_id, v, nl);
 		else if (IS("app_version"))
