@@ -116,6 +116,13 @@ typedef struct pm_config {
  * NOT AS-safe; call early, before threads can crash.  Installing again
  * replaces the configuration.
  *
+ * It also records the run's session (release health, docs/store.md
+ * "Sessions"): a record in <reports_dir>/runs, held (one descriptor, locked)
+ * until the process ends, its end written by exit() or _exit; an install
+ * again keeps it, pm_uninstall does not end it, a forked child has none
+ * unless it installs.  pm_config.no_sessions or POSTMORTEM_SESSIONS=0 turn
+ * it off.
+ *
  * Threads that exist already get their alternate stacks by a signal each;
  * in a process with more than 30 threads, a short-lived helper thread
  * sends those after pm_install has returned (pm_uninstall and fork wait for
@@ -252,7 +259,9 @@ typedef struct pm_upload_options {
  * as pm_install resolves it) on a background thread; never delays the
  * caller.  It first looks whether pending/ holds anything: when it does not,
  * it returns 0 at once and loads nothing (reports this run writes, such as
- * snapshots and hangs, go at the next launch).  Otherwise it loads
+ * snapshots and hangs, go at the next launch).  With a dsn, earlier runs'
+ * sessions are a reason too once one has waited an hour or 100 wait (an
+ * envelope's worth): not every start loads the uploader for one session.  Otherwise it loads
  * libpostmortem-tools (libcurl, TLS, elfutils) from beside this library, or
  * wherever the dynamic loader finds it, and starts its uploader
  * (pm_upload_thread_start): a pass at once, then one every five minutes.

@@ -51,7 +51,8 @@ pmi_session_begin(int runs, const pm_facts *f, bool off)
 	pid_t me = getpid();
 	/* Installing again keeps the run's session; a forked child's install starts its own. */
 	if (atomic_load(&as_session.fd) >= 0 && as_session.pid == me) {
-		close(runs);
+		if (runs >= 0)
+			close(runs);
 		return;
 	}
 	forget();
