@@ -7,13 +7,13 @@ POSTMORTEM_SESSIONS=0.  Printed: pm_install and exit as timed inside the
 process (exit: the hooks exit() runs after main, postmortem's among them),
 and the whole process from spawn to reaped beside the bare program's, the
 ratio the start-cost goal (issue 13: within 1.2x of bare) is about.  The runs
-file is emptied every round, as the store's collection keeps it."""
+file's records are freed every round, as the store's collection frees them."""
 import os
 import statistics
 import sys
 import tempfile
 
-from benchlib import clean_env, table, timed_output
+from benchlib import clean_env, free_runs, table, timed_output
 
 NAMES = ['bare', 'pm_install, no session (POSTMORTEM_SESSIONS=0)', 'pm_install with its session']
 
@@ -39,9 +39,7 @@ def main():
         for _ in range(runs):
             for i, (p, e) in enumerate(zip(progs, envs)):
                 res[i].append(run(p, e))
-            runs_file = os.path.join(d, 'runs')
-            if os.path.exists(runs_file):
-                os.truncate(runs_file, 0)
+            free_runs(d)
     med = [[statistics.median(x[k] for x in r) for k in range(3)] for r in res]
     print('Process start to exit (spawn to reaped), %d runs of each, interleaved; pm_install and exit\n'
           'as timed inside the process, medians (goal: pm_install within 1.2x of bare)\n' % runs)

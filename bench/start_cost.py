@@ -10,8 +10,8 @@ timing or output is in it).  Then, from
 bench_install_cost beside them (issue 14), pm_install with 1, 17 and 257
 threads alive: the first install of a fresh process (which asks every
 thread for its alternate stack) and the reinstalls after it.  Each run
-records its session (issue 33) in the runs file, emptied every round as the
-store's collection keeps it."""
+records its session (issue 33) in the runs file, whose records are freed
+every round as the store's collection frees them."""
 import os
 import statistics
 import subprocess
@@ -19,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import clean_env, table, timed_output
+from benchlib import clean_env, free_runs, table, timed_output
 
 NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
          'pm_install, tooling linked too (before the split)']
@@ -96,9 +96,7 @@ def main():
             for i, p in enumerate(progs):
                 res[i].append(run(p, env))
                 quiet[i].append(run_quiet(p, env))
-            runs_file = os.path.join(d, 'runs')
-            if os.path.exists(runs_file):
-                os.truncate(runs_file, 0)
+            free_runs(d)
     med = [[statistics.median(x[k] for x in r) for k in range(4)] for r in res]
     print('Process start to exit (spawn to reaped), %d runs of each, interleaved; pending/ empty\n'
           '(goal: pm_install and pm_upload_start within 1.2x of bare, peak RSS within 1 MB)\n' % runs)

@@ -126,8 +126,11 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 		pmi_store_apply_caps(s);
 	pmi_store_mark_loops(s);
 	build_listing(s);
-	/* After the reports: a run that crashed is told by its report. */
-	pmi_store_sessions_load(s);
+	/* After the reports (a run that crashed is told by its report) and before anything is
+	 * delivered.  A store that only looks collects when its sessions are first asked for:
+	 * list, show and explain do not pay for reading the kernel log. */
+	if (!s->read_only)
+		pmi_store_sessions_load(s);
 	*out = s;
 	return PM_OK;
 }

@@ -93,6 +93,7 @@ struct pm_store {
 	int session_dir[2];           /* sessions/ and sessions/sent/, -1 when absent */
 	pm_session *sessions;         /* waiting, then sent; each oldest first */
 	size_t session_n, session_cap, session_waiting;
+	bool sessions_loaded;
 };
 
 /* A crash as crash-loop detection sees it. */

@@ -247,6 +247,7 @@ cap(pm_store *s, int d, size_t max)
 void
 pmi_store_sessions_load(pm_store *s)
 {
+	s->sessions_loaded = true;
 	s->runs = s->session_dir[WAITING] = s->session_dir[SENT] = -1;
 	open_dirs(s);
 	load_dir(s, WAITING);
@@ -279,7 +280,7 @@ pmi_store_sessions_free(pm_store *s)
 pm_err
 pmi_store_session_mark_sent(pm_store *s, size_t i)
 {
-	if (s->read_only || i >= s->session_n || s->session_dir[SENT] < 0)
+	if (s->read_only || !s->sessions_loaded || i >= s->session_n || s->session_dir[SENT] < 0)
 		return PM_E_INVAL;
 	pm_session *ss = &s->sessions[i];
 	if (ss->sent)
@@ -292,20 +293,30 @@ pmi_store_session_mark_sent(pm_store *s, size_t i)
 	return e;
 }
 
+/* A read-only store collects when first asked (store.c); the reports it looks at are the
+ * same then, and nothing on disk changes: a const store stays the same to its caller. */
+static const pm_store *
+loaded(const pm_store *s)
+{
+	if (s && !s->sessions_loaded)
+		pmi_store_sessions_load((pm_store *)s);
+	return s;
+}
+
 size_t
 pmi_store_sessions_waiting(const pm_store *s)
 {
-	return s ? s->session_waiting : 0;
+	return loaded(s) ? s->session_waiting : 0;
 }
 
 size_t
 pm_store_session_count(const pm_store *s)
 {
-	return s ? s->session_n : 0;
+	return loaded(s) ? s->session_n : 0;
 }
 
 const pm_session *
 pm_store_session_get(const pm_store *s, size_t i)
 {
-	return s && i < s->session_n ? &s->sessions[i] : NULL;
+	return loaded(s) && i < s->session_n ? &s->sessions[i] : NULL;
 }
