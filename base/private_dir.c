@@ -69,8 +69,23 @@ pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap)
 	return open_private(at, name, top, geteuid(), &st, why, cap);
 }
 
+/* Open (creating it when missing) directory name below root; -1 when it
+ * cannot be had, with the reason in why. */
+static int
+open_or_make(int root, const char *name, uid_t me, struct stat *st, char *why, size_t cap)
+{
+	int fd = open_private(root, name, false, me, st, why, cap);
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	if (mkdirat(root, name, 0700) != 0 && errno != EEXIST) {
+		snprintf(why, cap, "cannot create %s/: %s", name, strerror(errno));
+		return -1;
+	}
+	return open_private(root, name, false, me, st, why, cap);
+}
+
 int
-pmi_reports_dir_prepare(const char *dir, struct stat *pending_st)
+pmi_reports_dir_prepare(const char *dir, struct stat *pending_st, int *runs)
 {
 	char why[256];
 	int root = -1, pending = -1;
@@ -81,14 +96,12 @@ pmi_reports_dir_prepare(const char *dir, struct stat *pending_st)
 	else
 		snprintf(why, sizeof why, "%s", strerror(errno));
 	/* Most starts find pending/ made: opened first, created only when missing. */
-	if (root >= 0 && (pending = open_private(root, "pending", false, me, pending_st, why, sizeof why)) < 0 &&
-	    errno == ENOENT) {
-		if (mkdirat(root, "pending", 0700) != 0 && errno != EEXIST)
-			snprintf(why, sizeof why, "cannot create pending/: %s", strerror(errno));
-		else
-			pending = open_private(root, "pending", false, me, pending_st, why, sizeof why);
-	}
+	if (root >= 0)
+		pending = open_or_make(root, "pending", me, pending_st, why, sizeof why);
 	int e = errno;
+	/* The runs file only matters once reports can be kept; a run without it has no session. */
+	if (runs)
+		*runs = pending >= 0 ? openat(root, PMI_RUNS_FILE, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
 	if (root >= 0)
 		close(root);
 	if (pending >= 0)

@@ -9,7 +9,9 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
+#include "cgroup_oom.h"
 #include "postmortem.h"
+#include "session_record.h"
 
 /* a then b into out (cap bytes with the NUL); the length, or -1 when it
  * does not fit. */
@@ -27,7 +29,10 @@ int pmi_mkdirs(const char *path);
 int pmi_private_dir_open(int at, const char *name, bool top, char *why, size_t cap);
 /* Create the reports directory and its pending/ (0700) and check both as
  * above; says why not on stderr.  The descriptor of pending/ (*pending_st:
- * its fstat, so that a caller need not ask again), or -1 with errno. */
-int pmi_reports_dir_prepare(const char *dir, struct stat *pending_st);
+ * its fstat, so that a caller need not ask again), or -1 with errno.  With
+ * runs, the runs file (session_record.h; created 0600 when missing, never
+ * through a symlink) opened read-write into *runs: -1, silently, when it
+ * cannot be had (reports do not depend on it). */
+int pmi_reports_dir_prepare(const char *dir, struct stat *pending_st, int *runs);
 
 #endif

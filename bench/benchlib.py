@@ -1,5 +1,6 @@
 """Helpers shared by the benchmark drivers: running a program that crashes
 under postmortem, and small statistics."""
+import ctypes
 import glob
 import json
 import os
@@ -7,6 +8,7 @@ import shutil
 import statistics
 import subprocess
 import tempfile
+import time
 
 
 def clean_env(**extra):
@@ -63,6 +65,38 @@ class Parked:
 def summary(values):
     """(min, median) of a list of numbers."""
     return min(values), statistics.median(values)
+
+
+def timed_output(path, args, env):
+    """(wall ms from spawn to reaped, the words it printed) of one run of path with args;
+    raises when it exits non-zero."""
+    r, w = os.pipe()
+    t0 = time.perf_counter()
+    pid = os.posix_spawn(path, [path] + args, env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    t1 = time.perf_counter()
+    with os.fdopen(r) as f:
+        out = f.read().split()
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
+    return (t1 - t0) * 1e3, out
+
+
+def free_runs(reports_dir):
+    """Free every record of reports_dir's runs file as the store's collection does
+    (docs/store.md, "Sessions": each a hole again), so that each run claims a free
+    record as an app's does.  Truncating the file instead made the next run's write
+    wait for the truncation (about 160 us here)."""
+    path = os.path.join(reports_dir, 'runs')
+    if not os.path.exists(path):
+        return
+    fd = os.open(path, os.O_RDWR)
+    try:
+        # fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE) over the 4096 records of 4 KiB.
+        ctypes.CDLL(None).fallocate(fd, 3, ctypes.c_long(0), ctypes.c_long(4096 * 4096))
+    finally:
+        os.close(fd)
 
 
 def table(header, rows):

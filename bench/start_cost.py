@@ -9,7 +9,9 @@ the argument that makes them print (the stricter view: nothing of their own
 timing or output is in it).  Then, from
 bench_install_cost beside them (issue 14), pm_install with 1, 17 and 257
 threads alive: the first install of a fresh process (which asks every
-thread for its alternate stack) and the reinstalls after it."""
+thread for its alternate stack) and the reinstalls after it.  Each run
+records its session (issue 33) in the runs file, whose records are freed
+every round as the store's collection frees them."""
 import os
 import statistics
 import subprocess
@@ -17,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from benchlib import clean_env, table
+from benchlib import clean_env, free_runs, table, timed_output
 
 NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
          'pm_install, tooling linked too (before the split)']
@@ -25,17 +27,10 @@ NAMES = ['bare', 'pm_install', 'pm_install + pm_upload_start (nothing pending)',
 
 def run(path, env):
     """(wall ms, microseconds inside, page faults inside, peak RSS kB) of one run."""
-    r, w = os.pipe()
-    t0 = time.perf_counter()
-    pid = os.posix_spawn(path, [path, 't'], env, file_actions=[(os.POSIX_SPAWN_DUP2, w, 1)])
-    os.close(w)
-    _, status = os.waitpid(pid, 0)
-    t1 = time.perf_counter()
-    with os.fdopen(r) as f:
-        out = f.read().split()
-    if os.waitstatus_to_exitcode(status) != 0 or len(out) != 3:
-        raise RuntimeError('%s exited %d: %s' % (path, os.waitstatus_to_exitcode(status), out))
-    return (t1 - t0) * 1e3, float(out[0]), int(out[1]), int(out[2])
+    ms, out = timed_output(path, ['t'], env)
+    if len(out) != 3:
+        raise RuntimeError('%s printed %s' % (path, out))
+    return ms, float(out[0]), int(out[1]), int(out[2])
 
 
 def run_quiet(path, env):
@@ -101,6 +96,7 @@ def main():
             for i, p in enumerate(progs):
                 res[i].append(run(p, env))
                 quiet[i].append(run_quiet(p, env))
+            free_runs(d)
     med = [[statistics.median(x[k] for x in r) for k in range(4)] for r in res]
     print('Process start to exit (spawn to reaped), %d runs of each, interleaved; pending/ empty\n'
           '(goal: pm_install and pm_upload_start within 1.2x of bare, peak RSS within 1 MB)\n' % runs)

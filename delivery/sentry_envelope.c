@@ -5,8 +5,10 @@
  * The envelope is a header line, then per item a header line with the exact
  * length and the payload followed by a newline: the event, the .crash and
  * the JSON twin as plain attachments (an "event.applecrashreport" attachment
- * would make Sentry create a second event from the text), and a minidump
- * when one was written beside the report.
+ * would make Sentry create a second event from the text), a minidump
+ * when one was written beside the report, and the session of the run that
+ * crashed.  Sessions whose report went before them go in envelopes of their
+ * own, a session item each.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -102,6 +104,7 @@ event_id_of(const pm_report *r, char out[33])
 		snprintf(out + 2 * i, 3, "%02x", rnd[i]);
 }
 
+/* The envelope's header: the event's id (none for sessions alone) and when it is sent. */
 static void
 put_header(buf *b, const char *event_id)
 {
@@ -109,8 +112,52 @@ put_header(buf *b, const char *event_id)
 	time_t t = time(NULL);
 	struct tm tm;
 	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	snprintf(head, sizeof head, "{\"event_id\":\"%s\",\"sent_at\":\"%s\"}\n", event_id, now);
+	if (event_id)
+		snprintf(head, sizeof head, "{\"event_id\":\"%s\",\"sent_at\":\"%s\"}\n", event_id, now);
+	else
+		snprintf(head, sizeof head, "{\"sent_at\":\"%s\"}\n", now);
 	put_str(b, head);
+}
+
+static int64_t
+now_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* A session item of each of set's sessions. */
+static void
+put_sessions(buf *b, const pm_store *s, const pmi_session_set *set, const char *environment)
+{
+	int64_t now = now_us();
+	for (size_t k = 0; set && k < set->n; k++) {
+		cJSON *o = pmi_sentry_session(pm_store_session_get(s, set->i[k]), environment, now);
+		char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+		cJSON_Delete(o);
+		if (text)
+			put_item(b, "session", "", text, strlen(text));
+		else
+			b->failed = true;
+		free(text);
+	}
+}
+
+pm_err
+pmi_sentry_sessions_envelope(const pm_store *s, const pmi_session_set *set, const pm_upload_options *opt,
+                             char **data, size_t *len)
+{
+	buf b = { 0 };
+	put_header(&b, NULL);
+	put_sessions(&b, s, set, opt->environment);
+	if (b.failed) {
+		free(b.p);
+		return PM_E_NOMEM;
+	}
+	*data = b.p;
+	*len = b.len;
+	return PM_OK;
 }
 
 static pm_err
@@ -129,8 +176,8 @@ load(pm_store *s, const pm_store_entry *en, bool symbolicate, pm_report *r, char
 }
 
 pm_err
-pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt, char **data,
-                      size_t *len, char *why, size_t why_cap)
+pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt,
+                          const pmi_session_set *with, char **data, size_t *len, char *why, size_t why_cap)
 {
 	pm_report r;
 	pm_err e = load(s, en, opt->symbolicate, &r, why, why_cap);
@@ -156,6 +203,7 @@ pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *en, const pm_upload
 		/* A minidump beside the report (issue 17) is the event's own. */
 		if (e == PM_OK)
 			e = put_file(&b, dfd, en->id, ".dmp", "application/octet-stream", "event.minidump");
+		put_sessions(&b, s, with, opt->environment);
 	} else {
 		b.failed = true;
 	}

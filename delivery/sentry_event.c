@@ -45,15 +45,9 @@ add_bool(cJSON *o, const char *key, bool v)
 static bool
 add_time(cJSON *o, const char *key, const pm_time *t)
 {
-	if (!t->set)
+	char buf[PMI_SENTRY_TIME_MAX];
+	if (!t->set || !pmi_sentry_time((int64_t)t->sec * 1000000 + t->usec, buf))
 		return true;
-	struct tm tm;
-	time_t sec = (time_t)t->sec;
-	char buf[48];
-	if (!gmtime_r(&sec, &tm))
-		return true;
-	size_t n = strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + n, sizeof buf - n, ".%06" PRIu32 "Z", t->usec);
 	return cJSON_AddStringToObject(o, key, buf) != NULL;
 }
 
@@ -63,22 +57,13 @@ known(const char *s)
 	return s && *s && strcmp(s, "???") != 0 ? s : NULL;
 }
 
-/* "1.4 (212)" → "app@1.4+212", Apple's version and build as Sentry spells a release. */
 static bool
 add_release(cJSON *ev, const pm_header *h)
 {
+	char buf[PMI_SENTRY_RELEASE_MAX];
 	const char *app = known(h->identifier) ? h->identifier : known(h->process_name);
-	const char *v = known(h->version);
-	if (!app || !v)
+	if (!pmi_sentry_release(app, h->version, buf, sizeof buf))
 		return true;
-	char buf[256];
-	const char *open = strstr(v, " (");
-	size_t close = strlen(v);
-	if (open && close > 0 && v[close - 1] == ')')
-		snprintf(buf, sizeof buf, "%s@%.*s+%.*s", app, (int)(open - v), v, (int)(v + close - 1 - open - 2),
-		         open + 2);
-	else
-		snprintf(buf, sizeof buf, "%s@%s", app, v);
 	return cJSON_AddStringToObject(ev, "release", buf) != NULL;
 }
 

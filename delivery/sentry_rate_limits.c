@@ -8,9 +8,15 @@
 #include "sentry.h"
 #include "upload.h"
 
-/* Does a ";"-separated category list name events?  Empty means every category. */
 static bool
-limits_events(const char *cats, size_t n)
+is(const char *cat, size_t n, const char *name)
+{
+	return n == strlen(name) && memcmp(cat, name, n) == 0;
+}
+
+/* Does a ";"-separated category list name data of category c?  Empty means every category. */
+static bool
+limits(const char *cats, size_t n, pmi_sentry_category c)
 {
 	if (n == 0)
 		return true;
@@ -18,7 +24,8 @@ limits_events(const char *cats, size_t n)
 		size_t k = i;
 		while (k < n && cats[k] != ';')
 			k++;
-		if ((k - i == 5 && memcmp(cats + i, "error", 5) == 0) || (k - i == 7 && memcmp(cats + i, "default", 7) == 0))
+		if (c == PMI_SENTRY_EVENTS ? is(cats + i, k - i, "error") || is(cats + i, k - i, "default")
+		                           : is(cats + i, k - i, "session"))
 			return true;
 		i = k + 1;
 	}
@@ -26,7 +33,7 @@ limits_events(const char *cats, size_t n)
 }
 
 int64_t
-pmi_sentry_rate_limit_ms(const char *value)
+pmi_sentry_rate_limit_ms(const char *value, pmi_sentry_category c)
 {
 	int64_t longest = -1;
 	/* "retry_after:categories:scope[:reason[:namespaces]], ..." */
@@ -40,7 +47,7 @@ pmi_sentry_rate_limit_ms(const char *value)
 		const char *cats = stop < p + n && *stop == ':' ? stop + 1 : NULL;
 		if (cats && stop > p && secs >= 0) {
 			size_t cn = strcspn(cats, ":,");
-			if (limits_events(cats, cn)) {
+			if (limits(cats, cn, c)) {
 				double ms = secs * 1000.0 > UPLOAD_RETRY_AFTER_MAX_MS ? UPLOAD_RETRY_AFTER_MAX_MS : secs * 1000.0;
 				if ((int64_t)ms > longest)
 					longest = (int64_t)ms;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "reports_dir.h"
+#include "session.h"
 
 enum {
 	DEFAULT_MAX_PENDING = 100,
@@ -104,7 +105,7 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 	pm_store *s = calloc(1, sizeof *s);
 	if (!s)
 		return PM_E_NOMEM;
-	s->root = -1;
+	s->root = s->runs = s->session_dir[0] = s->session_dir[1] = -1;
 	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++)
 		s->dir[d] = -1;
 	configure(s, opt);
@@ -125,6 +126,11 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 		pmi_store_apply_caps(s);
 	pmi_store_mark_loops(s);
 	build_listing(s);
+	/* After the reports (a run that crashed is told by its report) and before anything is
+	 * delivered.  A store that only looks collects when its sessions are first asked for:
+	 * list, show and explain do not pay for reading the kernel log. */
+	if (!s->read_only)
+		pmi_store_sessions_load(s);
 	*out = s;
 	return PM_OK;
 }
@@ -134,6 +140,7 @@ pm_store_close(pm_store *s)
 {
 	if (!s)
 		return;
+	pmi_store_sessions_free(s);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].reason_buf);
 	free(s->v);

@@ -68,6 +68,8 @@ typedef struct pm_sgroup {
 typedef struct pm_sentry {
 	pm_store_entry pub;  /* first member: pm_store_get hands out &pub */
 	int64_t launch;      /* launch time in seconds, 0 when unknown */
+	int64_t pid;         /* the reporting process, -1 when unknown: whose run it ended (sessions) */
+	uint8_t kind;        /* pm_kind */
 	int64_t order;       /* age for the caps and the listing: crash time, else when first written */
 	char *reason_buf;    /* storage of pub.reason */
 	bool dropped;        /* removed by the caps before the listing was built */
@@ -86,6 +88,12 @@ struct pm_store {
 	size_t n, cap;
 	size_t start[PM_STATE_SENT + 2]; /* state s is v[start[s] .. start[s + 1]) */
 	char path_buf[3][PATH_MAX];   /* pm_store_paths, pm_store_minidump_path */
+	/* sessions (store_sessions.c, docs/store.md "Sessions") */
+	int runs;                     /* the runs file, -1 when there is none */
+	int session_dir[2];           /* sessions/ and sessions/sent/, -1 when absent */
+	pm_session *sessions;         /* waiting, then sent; each oldest first */
+	size_t session_n, session_cap, session_waiting;
+	bool sessions_loaded;
 };
 
 /* A crash as crash-loop detection sees it. */

@@ -96,6 +96,8 @@ pmi_store_summarize(pm_sentry *e, const pm_report *r)
 	const pm_exception *x = &r->exception;
 	e->pub.time = h->time.set ? h->time.sec : 0;
 	e->launch = h->launch_time.set ? h->launch_time.sec : 0;
+	e->pid = h->pid;
+	e->kind = r->kind;
 	if (e->pub.time)
 		e->order = e->pub.time;
 	copy_field(e->pub.app, sizeof e->pub.app, app_of(r));

@@ -84,6 +84,8 @@ typedef struct upload_reply {
 	upload_outcome outcome;
 	long status;             /* HTTP status, 0 when none came */
 	int64_t retry_after_ms;  /* from 429/503, -1 when absent */
+	int64_t session_limit_ms; /* Sentry: how long sessions may not be sent (X-Sentry-Rate-Limits on any
+	                            reply, which Relay also sends with a 2xx), -1 when none */
 	char reason[UPLOAD_REASON_MAX]; /* status line and body excerpt, or the transport error */
 } upload_reply;
 
@@ -109,6 +111,7 @@ typedef struct upload_body {
 	curl_mime *form;
 	char *data;
 	size_t len;
+	pmi_sentry_category category; /* an envelope's: which of Sentry's rate limits apply to it */
 } upload_body;
 
 void pmi_upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply);

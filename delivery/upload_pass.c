@@ -12,12 +12,22 @@
  * request or wait outlasts the deadline: a server that accepts connections
  * and never answers costs at most pass_timeout_ms, not timeout_ms for every
  * attempt of every report.
+ *
+ * With a DSN the sessions of runs that ended go too (docs/sentry.md,
+ * "Sessions"): a crashed run's in its crash's envelope, the others after the
+ * reports, up to 100 to an envelope, with the same retries; one is marked
+ * sent (moved to sessions/sent/) only once the server took its envelope, and
+ * none is sent while Sentry limits the "session" category.  A crashed run's
+ * session whose report stays pending waits for it.  Sessions without a
+ * release (the app's version unknown), which Sentry would drop, are settled
+ * without being sent.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "session.h"
 #include "upload.h"
 
 /* Reports in a row that used all their attempts before the pass gives up. */
@@ -40,6 +50,7 @@ typedef struct pass {
 	unsigned exhausted_in_a_row;
 	struct timespec deadline;   /* CLOCK_MONOTONIC */
 	bool out_of_time;
+	bool sessions_limited;      /* Sentry asked for no sessions for a while */
 	char where[256];   /* the URL as logs show it */
 } pass;
 
@@ -63,8 +74,9 @@ ms_left(const pass *p)
 	return ms <= 0 ? 0 : ms >= UINT32_MAX ? UINT32_MAX : (uint32_t)ms;
 }
 
+/* Send body (a report, or `what` as logs name it) until it is sent, refused or out of tries. */
 static verdict
-attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_reply *reply)
+attempt_all(pass *p, const char *what, const upload_body *body, upload_reply *reply)
 {
 	for (uint32_t attempt = 1;; attempt++) {
 		uint32_t left = ms_left(p);
@@ -75,6 +87,7 @@ attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_r
 		curl_easy_setopt(p->session.curl, CURLOPT_TIMEOUT_MS,
 		                 (long)(left < p->opt->timeout_ms ? left : p->opt->timeout_ms));
 		pmi_upload_session_send(&p->session, body, reply);
+		p->sessions_limited |= reply->session_limit_ms > 0;
 		switch (reply->outcome) {
 		case UPLOAD_SENT: return V_SENT;
 		case UPLOAD_REJECTED: return V_REJECTED;
@@ -96,7 +109,7 @@ attempt_all(pass *p, const pm_store_entry *en, const upload_body *body, upload_r
 			return V_END;
 		}
 		char buf[32];
-		pmi_upload_log("%s: %s (attempt %u of %u); next try in %u ms", en->id,
+		pmi_upload_log("%s: %s (attempt %u of %u); next try in %u ms", what,
 		           summary(reply, buf, sizeof buf), attempt, p->opt->max_attempts, wait);
 		if (!pmi_upload_sleep(p->stop, wait))
 			return V_END;
@@ -126,13 +139,47 @@ log_end(const pass *p, const upload_reply *reply, size_t left)
 		           p->exhausted_in_a_row, left);
 }
 
+/* Sessions waiting for delivery that Sentry would take: a release, not sent yet. */
+static bool
+sendable(const pm_session *ss)
+{
+	return ss && !ss->sent && ss->release[0];
+}
+
+/* The sessions of the run that report en ended, unless sessions are held back. */
+static void
+sessions_of(const pass *p, const char *id, pmi_session_set *set)
+{
+	set->n = 0;
+	for (size_t i = 0; p->opt->dsn && !p->sessions_limited && i < pmi_store_sessions_waiting(p->store); i++) {
+		const pm_session *ss = pm_store_session_get(p->store, i);
+		if (sendable(ss) && strcmp(ss->report, id) == 0 && set->n < PMI_SENTRY_SESSIONS_MAX)
+			set->i[set->n++] = i;
+	}
+}
+
+/* The server took the sessions of set. */
+static void
+sessions_sent(pass *p, const pmi_session_set *set)
+{
+	for (size_t k = 0; k < set->n; k++) {
+		pm_err e = pmi_store_session_mark_sent(p->store, set->i[k]);
+		if (e != PM_OK)
+			pmi_upload_log("session %s: delivered, but it could not be marked (%s) and may be sent again",
+			               pm_store_session_get(p->store, set->i[k])->sid, pm_strerror(e));
+		p->res->sessions_sent++;
+	}
+}
+
 /* Deliver one report; false ends the pass (the caller keeps the reports after this one). */
 static bool
 deliver(pass *p, const pm_store_entry *en, size_t left)
 {
-	upload_body body = { 0 };
+	upload_body body = { .category = PMI_SENTRY_EVENTS };
 	char why[256];
-	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt, &body.data, &body.len, why, sizeof why)
+	pmi_session_set with;
+	sessions_of(p, en->id, &with);
+	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt, &with, &body.data, &body.len, why, sizeof why)
 	                       : pmi_upload_form_build(&p->session, p->store, en, &body.form, why, sizeof why);
 	/* No server would take it: a later pass could not do better. */
 	if (e == PM_E_LIMIT && pm_store_quarantine(p->store, en->id, why) == PM_OK) {
@@ -146,7 +193,7 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 		return true;
 	}
 	upload_reply reply = { .outcome = UPLOAD_STOP, .retry_after_ms = -1, .reason = "no attempt made" };
-	verdict v = attempt_all(p, en, &body, &reply);
+	verdict v = attempt_all(p, en->id, &body, &reply);
 	curl_mime_free(body.form);
 	free(body.data);
 	char buf[32];
@@ -157,6 +204,7 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 			           en->id, pm_strerror(e));
 		else
 			pmi_upload_log("%s: sent (HTTP %ld)", en->id, reply.status);
+		sessions_sent(p, &with);
 		p->res->sent++;
 		p->exhausted_in_a_row = 0;
 		return true;
@@ -214,6 +262,84 @@ snapshot(const pm_store *s, size_t *count)
 	return list;
 }
 
+/* Whether a crashed run's report is still waiting: its session waits with it. */
+static bool
+report_pending(const pm_store *s, const pm_session *ss)
+{
+	for (int k = PM_STATE_PENDING; ss->report[0] && k <= PM_STATE_PARTIAL; k++)
+		for (size_t i = 0; i < pm_store_count(s, (pm_report_state)k); i++)
+			if (strcmp(pm_store_get(s, (pm_report_state)k, i)->id, ss->report) == 0)
+				return true;
+	return false;
+}
+
+/* Sessions Sentry would drop (no release): settled without a request. */
+static void
+settle_unversioned(pass *p)
+{
+	for (size_t i = 0; i < pmi_store_sessions_waiting(p->store); i++) {
+		const pm_session *ss = pm_store_session_get(p->store, i);
+		if (ss->sent || ss->release[0])
+			continue;
+		if (pmi_store_session_mark_sent(p->store, i) == PM_OK)
+			p->res->sessions_unversioned++;
+	}
+	if (p->res->sessions_unversioned)
+		pmi_upload_log("%u session(s) without a release (the app's version unknown: POSTMORTEM_APP_VERSION, "
+		               "pm_config.app_version) not sent: Sentry drops them", p->res->sessions_unversioned);
+}
+
+/* One envelope of sessions; false ends the sessions' part of the pass. */
+static bool
+deliver_sessions(pass *p, const pmi_session_set *set)
+{
+	upload_body body = { .category = PMI_SENTRY_SESSIONS };
+	if (pmi_sentry_sessions_envelope(p->store, set, p->opt, &body.data, &body.len) != PM_OK)
+		return false;
+	upload_reply reply = { .outcome = UPLOAD_STOP, .retry_after_ms = -1, .reason = "no attempt made" };
+	char what[64], buf[32];
+	snprintf(what, sizeof what, "%zu session(s)", set->n);
+	verdict v = attempt_all(p, what, &body, &reply);
+	free(body.data);
+	if (v == V_SENT) {
+		sessions_sent(p, set);
+		pmi_upload_log("%s: sent (HTTP %ld)", what, reply.status);
+		return true;
+	}
+	if (v == V_REJECTED) {
+		/* Sentry takes every well-formed envelope: a refusal would be the same at every try. */
+		pmi_upload_log("%s: rejected (%s): not sent again", what, reply.reason);
+		for (size_t k = 0; k < set->n; k++)
+			pmi_store_session_mark_sent(p->store, set->i[k]);
+		return true;
+	}
+	pmi_upload_log("%s: %s: they stay waiting", what, summary(&reply, buf, sizeof buf));
+	return false;
+}
+
+/* The sessions not sent with their reports, oldest first, an envelope at a time. */
+static void
+deliver_all_sessions(pass *p)
+{
+	pmi_session_set set = { .n = 0 };
+	size_t waiting = pmi_store_sessions_waiting(p->store);
+	for (size_t i = 0; i < waiting && !p->sessions_limited && !pmi_upload_stopping(p->stop); i++) {
+		const pm_session *ss = pm_store_session_get(p->store, i);
+		if (!sendable(ss) || report_pending(p->store, ss))
+			continue;
+		set.i[set.n++] = i;
+		if (set.n == PMI_SENTRY_SESSIONS_MAX) {
+			if (!deliver_sessions(p, &set))
+				return;
+			set.n = 0;
+		}
+	}
+	if (set.n > 0 && !p->sessions_limited && !pmi_upload_stopping(p->stop))
+		deliver_sessions(p, &set);
+	if (p->sessions_limited)
+		pmi_upload_log("Sentry limits sessions for now: they stay waiting");
+}
+
 pm_err
 pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res,
             const upload_stop *stop, uint32_t *retry_after_ms)
@@ -236,7 +362,11 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 		return PM_E_NOMEM;
 	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res,
 	           .deadline = pmi_upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
-	if (count > 0 && (e = pmi_upload_session_open(&p.session, &opt, stop)) == PM_OK) {
+	bool sessions = opt.dsn && pmi_store_sessions_waiting(s) > 0;
+	if (sessions)
+		settle_unversioned(&p);
+	bool go_on = true;
+	if ((count > 0 || sessions) && (e = pmi_upload_session_open(&p.session, &opt, stop)) == PM_OK) {
 		pmi_upload_url_display(p.session.url, p.where, sizeof p.where);
 		uint64_t total_bytes = 0, done_bytes = 0;
 		for (size_t i = 0; i < count; i++)
@@ -247,7 +377,7 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 				res->kept += (uint32_t)(count - i);
 				break;
 			}
-			bool go_on = deliver(&p, &list[i], count - i);
+			go_on = deliver(&p, &list[i], count - i);
 			done_bytes += list[i].bytes;
 			if (opt.progress)
 				opt.progress(opt.progress_ctx, i + 1, count, done_bytes, total_bytes);
@@ -256,8 +386,12 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 				break;
 			}
 		}
+		if (sessions && go_on && !pmi_upload_stopping(stop))
+			deliver_all_sessions(&p);
 		pmi_upload_session_close(&p.session);
 	}
+	for (size_t i = 0; opt.dsn && i < pmi_store_sessions_waiting(s); i++)
+		res->sessions_kept += sendable(pm_store_session_get(s, i));
 	free(list);
 	if (retry_after_ms)
 		*retry_after_ms = p.retry_after_ms;

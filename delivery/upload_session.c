@@ -217,23 +217,32 @@ describe(upload_session *u, upload_reply *reply)
 	}
 }
 
-/* Sentry's X-Sentry-Rate-Limits, when it limits events, says more than Retry-After. */
+/* Sentry's X-Sentry-Rate-Limits, when it limits what the body carries, says more than Retry-After. */
 static void
-read_retry_after(upload_session *u, upload_reply *reply)
+read_retry_after(upload_session *u, const upload_body *body, upload_reply *reply)
 {
 	struct curl_header *h;
 	if (u->opt->dsn && curl_easy_header(u->curl, "X-Sentry-Rate-Limits", 0, CURLH_HEADER, -1, &h) == CURLHE_OK &&
-	    (reply->retry_after_ms = pmi_sentry_rate_limit_ms(h->value)) >= 0)
+	    (reply->retry_after_ms = pmi_sentry_rate_limit_ms(h->value, body->category)) >= 0)
 		return;
 	if (curl_easy_header(u->curl, "Retry-After", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
 		reply->retry_after_ms = pmi_upload_retry_after_ms(h->value, (int64_t)time(NULL));
+}
+
+/* Relay names its limits on any reply, 2xx too: a limit on sessions holds the next ones back. */
+static void
+read_session_limit(upload_session *u, upload_reply *reply)
+{
+	struct curl_header *h;
+	if (u->opt->dsn && curl_easy_header(u->curl, "X-Sentry-Rate-Limits", 0, CURLH_HEADER, -1, &h) == CURLHE_OK)
+		reply->session_limit_ms = pmi_sentry_rate_limit_ms(h->value, PMI_SENTRY_SESSIONS);
 }
 
 void
 pmi_upload_session_send(upload_session *u, const upload_body *body, upload_reply *reply)
 {
 	memset(reply, 0, sizeof *reply);
-	reply->retry_after_ms = -1;
+	reply->retry_after_ms = reply->session_limit_ms = -1;
 	u->status_line[0] = '\0';
 	u->excerpt_len = 0;
 	u->excerpt_cut = false;
@@ -252,7 +261,8 @@ pmi_upload_session_send(upload_session *u, const upload_body *body, upload_reply
 		curl_easy_getinfo(u->curl, CURLINFO_RESPONSE_CODE, &reply->status);
 		reply->outcome = status_outcome(reply->status);
 		if (reply->status == 429 || reply->status == 503)
-			read_retry_after(u, reply);
+			read_retry_after(u, body, reply);
+		read_session_limit(u, reply);
 		describe(u, reply);
 	}
 	pmi_upload_scrub(reply->reason, u->opt);

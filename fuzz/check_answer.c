@@ -39,8 +39,10 @@ fuzz_check_answer(const uint8_t *data, size_t size, char *why, size_t cap)
 	if (want != -2 && wait != want)
 		return fuzz_say(why, cap, "Retry-After \"%s\": %lld ms, not %lld", value, (long long)wait,
 		           (long long)want);
-	int64_t limit = pmi_sentry_rate_limit_ms(value);
-	if (limit < -1 || limit > (int64_t)UPLOAD_RETRY_AFTER_MAX_MS)
-		return fuzz_say(why, cap, "X-Sentry-Rate-Limits \"%s\": %lld ms out of range", value, (long long)limit);
+	for (int c = PMI_SENTRY_EVENTS; c <= PMI_SENTRY_SESSIONS; c++) {
+		int64_t limit = pmi_sentry_rate_limit_ms(value, (pmi_sentry_category)c);
+		if (limit < -1 || limit > (int64_t)UPLOAD_RETRY_AFTER_MAX_MS)
+			return fuzz_say(why, cap, "X-Sentry-Rate-Limits \"%s\": %lld ms out of range", value, (long long)limit);
+	}
 	return true;
 }

@@ -94,7 +94,8 @@ lay_out(const char *root, const uint8_t *data, size_t size)
 		lay_out_chunk(root, data + start, size - start);
 }
 
-/* "id state" a line, every state, in listing order; false when it does not fit. */
+/* "id state" a line, every state, in listing order, then "sid status errors" a session
+ * (docs/store.md, "Sessions": the runs file at the top is collected); false when it does not fit. */
 static bool
 listing(pm_store *s, char *out, size_t cap)
 {
@@ -108,6 +109,35 @@ listing(pm_store *s, char *out, size_t cap)
 				return false;
 			len += (size_t)w;
 		}
+	for (size_t i = 0; i < pm_store_session_count(s); i++) {
+		const pm_session *ss = pm_store_session_get(s, i);
+		int w = snprintf(out + len, cap - len, "session %s %d %u\n", ss->sid, ss->status, ss->errors);
+		if (w < 0 || (size_t)w >= cap - len)
+			return false;
+		len += (size_t)w;
+	}
+	return true;
+}
+
+/* A collected session is whole: an id Sentry takes, a known status, an end not before its start. */
+static bool
+sessions_sane(const pm_store *s, char *why, size_t cap)
+{
+	for (size_t i = 0; i < pm_store_session_count(s); i++) {
+		const pm_session *ss = pm_store_session_get(s, i);
+		if (strlen(ss->sid) != 36 || strspn(ss->sid, "0123456789abcdef-") != 36 || ss->pid <= 0)
+			return fuzz_say(why, cap, "session %zu: sid '%s', pid %lld", i, ss->sid, (long long)ss->pid);
+		if ((unsigned)ss->status > PM_SESSION_ABNORMAL || (ss->ended_us && ss->ended_us < ss->started_us))
+			return fuzz_say(why, cap, "session %s: status %d, %lld to %lld", ss->sid, ss->status,
+			                (long long)ss->started_us, (long long)ss->ended_us);
+	}
+	size_t n = 0, runs = 0;
+	pm_release_stats *v = pm_store_release_stats(s, &n);
+	for (size_t i = 0; i < n; i++)
+		runs += v[i].runs;
+	free(v);
+	if (runs != pm_store_session_count(s))
+		return fuzz_say(why, cap, "stats count %zu runs of %zu sessions", runs, pm_store_session_count(s));
 	return true;
 }
 
@@ -137,7 +167,7 @@ open_twice(const char *root, char *why, size_t cap)
 	if (pm_store_open(&s, &opt) != PM_OK)
 		return true; /* refused as a whole: nothing listed, nothing to hold */
 	bool listed = listing(s, first, sizeof first);
-	bool ok = listed && load_every_entry(s, why, cap);
+	bool ok = listed && load_every_entry(s, why, cap) && sessions_sane(s, why, cap);
 	pm_store_close(s);
 	if (!listed)
 		return fuzz_say(why, cap, "listing too long");

@@ -31,7 +31,9 @@ bool fuzz_check_read(fuzz_read_fn *read, const uint8_t *data, size_t size, char 
  * so runs repeat) or just written.  Laid out under /dev/shm, the store opens
  * it: every listed report must load or say why not, and a second open must
  * list the same reports in the same states and order (the first salvaged
- * and quarantined all there was to).
+ * and quarantined all there was to), and the same sessions: a runs file at
+ * the top is collected by the first (each session whole, the release stats
+ * counting every one) and its sessions loaded from their files by the second.
  */
 bool fuzz_check_store(const uint8_t *data, size_t size, char *why, size_t cap);
 

@@ -65,6 +65,15 @@ for r in "$root"/sample_crashes/reports/*.json; do
 	{ chunk '0' "$id.crash" "$crash"; chunk '0' ".$id.json.tmp" "$half"; } > "$work/store/$id-torn"
 	{ chunk '2' "$id.json" "$r"; printf '2%s.reason\nrejected by the server' "$id"; } > "$work/store/$id-quarantined"
 done
+# With a run's record at the top (the runs file, docs/store.md "Sessions"): one
+# that exited, one killed (its cgroup's OOM count risen), one cut short.
+run_record() { printf '3runs\npostmortem-session 1\npid 4242\nstarted 1700000000000000\napp_id app\napp_version 1.0\nexe app\n%s' "$1"; }
+run_record 'end exit 3 1700000001000000
+' > "$work/store/runs-exited"
+run_record 'oom_kill 1 /nonexistent/memory.events
+end signal 9 1700000002000000 2
+' > "$work/store/runs-killed"
+run_record '' | head -c 60 > "$work/store/runs-cut"
 cp "$root"/fuzz/regressions/fuzz_store* "$work/store/" 2>/dev/null || true
 cp "$here"/corpus/upload_answer/* "$work/answer/"
 cp "$root"/fuzz/regressions/fuzz_upload_answer* "$work/answer/" 2>/dev/null || true

@@ -471,6 +471,79 @@ pm_err pm_store_delete(pm_store *s, const char *id);
 bool pm_crash_loop_detected(void);
 
 /* ------------------------------------------------------------------------ */
+/* Release health: a session per run (docs/sentry.md, docs/store.md)          */
+/* ------------------------------------------------------------------------ */
+
+typedef enum pm_session_status {
+	PM_SESSION_EXITED = 0,   /* ended by exit(), a return from main or _exit, whatever its code */
+	PM_SESSION_CRASHED,      /* a crash report was written */
+	PM_SESSION_ABNORMAL,     /* ended with neither: SIGKILL, the OOM killer, a power loss */
+} pm_session_status;
+
+/* A run that ended, as pm_store_open collected it from the runs file. */
+typedef struct pm_session {
+	char sid[37];            /* Sentry's session id (a UUID) */
+	int64_t pid;
+	char app_id[256];        /* as its reports' Identifier */
+	char app_version[128];   /* as their Version: "???" when unknown */
+	char release[400];       /* "<app_id>@<version>" as Sentry's events name it; "" when the
+	                            version is unknown (Sentry drops such a session: never sent) */
+	int64_t started_us;      /* when the run began: microseconds since the epoch */
+	int64_t ended_us;        /* when it ended (a crash: the report's time); 0 when unknown */
+	pm_session_status status;
+	int exit_code;           /* exited: its code; -1 otherwise */
+	int signal;              /* the signal that ended it, when known (crashed; `postmortem run`) */
+	uint32_t errors;         /* as Sentry counts them: the crash, a non-zero exit code, hang reports */
+	char mechanism[32];      /* abnormal, when it can be told: "oom_kill", "reboot", or the signal
+	                            ("SIGKILL") `postmortem run` saw; "" otherwise */
+	char report[64];         /* crashed: the report's id */
+	bool sent;               /* delivered to Sentry, or (no release) never to be */
+} pm_session;
+
+/* The sessions of s, oldest first: those waiting for delivery, then those sent. */
+size_t pm_store_session_count(const pm_store *s);
+const pm_session *pm_store_session_get(const pm_store *s, size_t i);
+
+/* One release's runs, as Sentry's release health counts them. */
+typedef struct pm_release_stats {
+	char release[400];       /* pm_session.release; "<app_id> (version unknown)" when it has none */
+	uint32_t runs;           /* every session below */
+	uint32_t exited;         /* exited without errors */
+	uint32_t errored;        /* exited with errors (a non-zero code, hangs) */
+	uint32_t crashed;
+	uint32_t abnormal;
+	uint32_t oom_kills;      /* of the abnormal: the OOM killer's, as far as it can be told */
+	double crash_free;       /* (runs - crashed) / runs */
+	int64_t last_started_us; /* the newest run's start */
+} pm_release_stats;
+
+/* Per release, from the store's sessions (sent and not): a malloc'd array in order of the
+ * newest run first (*count of them; free() it), NULL with *count 0 when there are none. */
+pm_release_stats *pm_store_release_stats(const pm_store *s, size_t *count);
+
+/*
+ * A program's run watched from outside (`postmortem run`): its session is recorded by
+ * the watcher, which sees how it ended (SIGKILL too); the program itself records none
+ * (the watcher sets POSTMORTEM_SESSIONS=0 for it).  pm_run_watch_start before the program
+ * starts, pm_run_watch_spawned once its pid is known (it names the executable from
+ * /proc, else from `program`, its path or name, when it ended already), pm_run_watch_end with its waitpid status (-1: unknown, the run then ends
+ * abnormal; always call it: it lets go of the runs file).  Release: $POSTMORTEM_APP_ID (else the
+ * executable's name) and $POSTMORTEM_APP_VERSION, as the preload library names its reports.
+ */
+typedef struct pm_run_watch {
+	uint64_t started_us;
+	int64_t oom_kills;       /* the memory cgroup's OOM kills at start, -1 unknown */
+	char oom_file[256];
+	int fd;                  /* the runs file, its record locked while the program runs */
+	unsigned slot;
+	uint64_t end_at;
+} pm_run_watch;
+
+void pm_run_watch_start(pm_run_watch *w, const char *reports_dir);
+pm_err pm_run_watch_spawned(pm_run_watch *w, int64_t pid, const char *program);
+pm_err pm_run_watch_end(pm_run_watch *w, int wait_status);
+
+/* ------------------------------------------------------------------------ */
 /* Upload (libcurl)                                                          */
 /* ------------------------------------------------------------------------ */
 
@@ -478,6 +551,10 @@ typedef struct pm_upload_result {
 	uint32_t sent;               /* delivered (2xx) */
 	uint32_t kept;               /* still pending (network down, 5xx, 429 after retries) */
 	uint32_t quarantined;        /* rejected by the server (4xx other than 408/429) */
+	/* Sessions (with a DSN only: docs/sentry.md, "Sessions") */
+	uint32_t sessions_sent;      /* delivered, in their crash's envelope or in envelopes of their own */
+	uint32_t sessions_kept;      /* still waiting (the server unreachable, rate limited, ...) */
+	uint32_t sessions_unversioned; /* never sent: no release (the version unknown), which Sentry drops */
 } pm_upload_result;
 
 /* One delivery pass over the pending reports of s, with retries.  Blocking. */

@@ -104,6 +104,8 @@ typedef struct pm_config {
 	bool no_minidump;         /* no <id>.dmp beside each report (also POSTMORTEM_MINIDUMP=0) */
 	bool minidump_environ;    /* put the environment in the minidump (also POSTMORTEM_MINIDUMP_ENVIRON=1);
 	                             off by default: it often holds tokens and passwords */
+	bool no_sessions;         /* record no session for this run (also POSTMORTEM_SESSIONS=0): no release
+	                             health (docs/sentry.md, "Sessions") */
 } pm_config;
 
 /*
@@ -113,6 +115,13 @@ typedef struct pm_config {
  * (EPERM: the reports directory is another user's or writable by others).
  * NOT AS-safe; call early, before threads can crash.  Installing again
  * replaces the configuration.
+ *
+ * It also records the run's session (release health, docs/store.md
+ * "Sessions"): a record in <reports_dir>/runs, held (one descriptor, locked)
+ * until the process ends, its end written by exit() or _exit; an install
+ * again keeps it, pm_uninstall does not end it, a forked child has none
+ * unless it installs.  pm_config.no_sessions or POSTMORTEM_SESSIONS=0 turn
+ * it off.
  *
  * Threads that exist already get their alternate stacks by a signal each;
  * in a process with more than 30 threads, a short-lived helper thread
@@ -250,7 +259,9 @@ typedef struct pm_upload_options {
  * as pm_install resolves it) on a background thread; never delays the
  * caller.  It first looks whether pending/ holds anything: when it does not,
  * it returns 0 at once and loads nothing (reports this run writes, such as
- * snapshots and hangs, go at the next launch).  Otherwise it loads
+ * snapshots and hangs, go at the next launch).  With a dsn, earlier runs'
+ * sessions are a reason too once one has waited an hour or 100 wait (an
+ * envelope's worth): not every start loads the uploader for one session.  Otherwise it loads
  * libpostmortem-tools (libcurl, TLS, elfutils) from beside this library, or
  * wherever the dynamic loader finds it, and starts its uploader
  * (pm_upload_thread_start): a pass at once, then one every five minutes.

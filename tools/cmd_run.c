@@ -31,7 +31,11 @@ help(void)
 	       "crashes.  Programs it starts inherit the reporter.  Every report written\n"
 	       "while PROG ran, by PROG or by any program it started, is named and\n"
 	       "explained on standard error.  A statically linked or set-user-ID program\n"
-	       "cannot be preloaded and leaves no report.\n\n"
+	       "cannot be preloaded and leaves no report.  The run is recorded as a\n"
+	       "session (release health: `postmortem stats`, uploads to Sentry) with how\n"
+	       "PROG ended, a SIGKILL too; PROG and what it starts record none of their\n"
+	       "own (POSTMORTEM_SESSIONS=0 in their environment; set it for `run` too to\n"
+	       "record nothing).\n\n"
 	       "%s"
 	       "  -j, --json    once PROG ends, print a JSON object on standard output:\n"
 	       "                {exit_status, signal, reports: [{id, path, pid, app,\n"
@@ -74,15 +78,18 @@ env_pair(const char *key, const char *value, const char *more)
 	return s;
 }
 
-/* environ with LD_PRELOAD (ours first, the user's kept) and POSTMORTEM_DIR
- * set; the two new strings go to owned[] for the caller to free. */
+/* environ with LD_PRELOAD (ours first, the user's kept), POSTMORTEM_DIR and
+ * POSTMORTEM_SESSIONS=0 (this command records the run's session: the program
+ * records none of its own) set; the two new strings go to owned[] for the
+ * caller to free. */
 static char **
 child_env(const char *preload, const char *dir, char *owned[2])
 {
+	static char no_sessions[] = "POSTMORTEM_SESSIONS=0";
 	size_t n = 0, k = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 3, sizeof *env);
+	char **env = calloc(n + 4, sizeof *env);
 	const char *old = getenv("LD_PRELOAD");
 	owned[0] = env_pair("LD_PRELOAD", preload, old && *old ? old : NULL);
 	owned[1] = dir ? env_pair("POSTMORTEM_DIR", dir, NULL) : NULL;
@@ -91,18 +98,24 @@ child_env(const char *preload, const char *dir, char *owned[2])
 		return NULL;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && !(dir && strncmp(environ[i], "POSTMORTEM_DIR=", 15) == 0))
+		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && !(dir && strncmp(environ[i], "POSTMORTEM_DIR=", 15) == 0) &&
+		    strncmp(environ[i], "POSTMORTEM_SESSIONS=", 20) != 0)
 			env[k++] = environ[i];
 	env[k++] = owned[0];
 	if (owned[1])
 		env[k++] = owned[1];
+	env[k++] = no_sessions;
 	return env;
 }
 
-/* Run PROG and wait; like system(), leave ^C and ^\ to the program. */
+/* Run PROG and wait; like system(), leave ^C and ^\ to the program.  The run's
+ * session: begun before PROG starts, written once its pid is known, ended with
+ * its status. */
 static int
-spawn_wait(char **argv, char **env, pid_t *pid, int *status)
+spawn_wait(char **argv, char **env, const char *dir, pid_t *pid, int *status)
 {
+	pm_run_watch watch;
+	pm_run_watch_start(&watch, dir);
 	posix_spawnattr_t attr;
 	sigset_t def;
 	sigemptyset(&def);
@@ -116,12 +129,15 @@ spawn_wait(char **argv, char **env, pid_t *pid, int *status)
 	sigaction(SIGQUIT, &ign, &old_quit);
 	int err = posix_spawnp(pid, argv[0], NULL, &attr, argv, env);
 	posix_spawnattr_destroy(&attr);
+	if (err == 0)
+		pm_run_watch_spawned(&watch, *pid, argv[0]);
 	while (err == 0 && waitpid(*pid, status, 0) < 0) {
 		if (errno != EINTR) {
 			err = errno;
 			break;
 		}
 	}
+	pm_run_watch_end(&watch, err == 0 ? *status : -1);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	return err;
@@ -271,7 +287,7 @@ run(const char *dir, bool json, char **argv)
 	id_set seen;
 	remember_reports(dir, &seen);
 	if (env)
-		err = spawn_wait(argv, env, &pid, &status);
+		err = spawn_wait(argv, env, dir, &pid, &status);
 	free(env);
 	free(owned[0]);
 	free(owned[1]);

@@ -24,7 +24,10 @@ help(void)
 	       "each (docs/upload.md), or to Sentry, one envelope each (docs/sentry.md).\n"
 	       "A report leaves pending only after a 2xx answer;\n"
 	       "408, 429, 5xx and broken transfers are retried with backoff; other 4xx\n"
-	       "move it to quarantine/ with the server's reason.\n\n"
+	       "move it to quarantine/ with the server's reason.  To Sentry, the sessions\n"
+	       "of the runs that ended go too (release health: a crashed run's in its\n"
+	       "crash's envelope), each once; those without a release (the app's version\n"
+	       "unknown), which Sentry drops, are not sent.\n\n"
 	       "  -d, --dir D          reports directory (default: $POSTMORTEM_DIR, else\n"
 	       "                       $XDG_STATE_HOME/postmortem, else ~/.local/state/postmortem)\n"
 	       "  -u, --url URL        where to POST: https://..., or http:// to this machine\n"
@@ -45,10 +48,12 @@ help(void)
 	       "                       (default: $POSTMORTEM_ENVIRONMENT, else production)\n"
 	       "  -h, --help           show this help\n\n"
 	       "Progress goes to standard error (on a terminal: n of N reports and their\n"
-	       "size, as it goes); a one-line summary to standard output, always.\n"
-	       "Exit status: 0 every report was delivered (or none was pending), 1 some\n"
-	       "reports stay pending or were quarantined, or the directory cannot be\n"
-	       "opened, 2 bad usage (including a URL refused by the rules above).\n",
+	       "size, as it goes); a one-line summary to standard output, always (with\n"
+	       "--dsn, the sessions' too).\n"
+	       "Exit status: 0 every report (and session) was delivered, or none was\n"
+	       "waiting, 1 some reports or sessions stay waiting or were quarantined, or\n"
+	       "the directory cannot be opened, 2 bad usage (including a URL refused by\n"
+	       "the rules above).\n",
 	       usage_line);
 }
 
@@ -117,9 +122,13 @@ upload(const char *dir, pm_upload_options *opt)
 	}
 	char size[32];
 	cli_format_size(p.total_bytes, size, sizeof size);
-	printf("sent %" PRIu32 ", kept %" PRIu32 ", quarantined %" PRIu32 " (of %zu pending reports, %s)\n",
-	       res.sent, res.kept, res.quarantined, p.total, size);
-	return res.kept || res.quarantined ? PM_EXIT_FAIL : PM_EXIT_OK;
+	printf("sent %" PRIu32 ", kept %" PRIu32 ", quarantined %" PRIu32 " (of %zu pending reports, %s)", res.sent,
+	       res.kept, res.quarantined, p.total, size);
+	if (opt->dsn)
+		printf("; sessions: sent %" PRIu32 ", kept %" PRIu32 ", not sent without a release %" PRIu32,
+		       res.sessions_sent, res.sessions_kept, res.sessions_unversioned);
+	putchar('\n');
+	return res.kept || res.quarantined || res.sessions_kept ? PM_EXIT_FAIL : PM_EXIT_OK;
 }
 
 int

@@ -25,6 +25,7 @@ int cmd_symbols(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_stats(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
 int cmd_system(int argc, char **argv);
 

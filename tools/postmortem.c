@@ -21,6 +21,7 @@ static const command commands[] = {
 	{ "list", cmd_list, "list the reports of a reports directory and their state" },
 	{ "show", cmd_show, "print a stored report by its id" },
 	{ "run", cmd_run, "run a program with the crash reporter preloaded" },
+	{ "stats", cmd_stats, "crash-free rates per release, from the sessions of the runs" },
 	{ "upload", cmd_upload, "send the pending reports to a server over HTTP(S)" },
 	{ "system", cmd_system, "report every crashing process of the machine (kernel.core_pattern)" },
 };

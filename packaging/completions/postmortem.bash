@@ -21,7 +21,7 @@ _postmortem()
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W "convert explain symbolicate symbols list show run upload system version help --help --version -v" -- "$cur"))
+		COMPREPLY=($(compgen -W "convert explain symbolicate symbols list show run stats upload system version help --help --version -v" -- "$cur"))
 		return
 	fi
 	# After `run [options] PROG`, the words are PROG's own.
@@ -45,6 +45,7 @@ _postmortem()
 	list) flags="-d --dir -j --json -h --help" ;;
 	show) flags="-d --dir -j --json -h --help" ;;
 	run) flags="-d --dir -j --json -h --help" ;;
+	stats) flags="-d --dir -j --json -h --help" ;;
 	upload) flags="-d --dir -u --url --dsn -H --header --allow-http --insecure --ca-file --timeout-ms
 	               --deadline-ms --attempts --no-gzip --symbolicate --environment -h --help" ;;
 	system) flags="--state-dir -h --help" ;;

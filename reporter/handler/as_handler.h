@@ -3,8 +3,9 @@
  * pm_install installs (AS-SAFE): the fatal one (as_handler.c) and the
  * control signal's router (as_control.c); the alternate signal stacks every
  * thread gets (altstack.h), asking threads for something through the
- * control signal (control_send.h), and the program's sigaction as the
- * preload library shows it (as_interpose.h).
+ * control signal (control_send.h), the program's sigaction as the
+ * preload library shows it (as_interpose.h), and the end of the run's
+ * session record, which _exit writes too (as_session.h).
  */
 #ifndef PM_REPORTER_AS_HANDLER_H
 #define PM_REPORTER_AS_HANDLER_H
@@ -15,6 +16,7 @@
 
 #include "altstack.h"
 #include "as_interpose.h"
+#include "as_session.h"
 #include "control_send.h"
 
 void as_on_fatal(int sig, siginfo_t *info, void *uctx);

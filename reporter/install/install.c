@@ -38,6 +38,7 @@
 #include "go_text.h"
 #include "install.h"
 #include "live.h"
+#include "session.h"
 
 enum {
 	DEFAULT_MAX_THREADS = 1024,
@@ -232,14 +233,26 @@ release_storage(void)
 	pmi_as_mem_teardown();
 }
 
+/* Undo a failed install; `runs`, the runs file when it is open, is closed. */
 static int
-fail(int err)
+fail(int err, int runs)
 {
+	if (runs >= 0)
+		close(runs);
 	restore_handlers();
 	release_storage();
 	memset(&as_g, 0, sizeof as_g);
 	errno = err;
 	return -1;
+}
+
+/* pm_config.no_sessions, or POSTMORTEM_SESSIONS=0 (which `postmortem run` sets
+ * for its program: it records the run's session itself). */
+static bool
+sessions_off(const pm_config *cfg)
+{
+	const char *v = getenv("POSTMORTEM_SESSIONS");
+	return (cfg && cfg->no_sessions) || (v && strcmp(v, "0") == 0);
 }
 
 /* The preload library reports this process already (`postmortem run`), and
@@ -266,31 +279,33 @@ pm_install(const pm_config *cfg)
 	for (int i = 0; i < PM_SPARE_FDS; i++)
 		as_g.spare_fds[i] = -1;
 	if (!configure(cfg))
-		return fail(errno);
+		return fail(errno, -1);
 	struct stat pending_st;
-	int pending = pmi_reports_dir_prepare(as_g.reports_dir, &pending_st);
+	int runs = -1;
+	int pending = pmi_reports_dir_prepare(as_g.reports_dir, &pending_st, &runs);
 	if (!as_fds_open(pending, &pending_st)) {
 		int e = errno;
 		if (pending >= 0)
 			close(pending);
-		return fail(e);
+		return fail(e, runs);
 	}
 	as_arch_tls_remember();
 	pmi_tid_cache_start();
 	if (!map_region())
-		return fail(ENOMEM);
+		return fail(ENOMEM, runs);
 	as_g.facts.late = &as_g.cap->late_facts;
 	pmi_facts_gather(&as_g.facts, cfg, path_after(as_g.pending_dir));
 	pmi_as_mem_setup();
 	as_g.symbols = pmi_as_symbols_create(PMI_SYMBOL_BYTES);
 	as_g.freeze_signal = pick_control_signal(as_g.facts.emulated);
 	if (as_g.freeze_signal < 0)
-		return fail(EBUSY);
+		return fail(EBUSY, runs);
 	if (!pmi_altstack_init() || !install_handlers())
-		return fail(errno ? errno : EINVAL);
+		return fail(errno ? errno : EINVAL, runs);
 	for (size_t i = 0; i < as_g.signal_count; i++)
 		pmi_go_text_note(&as_g.previous[i]);
 	as_g.installed = true;
+	pmi_session_begin(runs, &as_g.facts, sessions_off(cfg));
 	pmi_altstack_ensure(true);
 	/* A process that never started a thread has none to ask: the listing of
 	 * /proc/self/task (4 system calls, about 14 us at a first install) is

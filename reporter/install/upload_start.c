@@ -4,8 +4,9 @@
  * The uploader needs libcurl, TLS and elfutils; an app that never crashed
  * should not load them.  So the app's library only looks (with libc) whether
  * the reports directory holds anything pending, and only then loads
- * libpostmortem-tools and starts its uploader.  The same code starts uploads
- * from libpostmortem-preload.so.
+ * libpostmortem-tools and starts its uploader; delivering to Sentry, also
+ * when the sessions of earlier runs have waited long enough (session.h).
+ * The same code starts uploads from libpostmortem-preload.so.
  */
 #include "postmortem-tools.h"
 
@@ -18,6 +19,7 @@
 
 #include "as_memory.h"
 #include "install.h"
+#include "session.h"
 
 #define TOOLS_SONAME "libpostmortem-tools.so.0"
 
@@ -110,7 +112,7 @@ pm_upload_start(const pm_upload_options *opt)
 			return -1;
 		dir = resolved;
 	}
-	if (!anything_pending(dir))
+	if (!anything_pending(dir) && !(opt->dsn && pmi_sessions_waiting(dir)))
 		return 0;
 	pthread_mutex_lock(&lock);
 	int err = running ? EBUSY : !load_tools() ? ELIBACC : 0;

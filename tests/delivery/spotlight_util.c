@@ -1,6 +1,7 @@
 #include "spotlight_util.h"
 
 #include <criterion/criterion.h>
+#include <curl/curl.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -16,7 +17,7 @@
 #include "util.h"
 
 /* How long a server may take to listen, and a command to say what it was asked. */
-enum { START_MS = 30000, CLI_MS = 30000, PAGE_MS = 60000 };
+enum { START_MS = 30000, CLI_MS = 30000, PAGE_MS = 60000, STREAM_MS = 30000 };
 
 /* The process groups started here and not yet reaped. */
 static pid_t running[8];
@@ -230,4 +231,73 @@ spotlight_error_page(const spotlight *s, const char *event_id, const char *scree
 	free(out);
 	*why = log_of(s->dir);
 	return NULL;
+}
+
+/* The stream read so far: its bytes, the envelopes parsed from whole events, when to stop. */
+typedef struct stream {
+	char *text;
+	size_t len, used;
+	cJSON *envelopes;
+	bool (*done)(const cJSON *, void *);
+	void *ctx;
+	uint64_t end_ms;
+} stream;
+
+/* Take every whole event ("...\n\n") of the text: its data line is one envelope. */
+static void
+take_events(stream *st)
+{
+	for (char *ev; (ev = strstr(st->text + st->used, "\n\n")) != NULL;) {
+		*ev = '\0';
+		const char *block = st->text + st->used;
+		st->used = (size_t)(ev + 2 - st->text);
+		const char *data = strstr(block, "data: ");
+		if (!strstr(block, "event: application/x-sentry-envelope") || !data)
+			continue;
+		cJSON *env = cJSON_Parse(data + strlen("data: "));
+		cr_assert(env, "Spotlight streamed an envelope that is not JSON: %.200s", data);
+		cJSON_AddItemToArray(st->envelopes, env);
+	}
+}
+
+static size_t
+on_stream(char *p, size_t size, size_t n, void *ctx)
+{
+	stream *st = ctx;
+	size_t k = size * n;
+	cr_assert(st->text = realloc(st->text, st->len + k + 1));
+	memcpy(st->text + st->len, p, k);
+	st->text[st->len += k] = '\0';
+	take_events(st);
+	return k;
+}
+
+/* Ends the transfer once the caller has what it needs, or the time is up. */
+static int
+stream_progress(void *ctx, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	(void)a, (void)b, (void)c, (void)d;
+	stream *st = ctx;
+	return (st->done && st->done(st->envelopes, st->ctx)) || now_ms() >= st->end_ms;
+}
+
+cJSON *
+spotlight_stream(const spotlight *s, bool (*done)(const cJSON *envelopes, void *ctx), void *ctx)
+{
+	char url[64];
+	snprintf(url, sizeof url, "http://127.0.0.1:%u/stream", s->port);
+	stream st = { .envelopes = cJSON_CreateArray(), .done = done, .ctx = ctx, .end_ms = now_ms() + STREAM_MS };
+	CURL *c = curl_easy_init();
+	cr_assert(c && st.envelopes);
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_stream);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &st);
+	curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, stream_progress);
+	curl_easy_setopt(c, CURLOPT_XFERINFODATA, &st);
+	curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_perform(c); /* ends when stream_progress says so: an "aborted" transfer */
+	curl_easy_cleanup(c);
+	free(st.text);
+	return st.envelopes;
 }

@@ -11,6 +11,7 @@
 #ifndef PM_TESTS_SPOTLIGHT_UTIL_H
 #define PM_TESTS_SPOTLIGHT_UTIL_H
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 
 typedef struct spotlight {
@@ -35,6 +36,16 @@ char *spotlight_dsn_args(const spotlight *s, const char *key, unsigned project);
  * killed.  The output (malloc'd, NUL-terminated).
  */
 char *spotlight_cli(const spotlight *s, const char *const *args, bool (*done)(const char *out, void *ctx), void *ctx);
+
+/*
+ * What Spotlight received, as its /stream replays it (Server-Sent Events,
+ * each `event: application/x-sentry-envelope` with `data:` the parsed
+ * envelope [header, [[item header, payload], ...]]), read until
+ * done(envelopes, ctx) says it has all it needs or 30 s have passed: a cJSON
+ * array of the envelopes (cJSON_Delete it).  Sessions are read here:
+ * `spotlight tail` has no type for them.
+ */
+cJSON *spotlight_stream(const spotlight *s, bool (*done)(const cJSON *envelopes, void *ctx), void *ctx);
 
 /*
  * The page of error event_id (32 hex digits) as Spotlight's UI shows it in

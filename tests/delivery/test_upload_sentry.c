@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "crash/crash_util.h"
+#include "envelope_util.h"
 #include "fixture_report.h"
 #include "http_server.h"
 #include "upload_util.h"
@@ -24,59 +25,6 @@
 TestSuite(upload_sentry, .timeout = 180);
 
 #define KEY "abcdef123"
-
-typedef struct item {
-	cJSON *head;
-	const char *data;
-	size_t len;
-} item;
-
-typedef struct envelope {
-	cJSON *head;
-	item items[8];
-	size_t count;
-} envelope;
-
-/* Sentry's framing: a header line, then per item a header line, `length` bytes and a newline. */
-static void
-envelope_parse(const http_request *r, envelope *e)
-{
-	memset(e, 0, sizeof *e);
-	const char *p = r->body, *end = r->body + r->body_len;
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	cr_assert(nl, "no envelope header line");
-	cr_assert(e->head = cJSON_ParseWithLength(p, (size_t)(nl - p)));
-	for (p = nl + 1; p < end; e->count++) {
-		cr_assert_lt(e->count, 8);
-		item *it = &e->items[e->count];
-		nl = memchr(p, '\n', (size_t)(end - p));
-		cr_assert(nl, "an item header without its line end");
-		cr_assert(it->head = cJSON_ParseWithLength(p, (size_t)(nl - p)));
-		const cJSON *len = cJSON_GetObjectItem(it->head, "length");
-		cr_assert(cJSON_IsNumber(len), "item without a length");
-		it->data = nl + 1;
-		it->len = (size_t)len->valuedouble;
-		cr_assert_leq(it->len, (size_t)(end - it->data));
-		p = it->data + it->len;
-		cr_assert(p < end && *p == '\n', "an item's payload is not followed by a newline");
-		p++;
-	}
-}
-
-static void
-envelope_free(envelope *e)
-{
-	cJSON_Delete(e->head);
-	for (size_t i = 0; i < e->count; i++)
-		cJSON_Delete(e->items[i].head);
-}
-
-static const char *
-str_of(const cJSON *o, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItem(o, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
 
 static char *
 dsn_args(const http_server *srv)
@@ -346,18 +294,20 @@ report_free(report *rep)
 Test(upload_sentry, every_kind_of_report_arrives_as_one_valid_envelope)
 {
 	static const char *const hang_args[] = { "keep", NULL };
-	static const char *const versioned[] = { "POSTMORTEM_APP_VERSION=3.1.4", NULL };
+	/* The runs' sessions, which would go too, are test_sessions.c's. */
+	static const char *const versioned[] = { "POSTMORTEM_APP_VERSION=3.1.4", "POSTMORTEM_SESSIONS=0", NULL };
+	static const char *const no_sessions[] = { "POSTMORTEM_SESSIONS=0", NULL };
 	report reps[5] = { 0 };
 	unsetenv("POSTMORTEM_ENVIRONMENT");
 	crash_run_sample(&reps[0].run, "two_threads_crash", versioned);
 	report_from_run(&reps[0], "crash");
-	crash_run_program(&reps[1].run, crash_sample_path("hang"), hang_args, NULL);
+	crash_run_program(&reps[1].run, crash_sample_path("hang"), hang_args, no_sessions);
 	report_from_run(&reps[1], "hang");
-	crash_run_program(&reps[2].run, pm_test_build("tests/crash_snapshot"), NULL, NULL);
+	crash_run_program(&reps[2].run, pm_test_build("tests/crash_snapshot"), NULL, no_sessions);
 	report_from_run(&reps[2], "snapshot");
 	report_converted(&reps[3], pm_test_shared("samples/apple/macsymbolicator__ios-crash-in-ips-format.ips"));
 	static const char *const context_args[] = { "context", NULL };
-	crash_run_program(&reps[4].run, pm_test_build("tests/crash_words"), context_args, NULL);
+	crash_run_program(&reps[4].run, pm_test_build("tests/crash_words"), context_args, no_sessions);
 	report_from_run(&reps[4], "app-context");
 	cr_assert_gt(reps[4].twin.annotation_count, 0);
 	cr_assert_gt(reps[4].twin.breadcrumb_count, 0);
@@ -637,31 +587,13 @@ Test(upload_sentry, the_preload_library_delivers_to_the_dsn_of_the_environment)
 	static const http_reply script[] = { { .status = 200 }, { 0 } };
 	char *dir = upload_make_reports(1, 0);
 	http_server *srv = http_server_start(script);
-	char *preload, *pm_dir, *dsn;
-	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
-	cr_assert(asprintf(&pm_dir, "POSTMORTEM_DIR=%s", dir) > 0);
-	cr_assert(asprintf(&dsn, "POSTMORTEM_DSN=http://" KEY "@127.0.0.1:%u/42", http_server_port(srv)) > 0);
-	char *const argv[] = { "sleep", "60", NULL };
-	char *const envp[] = { preload, pm_dir, dsn, NULL };
-	pid_t pid = fork();
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		execve("/bin/sleep", argv, envp);
-		_exit(127);
-	}
-	bool arrived = http_server_wait(srv, 1, 60000);
-	kill(pid, SIGTERM);
-	waitpid(pid, NULL, 0);
-	cr_assert(arrived, "no envelope from the preloaded program");
+	cr_assert(upload_preloaded_sleep(dir, KEY, srv, 1), "no envelope from the preloaded program");
 	const http_request *r = http_server_request(srv, 0);
 	cr_expect_str_eq(r->path, "/api/42/envelope/");
 	envelope e;
 	envelope_parse(r, &e);
 	cr_expect_str_eq(str_of(e.items[0].head, "type"), "event");
 	envelope_free(&e);
-	free(preload);
-	free(pm_dir);
-	free(dsn);
 	http_server_stop(srv);
 	upload_remove(dir);
 }

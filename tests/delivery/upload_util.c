@@ -6,6 +6,7 @@
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "fixture_report.h"
+#include "http_server.h"
 #include "util.h"
 
 const char *
@@ -137,4 +139,28 @@ upload_cli(const char *dir, const char *args, char **out)
 	free(cmd);
 	cr_assert(WIFEXITED(status), "postmortem upload did not exit normally");
 	return WEXITSTATUS(status);
+}
+
+bool
+upload_preloaded_sleep(const char *dir, const char *key, http_server *srv, size_t n)
+{
+	char *preload, *pm_dir, *dsn;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
+	cr_assert(asprintf(&pm_dir, "POSTMORTEM_DIR=%s", dir) > 0);
+	cr_assert(asprintf(&dsn, "POSTMORTEM_DSN=http://%s@127.0.0.1:%u/42", key, http_server_port(srv)) > 0);
+	char *const argv[] = { "sleep", "60", NULL };
+	char *const envp[] = { preload, pm_dir, dsn, NULL };
+	pid_t pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		execve("/bin/sleep", argv, envp);
+		_exit(127);
+	}
+	bool arrived = http_server_wait(srv, n, 60000);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
+	free(preload);
+	free(pm_dir);
+	free(dsn);
+	return arrived;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "http_server.h"
 #include "postmortem-tools.h"
 
 /* A fresh reports directory holding n whole pending reports (the Linux
@@ -26,6 +27,10 @@ bool upload_exists(const char *path);
 pm_store *upload_store(const char *dir);
 /* Run `postmortem upload --dir dir ARGS`: its exit status, its output (both streams) in *out. */
 int upload_cli(const char *dir, const char *args, char **out);
+/* Run /bin/sleep under the preload library with POSTMORTEM_DIR=dir and POSTMORTEM_DSN
+ * http://<key>@127.0.0.1:<srv's port>/42 (its background upload), until n requests have
+ * arrived at srv (60 s at most), then end it; whether they did. */
+bool upload_preloaded_sleep(const char *dir, const char *key, http_server *srv, size_t n);
 /* Options for url with quick retries, so failing tests fail fast. */
 pm_upload_options upload_options(const char *url);
 
