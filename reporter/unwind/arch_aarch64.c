@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "as_tls_seen.h"
 #include "decode.h"
 
 const char as_arch_code_type[] = "ARM-64 (Native)";
@@ -202,8 +203,12 @@ uint64_t
 as_arch_tls_repair(void)
 {
 	uint64_t tp = tls_now();
-	if (good_tls && tp != good_tls && !tls_readable(tp))
-		tls_set(good_tls);
+	if (good_tls && tp != good_tls && !as_tls_seen(tp)) {
+		if (tls_readable(tp))
+			as_tls_saw(tp);
+		else
+			tls_set(good_tls);
+	}
 	return tp;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
+#include "as_tls_seen.h"
 #include "minidump.h"
 
 const char as_arch_code_type[] = "X86-64 (Native)";
@@ -181,8 +182,12 @@ uint64_t
 as_arch_tls_repair(void)
 {
 	uint64_t fs = tls_now();
-	if (good_tls && fs != good_tls && !tls_points_at_itself(fs))
-		trap(SYS_arch_prctl, ARCH_SET_FS, (long)good_tls, 0, 0, 0, 0);
+	if (good_tls && fs != good_tls && !as_tls_seen(fs)) {
+		if (tls_points_at_itself(fs))
+			as_tls_saw(fs);
+		else
+			trap(SYS_arch_prctl, ARCH_SET_FS, (long)good_tls, 0, 0, 0, 0);
+	}
 	return fs;
 }
 
