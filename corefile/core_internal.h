@@ -101,6 +101,8 @@ size_t pmi_core_build_id(const unsigned char *p, size_t n, unsigned char *id, si
 pm_err pmi_core_pick(pm_core *c, const pm_core_stream_limits *lim, uint64_t from, char *why, size_t cap);
 /* The first bytes of [addr, addr + n) from the file mapped there (core_files.c): how many, 0 for none. */
 size_t pmi_core_file_read(pm_core *c, uint64_t addr, void *dst, size_t n);
+/* The first bytes of [addr, addr + n) the core itself holds (core_own.c): how many, 0 for none. */
+size_t pmi_core_own_piece(pm_core *c, uint64_t addr, void *dst, size_t n);
 /* Memory through the core's own bytes alone (no process, no files). */
 bool pmi_core_own_read(pm_core *c, uint64_t addr, void *dst, size_t n);
 /* In an array of n structs of `stride` bytes sorted by the uint64_t at `field`:

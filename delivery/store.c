@@ -168,18 +168,6 @@ pm_store_get(const pm_store *s, pm_report_state state, size_t i)
 	return &s->v[s->start[state] + i].pub;
 }
 
-pm_err
-pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err)
-{
-	if (!r)
-		return PM_E_INVAL;
-	pm_report_init(r);
-	pm_sentry *e = pmi_store_find(s, id);
-	if (!e)
-		return PM_E_NOTFOUND;
-	return pmi_store_read_any(s->dir[pmi_store_state_dir(e->pub.state)], id, r, err);
-}
-
 static const char *
 path_of(pm_store *s, char *buf, pm_sdir d, const char *id, pm_skind kind)
 {

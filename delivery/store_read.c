@@ -108,3 +108,15 @@ pmi_store_summarize(pm_sentry *e, const pm_report *r)
 		snprintf(exc, sizeof exc, "%s", x->type ? x->type : x->signal_name ? x->signal_name : "");
 	copy_field(e->pub.exception, sizeof e->pub.exception, exc);
 }
+
+pm_err
+pm_store_load(pm_store *s, const char *id, pm_report *r, pm_read_error *err)
+{
+	if (!r)
+		return PM_E_INVAL;
+	pm_report_init(r);
+	pm_sentry *e = pmi_store_find(s, id);
+	if (!e)
+		return PM_E_NOTFOUND;
+	return pmi_store_read_any(s->dir[pmi_store_state_dir(e->pub.state)], id, r, err);
+}

@@ -1,5 +1,5 @@
 /*
- * cli.c — error reporting and report loading shared by the subcommands.
+ * cli.c — error reporting and report writing shared by the subcommands.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,29 +24,6 @@ cli_error(const char *cmd, const char *fmt, ...)
 	fprintf(stderr, "postmortem %s: ", cmd);
 	cli_print_masked(stderr, line);
 	fputc('\n', stderr);
-}
-
-int
-cli_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r)
-{
-	pm_read_error err = { 0 };
-	pm_report_init(r);
-	int rc;
-	if (cli_core_load(cmd, path, where, r, &rc)) {
-		if (rc != PM_EXIT_OK)
-			pm_report_free(r);
-		return rc;
-	}
-	pm_err e = pm_read_report_file(path, r, &err);
-	if (e == PM_OK)
-		return PM_EXIT_OK;
-	const char *why = err.message[0] ? err.message : pm_strerror(e);
-	if (err.line)
-		cli_error(cmd, "%s:%u: %s", path, err.line, why);
-	else
-		cli_error(cmd, "%s: %s", path, why);
-	pm_report_free(r);
-	return PM_EXIT_FAIL;
 }
 
 int

@@ -40,9 +40,6 @@ typedef struct cli_core_files {
  * core gives the report the capture engine makes of it, its files found as `where` says
  * (NULL: where the core names them). */
 int cli_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r);
-/* When path is an ELF core (or where names files and path is not one): its report into r,
- * or why not said; true, with the exit status in *rc.  False: not a core. */
-bool cli_core_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r, int *rc);
 /* The --exe and --sysroot lines of a command's help. */
 extern const char cli_core_help[];
 /* Write r as .crash text or JSON to `out` (NULL: standard output): a file is

@@ -1,10 +1,11 @@
 /*
- * cli_core.c — an ELF core named where a report is expected (convert,
- * explain, symbolicate, show): read by corefile/ with pread, so no
- * whole-file size limit applies to it, captured by the engine over its
- * memory and the files it mapped (system/core_capture.h), and handed on as
- * the report that capture makes, read back from its JSON twin so that it
- * owns its storage as any report read from a file does.
+ * cli_load.c — the report a command is given a file of (convert, explain,
+ * symbolicate, show): any report format the readers know, or an ELF core,
+ * read by corefile/ with pread, so no whole-file size limit applies to it,
+ * captured by the engine over its memory and the files it mapped
+ * (system/core_capture.h), and handed on as the report that capture makes,
+ * read back from its JSON twin so that it owns its storage as any report
+ * read from a file does.
  */
 #include <elf.h>
 #include <errno.h>
@@ -91,8 +92,10 @@ from_core(const char *cmd, const char *path, const cli_core_files *where, pm_rep
 	return e == PM_OK ? PM_EXIT_OK : PM_EXIT_FAIL;
 }
 
-bool
-cli_core_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r, int *rc)
+/* When path is an ELF core (or where names files and path is not one): its report into r,
+ * or why not said; true, with the exit status in *rc.  False: not a core. */
+static bool
+core_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r, int *rc)
 {
 	bool core = is_core(path);
 	if (core)
@@ -103,4 +106,27 @@ cli_core_load(const char *cmd, const char *path, const cli_core_files *where, pm
 		core = true;
 	}
 	return core;
+}
+
+int
+cli_load(const char *cmd, const char *path, const cli_core_files *where, pm_report *r)
+{
+	pm_read_error err = { 0 };
+	pm_report_init(r);
+	int rc;
+	if (core_load(cmd, path, where, r, &rc)) {
+		if (rc != PM_EXIT_OK)
+			pm_report_free(r);
+		return rc;
+	}
+	pm_err e = pm_read_report_file(path, r, &err);
+	if (e == PM_OK)
+		return PM_EXIT_OK;
+	const char *why = err.message[0] ? err.message : pm_strerror(e);
+	if (err.line)
+		cli_error(cmd, "%s:%u: %s", path, err.line, why);
+	else
+		cli_error(cmd, "%s: %s", path, why);
+	pm_report_free(r);
+	return PM_EXIT_FAIL;
 }
