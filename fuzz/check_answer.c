@@ -6,8 +6,8 @@
 
 #include <string.h>
 
-#include "delivery/sentry.h"
-#include "delivery/upload.h"
+#include "delivery/upload/sentry.h"
+#include "delivery/upload/upload.h"
 
 /* The wait plain digits (with blanks around) ask for, or -2 when the value is not that. */
 static int64_t

@@ -6,11 +6,13 @@ of a .c or .h file in a listed folder is found as the compiler finds it
 (beside the file, else by name in the listed folders) and must name a header
 of the same folder, a public one (include/), or the door of a folder below;
 an include of a folder above, or of another folder's private header, fails,
-and so does any circle of folders that include each other."""
+and so does any circle of folders that include each other, and a folder of
+more than MAX_C_FILES C files (a room a newcomer cannot take in)."""
 import os
 import re
 import sys
 
+MAX_C_FILES = 30
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -76,6 +78,10 @@ def main():
                 door = ', '.join(sorted(doors[there])) or 'none'
                 bad.append('%s:%d: includes %s, private to %s (its door: %s)' % (rel, line, target, there, door))
 
+    for f in order:
+        n = sum(1 for rel in files if rel.endswith('.c') and folder_of(rel, order) == f)
+        if n > MAX_C_FILES:
+            bad.append('%s holds %d C files, more than %d: split it into rooms' % (f, n, MAX_C_FILES))
     for circle in circles(edges):
         bad.append('a circle of folders that include each other: ' + ', '.join(circle))
     for b in bad:

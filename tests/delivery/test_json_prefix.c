@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "delivery/json_prefix.h"
+#include "delivery/store/json_prefix.h"
 #include "formats/json/json.h"
 #include "fixture_report.h"
 

@@ -24,8 +24,8 @@
 #include <unistd.h>
 
 #include "base/cgroup_oom.h"
-#include "delivery/session.h"
-#include "delivery/sentry.h"
+#include "delivery/store/sessions.h"
+#include "delivery/upload/sentry.h"
 #include "envelope_util.h"
 #include "http_server.h"
 #include "reporter/install/session.h"

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 #include <string.h>
 
-#include "delivery/upload.h"
+#include "delivery/upload/upload.h"
 
 Test(upload_rules, plain_http_only_to_loopback)
 {

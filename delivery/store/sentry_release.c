@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sentry.h"
+#include "sessions.h"
 
 static bool
 known(const char *s)

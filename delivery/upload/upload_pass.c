@@ -27,7 +27,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "session.h"
+#include "sessions.h"
 #include "upload.h"
 
 /* Reports in a row that used all their attempts before the pass gives up. */

@@ -24,15 +24,11 @@ pm_err pmi_sentry_dsn_parse(const char *dsn, sentry_dsn *out);
 
 enum {
 	PMI_SENTRY_TIME_MAX = 48,
-	PMI_SENTRY_RELEASE_MAX = 400,
 };
 
 /* us (microseconds since the epoch) as RFC 3339 in UTC with microseconds
  * (sentry_time.c); false when the time cannot be told. */
 bool pmi_sentry_time(int64_t us, char out[PMI_SENTRY_TIME_MAX]);
-/* "<app_id>@<version>", an Apple "1.4 (212)" as 1.4+212 (sentry_release.c); false when either
- * is unknown ("???" or empty) or it does not fit. */
-bool pmi_sentry_release(const char *app_id, const char *version, char *out, size_t cap);
 
 /* The event of report r (delivered as event `event_id`, 32 hex digits, in `environment`, which
  * may be NULL); NULL when out of memory. */

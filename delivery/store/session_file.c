@@ -7,14 +7,13 @@
  *    "started_us": ..., "ended_us": ..., "status": "exited|crashed|abnormal",
  *    "exit_code": 0, "signal": 0, "errors": 0, "mechanism": "", "report": ""}
  */
-#include "session.h"
+#include "sessions.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sentry.h"
 
 static const char *const status_names[] = { "exited", "crashed", "abnormal" };
 

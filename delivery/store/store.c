@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "reports_dir.h"
-#include "session.h"
+#include "sessions.h"
 
 enum {
 	DEFAULT_MAX_PENDING = 100,

@@ -12,7 +12,7 @@
  * are held to caps, as pending/ and sent/ are: nothing grows without bound.
  * A read-only store collects in memory and writes nothing.
  */
-#include "session.h"
+#include "sessions.h"
 
 #include <dirent.h>
 #include <errno.h>

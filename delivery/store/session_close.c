@@ -15,13 +15,12 @@
  *
  * Hang reports of the run count as errors, as Sentry counts error events.
  */
-#include "session.h"
+#include "sessions.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sentry.h"
 #include "store.h"
 
 /* The report's times are seconds in its text; a second's slack either way. */

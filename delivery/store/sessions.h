@@ -1,13 +1,13 @@
 /*
- * session.h — release health inside the store (docs/store.md, "Sessions";
+ * sessions.h — release health inside the store (docs/store.md, "Sessions";
  * docs/sentry.md, "Sessions"): the runs file's records read
  * (session_read.c), what the system says of a run that ended without a word
  * (session_system.c, session_kmsg.c), a run closed into a session
  * (session_close.c), sessions as files (session_file.c) and in the store
  * (store_sessions.c).
  */
-#ifndef PM_DELIVERY_SESSION_H
-#define PM_DELIVERY_SESSION_H
+#ifndef PM_DELIVERY_SESSIONS_H
+#define PM_DELIVERY_SESSIONS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +15,12 @@
 
 #include "postmortem-tools.h"
 #include "reports_dir.h"
+
+/* "<app_id>@<version>", an Apple "1.4 (212)" as 1.4+212 (sentry_release.c): the release a
+ * run's session and its crash's event are filed under; false when either is unknown ("???"
+ * or empty) or it does not fit. */
+enum { PMI_SENTRY_RELEASE_MAX = 400 };
+bool pmi_sentry_release(const char *app_id, const char *version, char *out, size_t cap);
 
 /* How a run's record says it ended. */
 typedef enum pmi_run_end {

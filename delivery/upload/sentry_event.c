@@ -12,6 +12,7 @@
 #include "model.h"
 #include "decode.h"
 #include "sentry.h"
+#include "sessions.h"
 
 static bool
 add_str(cJSON *o, const char *key, const char *s)

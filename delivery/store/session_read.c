@@ -5,7 +5,7 @@
  * killed in its write, a power loss) or damaged: whatever it holds, this
  * reads a whole start or refuses, and never reads past it.
  */
-#include "session.h"
+#include "sessions.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,9 +1,9 @@
 /*
  * session_system.c — what one store opening knows of the system for the runs
- * it closes (session.h): the clocks, this boot's start, the machine's id, and
+ * it closes (sessions.h): the clocks, this boot's start, the machine's id, and
  * the kernel log's OOM kills, read only when a run needs them.
  */
-#include "session.h"
+#include "sessions.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

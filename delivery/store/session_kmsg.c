@@ -7,7 +7,7 @@
  * abnormal end without a named cause, unless its memory cgroup's count says
  * more (session_close.c).
  */
-#include "session.h"
+#include "sessions.h"
 
 #include <errno.h>
 #include <fcntl.h>
