@@ -103,6 +103,10 @@ pm_err pmi_core_pick(pm_core *c, const pm_core_stream_limits *lim, uint64_t from
 size_t pmi_core_file_read(pm_core *c, uint64_t addr, void *dst, size_t n);
 /* The first bytes of [addr, addr + n) the core itself holds (core_own.c): how many, 0 for none. */
 size_t pmi_core_own_piece(pm_core *c, uint64_t addr, void *dst, size_t n);
+/* A source of memory: the first bytes of [addr, addr + n) it has, how many, 0 for none. */
+typedef size_t pmi_core_piece_fn(pm_core *c, uint64_t addr, void *dst, size_t n);
+/* [addr, addr + n) whole, piece by piece, each from `piece`; false if any piece is missing. */
+bool pmi_core_read_whole(pm_core *c, pmi_core_piece_fn *piece, uint64_t addr, void *dst, size_t n);
 /* Memory through the core's own bytes alone (no process, no files). */
 bool pmi_core_own_read(pm_core *c, uint64_t addr, void *dst, size_t n);
 /* In an array of n structs of `stride` bytes sorted by the uint64_t at `field`:

@@ -23,24 +23,17 @@ from_process(const pm_core_src *s, uint64_t addr, void *dst, size_t n)
 	return k > 0 ? (size_t)k : 0;
 }
 
+static size_t
+any_piece(pm_core *c, uint64_t addr, void *dst, size_t n)
+{
+	size_t k = pmi_core_own_piece(c, addr, dst, n);
+	if (!k)
+		k = from_process(c->src, addr, dst, n);
+	return k ? k : pmi_core_file_read(c, addr, dst, n);
+}
+
 bool
 pmi_core_mem_read(void *ctx, uint64_t addr, void *dst, size_t n)
 {
-	pm_core *c = ctx;
-	unsigned char *out = dst;
-	if (addr + n < addr)
-		return false;
-	while (n) {
-		size_t k = pmi_core_own_piece(c, addr, out, n);
-		if (!k)
-			k = from_process(c->src, addr, out, n);
-		if (!k)
-			k = pmi_core_file_read(c, addr, out, n);
-		if (!k)
-			return false;
-		addr += k;
-		out += k;
-		n -= k;
-	}
-	return true;
+	return pmi_core_read_whole(ctx, any_piece, addr, dst, n);
 }

@@ -57,13 +57,13 @@ pmi_core_own_piece(pm_core *c, uint64_t addr, void *dst, size_t n)
 }
 
 bool
-pmi_core_own_read(pm_core *c, uint64_t addr, void *dst, size_t n)
+pmi_core_read_whole(pm_core *c, pmi_core_piece_fn *piece, uint64_t addr, void *dst, size_t n)
 {
 	unsigned char *out = dst;
 	if (addr + n < addr)
 		return false;
 	while (n) {
-		size_t k = pmi_core_own_piece(c, addr, out, n);
+		size_t k = piece(c, addr, out, n);
 		if (!k)
 			return false;
 		addr += k;
@@ -71,4 +71,10 @@ pmi_core_own_read(pm_core *c, uint64_t addr, void *dst, size_t n)
 		n -= k;
 	}
 	return true;
+}
+
+bool
+pmi_core_own_read(pm_core *c, uint64_t addr, void *dst, size_t n)
+{
+	return pmi_core_read_whole(c, pmi_core_own_piece, addr, dst, n);
 }

@@ -115,3 +115,12 @@ cli_write_report(const char *cmd, const pm_report *r, bool json, const char *out
 		return write_in_place(cmd, r, json, out);
 	return write_replacing(cmd, r, json, out, exists ? &st : NULL);
 }
+
+int
+cli_stdout_done(const char *cmd)
+{
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return PM_EXIT_OK;
+	cli_error(cmd, "cannot write standard output: %s", strerror(errno));
+	return PM_EXIT_IO;
+}

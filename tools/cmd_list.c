@@ -125,11 +125,7 @@ list(const char *dir, bool json)
 		print_table(s);
 	}
 	pm_store_close(s);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_error("list", "cannot write the list");
-		return PM_EXIT_IO;
-	}
-	return PM_EXIT_OK;
+	return cli_stdout_done("list");
 }
 
 int

@@ -93,11 +93,7 @@ stats(const char *dir, bool json)
 		print_table(v, n);
 	free(text);
 	free(v);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		cli_error("stats", "cannot write the statistics");
-		return PM_EXIT_IO;
-	}
-	return PM_EXIT_OK;
+	return cli_stdout_done("stats");
 }
 
 int

@@ -31,6 +31,8 @@ int cmd_system(int argc, char **argv);
 
 /* Print "postmortem <cmd>: message" to stderr. */
 void cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Standard output flushed: PM_EXIT_OK, or PM_EXIT_IO with why said. */
+int cli_stdout_done(const char *cmd);
 /* Where the files an ELF core maps are, when they moved (--exe, --sysroot). */
 typedef struct cli_core_files {
 	const char *exe;         /* the executable, NULL: the path the core names */
