@@ -60,10 +60,21 @@ main(int argc, char **argv)
 		waitpid(child, NULL, 0);
 	}
 	if (strcmp(mode, "forkwait") == 0) {
+		/* The child says it runs: by then fork's handlers have run in it, and
+		 * it has let go of the run's record, which a child not yet scheduled
+		 * still shares (a run's session is collected only once it has). */
+		int ready[2];
+		char c = 0;
+		if (pipe(ready) != 0)
+			return 2;
 		pid_t child = fork();
-		if (child == 0)
+		if (child == 0) {
+			(void)!write(ready[1], &c, 1);
 			for (;;)
 				pause();
+		}
+		if (child < 0 || read(ready[0], &c, 1) != 1)
+			return 2;
 		printf("child %d\n", (int)child);
 		fflush(stdout);
 	}

@@ -7,7 +7,9 @@ core, and its memory, which does not grow with the core.
 The test enables the system reporter itself (`postmortem system enable
 --state-dir`, as root), with kernel.core_pattern saved and put back whatever
 happens (kernel_settings.py), and crashes real programs as root and as a
-test user it creates (and removes).  Each crash's outcome is read from the
+test user it creates (and removes), for whom the directories above the
+build tree are made searchable while it runs (a checkout in a private
+temporary directory), and put back.  Each crash's outcome is read from the
 handler's line in the kernel's log (/dev/kmsg) and from the file system:
 the report written where the process's pm_install would have put it, as
 its user (owner, mode), one per crash (a storm of 20 included), none where
@@ -87,6 +89,31 @@ def test_user():
     except KeyError:
         subprocess.run(['useradd', '--system', '--no-create-home', '--shell', '/usr/sbin/nologin', USER], check=True)
         return pwd.getpwnam(USER)
+
+
+class Searchable:
+    """The directories above the build tree that others may not search (a
+    checkout in a private mkdtemp directory): opened to search for the test,
+    whose user runs the build's programs, and put back however it ends."""
+
+    def __enter__(self):
+        self.closed = []
+        d = os.path.dirname(os.path.abspath(BUILD))
+        while True:
+            mode = stat.S_IMODE(os.stat(d).st_mode)
+            # Group too: the user's programs run with root's group (setuid alone).
+            if mode & (stat.S_IXGRP | stat.S_IXOTH) != stat.S_IXGRP | stat.S_IXOTH:
+                self.closed.append((d, mode))
+            if d == '/':
+                break
+            d = os.path.dirname(d)
+        for d, mode in self.closed:
+            os.chmod(d, mode | stat.S_IXGRP | stat.S_IXOTH)
+        return self
+
+    def __exit__(self, *exc):
+        for d, mode in self.closed:
+            os.chmod(d, mode)
 
 
 def mkdir(path, uid=0, mode=0o755):
@@ -304,7 +331,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix='pm-sys-') as work:
             os.chmod(work, 0o755)
             kmsg = Kmsg()
-            with KernelSettings() as settings:
+            with Searchable(), KernelSettings() as settings:
                 piped_previous(work, settings, user, kmsg)
                 file_previous(work, settings, user, kmsg)
                 unread_previous(work, settings, kmsg)
