@@ -45,6 +45,20 @@ get_hex(const char *hex, char *out, size_t cap)
 	return true;
 }
 
+/* "uid:gid", neither of them root's. */
+static bool
+get_ids(const char *s, uid_t *uid, gid_t *gid)
+{
+	unsigned long u, g;
+	int end = 0;
+	if (sscanf(s, "%lu:%lu%n", &u, &g, &end) != 2 || s[end] || u == 0 || g == 0 || u >= (uid_t)-1 ||
+	    g >= (gid_t)-1)
+		return false;
+	*uid = (uid_t)u;
+	*gid = (gid_t)g;
+	return true;
+}
+
 /* The directory, opened when root owns it and only root may write to it. */
 static int
 open_root_dir(const char *dir, char *why, size_t cap)
@@ -106,6 +120,8 @@ pmi_state_read(const char *dir, pm_system_state *st, char *why, size_t cap)
 			ok = get_hex(hex, st->before.suid_dumpable, sizeof st->before.suid_dumpable), seen |= 4;
 		else if (strcmp(key, "ours") == 0)
 			ok = get_hex(hex, st->ours, sizeof st->ours), seen |= 8;
+		else if (strcmp(key, "analysis_ids") == 0)
+			ok = get_ids(hex, &st->analysis_uid, &st->analysis_gid);
 	}
 	fclose(f);
 	if (!ok || seen != 15) {
@@ -136,6 +152,9 @@ pmi_state_write(const char *dir, const pm_system_state *st, char *why, size_t ca
 		put_hex(f, "core_pipe_limit", st->before.pipe_limit);
 		put_hex(f, "suid_dumpable", st->before.suid_dumpable);
 		put_hex(f, "ours", st->ours);
+		if (st->analysis_uid)
+			fprintf(f, "analysis_ids %lu:%lu\n", (unsigned long)st->analysis_uid,
+			        (unsigned long)st->analysis_gid);
 		ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
 		ok = fclose(f) == 0 && ok;
 	} else if (fd >= 0)

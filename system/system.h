@@ -72,6 +72,10 @@ bool pmi_sysctl_read(const char *name, char *out, size_t cap);
 typedef struct pm_system_state {
 	pm_core_settings before;  /* what enable replaced */
 	char ours[PM_PATTERN_MAX + 1]; /* the pattern enable set */
+	/* The identity that parses a core whose report is root's alone (the
+	 * private spool): never root.  0 when the state names none. */
+	uid_t analysis_uid;
+	gid_t analysis_gid;
 } pm_system_state;
 /* Read dir/state (root's, not writable by others, no link followed).
  * PM_E_NOTFOUND when there is none. */
