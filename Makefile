@@ -31,7 +31,7 @@ PACKAGES = $(CROSS_PACKAGES) build-essential meson ninja-build pkg-config clang 
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev libdebuginfod-dev debuginfod \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium \
-           openjdk-17-jdk-headless mono-runtime mono-mcs strace
+           openjdk-17-jdk-headless mono-runtime mono-mcs strace procps systemd
 # libdebuginfod-dev: elfutils' debuginfod client, which symbolication asks servers through; debuginfod: the
 # server the tests and the debuginfod benchmark start on a loopback port.
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
@@ -39,6 +39,8 @@ PACKAGES = $(CROSS_PACKAGES) build-essential meson ninja-build pkg-config clang 
 # programs tests/crash/test_runtimes.c crashes.
 # openjdk-17-jdk-headless, mono-runtime, mono-mcs (and node, below): runtimes that take SIGSEGV on purpose,
 # run for real by tests/crash/test_managed.c; strace counts the faults they take.
+# procps and systemd: `sysctl` and systemd-sysctl, which apply the sysctl drop-ins at boot, judge the one
+# `system enable` writes (tests/system/test_enable.py); a container image may have neither.
 # chromium: Spotlight's error page is read in it, headless (tests/delivery/test_upload_spotlight.c).
 # Tests install Breakpad's tools, sentry-cli, Spotlight and playwright-core with npm; Debian's
 # npm is needed only when none is present (NodeSource's nodejs ships its own and conflicts with Debian's;
