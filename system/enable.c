@@ -41,7 +41,7 @@ handler_trusted(const char *handler, char *msg, size_t cap)
 		snprintf(msg, cap, "the handler's path has a space, which the kernel would split: %s", handler);
 		return PM_E_INVAL;
 	}
-	int fd = pmi_root_path_open(handler, PMI_PATH_FILE, why, sizeof why);
+	int fd = pmi_root_path_open(handler, PMI_PATH_FILE | PMI_PATH_NAMES, why, sizeof why);
 	if (fd >= 0) {
 		close(fd);
 		return PM_OK;
@@ -166,6 +166,10 @@ pmi_system_enable(const pm_enable_options *o, char *msg, size_t cap)
 	pm_err e = handler_trusted(o->handler, msg, cap);
 	if (e != PM_OK)
 		return e;
+	if (strpbrk(o->sysdir, " \t\n")) {
+		snprintf(msg, cap, "the state directory's path has a space, which the kernel would split: %s", o->sysdir);
+		return PM_E_INVAL;
+	}
 	memset(&st, 0, sizeof st);
 	if (!pmi_pattern_ours(o->handler, o->default_dir ? NULL : o->sysdir, st.ours, sizeof st.ours)) {
 		snprintf(msg, cap, "the pattern for %s is longer than the kernel's %d bytes", o->handler,

@@ -24,11 +24,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* "uid 1000 (alice)" */
+/* "uid 1000 (alice)"; the name only when asked: the handler asks no
+ * name service anything (a remote one could make it wait). */
 static void
-owner_name(uid_t uid, char *out, size_t cap)
+owner_name(uid_t uid, bool names, char *out, size_t cap)
 {
-	struct passwd *pw = getpwuid(uid);
+	struct passwd *pw = names ? getpwuid(uid) : NULL;
 	if (pw)
 		snprintf(out, cap, "uid %u (%s)", (unsigned)uid, pw->pw_name);
 	else
@@ -45,8 +46,13 @@ judge(int fd, const char *shown, bool last, int how, char *why, size_t cap)
 		snprintf(why, cap, "%s: %s", shown, strerror(errno));
 		return false;
 	}
+	bool names = how & PMI_PATH_NAMES;
+	if (S_ISLNK(st.st_mode)) {
+		snprintf(why, cap, "%s is a symbolic link: name the place it leads to instead", shown);
+		return false;
+	}
 	if (st.st_uid != 0) {
-		owner_name(st.st_uid, who, sizeof who);
+		owner_name(st.st_uid, names, who, sizeof who);
 		snprintf(why, cap, "%s is %s's, not root's", shown, who);
 		return false;
 	}
@@ -56,7 +62,7 @@ judge(int fd, const char *shown, bool last, int how, char *why, size_t cap)
 	}
 	bool sticky_dir = S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX);
 	if ((st.st_mode & 022) && (last || !sticky_dir)) {
-		struct group *gr = st.st_mode & 002 ? NULL : getgrgid(st.st_gid);
+		struct group *gr = st.st_mode & 002 || !names ? NULL : getgrgid(st.st_gid);
 		if (st.st_mode & 002)
 			snprintf(who, sizeof who, "every user");
 		else if (gr)
@@ -165,7 +171,7 @@ pm_err
 pmi_root_file_write(const char *dir, const char *name, mode_t mode, void (*fill)(FILE *f, const void *arg),
                     const void *arg, char *why, size_t cap)
 {
-	int dfd = pmi_root_path_open(dir, PMI_PATH_DIR | PMI_PATH_CREATE, why, cap);
+	int dfd = pmi_root_path_open(dir, PMI_PATH_DIR | PMI_PATH_CREATE | PMI_PATH_NAMES, why, cap);
 	if (dfd < 0)
 		return PM_E_IO;
 	char tmp[NAME_MAX + 1];
@@ -193,7 +199,7 @@ pmi_root_file_write(const char *dir, const char *name, mode_t mode, void (*fill)
 pm_err
 pmi_root_file_remove(const char *dir, const char *name, char *why, size_t cap)
 {
-	int dfd = pmi_root_path_open(dir, PMI_PATH_DIR, why, cap);
+	int dfd = pmi_root_path_open(dir, PMI_PATH_DIR | PMI_PATH_NAMES, why, cap);
 	if (dfd < 0)
 		return errno == ENOENT ? PM_OK : PM_E_IO;
 	bool ok = (unlinkat(dfd, name, 0) == 0 || errno == ENOENT) && fsync(dfd) == 0;

@@ -68,16 +68,18 @@ bool pmi_sysctl_write(const char *name, const char *value);
 bool pmi_sysctl_read(const char *name, char *out, size_t cap);
 
 /* --- paths only root can change (root_path.c) ------------------------- */
-enum { PMI_PATH_DIR = 1, PMI_PATH_FILE = 2, PMI_PATH_CREATE = 4 };
+enum { PMI_PATH_DIR = 1, PMI_PATH_FILE = 2, PMI_PATH_CREATE = 4, PMI_PATH_NAMES = 8 };
 /* The absolute path opened through a walk from / that follows no link, each
  * component root's and not writable by group or others (a sticky directory
- * on the way may be); PMI_PATH_CREATE makes missing directories (0755).
+ * on the way may be); PMI_PATH_CREATE makes missing directories (0755);
+ * PMI_PATH_NAMES names users and groups in why (the name service asked).
  * A directory's descriptor (O_RDONLY), a file's O_PATH one, or -1 with
  * errno (ENOENT: a component is missing; EPERM: one is not root's alone)
  * and why. */
 int pmi_root_path_open(const char *path, int how, char *why, size_t cap);
-/* dir/name (dir opened as above, made when missing) written whole with what
- * fill writes: a temporary of that mode, made durable, renamed over it. */
+/* dir/name written whole with what fill writes (dir opened as above, made
+ * when missing, names in why): a temporary of that mode, made durable,
+ * renamed over it. */
 pm_err pmi_root_file_write(const char *dir, const char *name, mode_t mode, void (*fill)(FILE *f, const void *arg),
                            const void *arg, char *why, size_t cap);
 /* Remove dir/name; PM_OK when it is not there. */
