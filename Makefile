@@ -23,11 +23,15 @@ FUZZ_SEED ?= 1
 FUZZ_SECONDS ?= 300
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
+# What the native suite runs of aarch64: system_core_reader builds a static aarch64 program
+# (libc6-dev-arm64-cross is only a Recommends of the compiler) and qemu-user writes its core;
+# core_qemu crashes a static program under qemu-user.  Installed with the rest, before any test.
+CROSS_PACKAGES = gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+PACKAGES = $(CROSS_PACKAGES) build-essential meson ninja-build pkg-config clang clang-14 libclang-rt-14-dev llvm-14 lld-14 \
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev libdebuginfod-dev debuginfod \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium \
-           openjdk-17-jdk-headless mono-runtime mono-mcs strace
+           openjdk-17-jdk-headless mono-runtime mono-mcs strace procps systemd
 # libdebuginfod-dev: elfutils' debuginfod client, which symbolication asks servers through; debuginfod: the
 # server the tests and the debuginfod benchmark start on a loopback port.
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
@@ -35,6 +39,8 @@ PACKAGES = build-essential meson ninja-build pkg-config clang clang-14 libclang-
 # programs tests/crash/test_runtimes.c crashes.
 # openjdk-17-jdk-headless, mono-runtime, mono-mcs (and node, below): runtimes that take SIGSEGV on purpose,
 # run for real by tests/crash/test_managed.c; strace counts the faults they take.
+# procps and systemd: `sysctl` and systemd-sysctl, which apply the sysctl drop-ins at boot, judge the one
+# `system enable` writes (tests/system/test_enable.py); a container image may have neither.
 # chromium: Spotlight's error page is read in it, headless (tests/delivery/test_upload_spotlight.c).
 # Tests install Breakpad's tools, sentry-cli, Spotlight and playwright-core with npm; Debian's
 # npm is needed only when none is present (NodeSource's nodejs ships its own and conflicts with Debian's;
@@ -49,7 +55,7 @@ NPM_PACKAGES = nodejs npm libnode-dev
 # RPATH, which libcriterion.so.3 inherits, finds libnanomsg.so.5 beside it).
 ARM64_BUILD ?= build-arm64
 ARM64_ROOT = $(CURDIR)/$(ARM64_BUILD)-root
-ARM64_PACKAGES = gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++-aarch64-linux-gnu qemu-user-static libc6:arm64 \
+ARM64_PACKAGES = $(CROSS_PACKAGES) g++-aarch64-linux-gnu libc6:arm64 \
                  libcjson-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libdebuginfod-dev:arm64 libunwind-dev:arm64 \
                  libcurl4-openssl-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 \
                  libffi8:arm64 libgit2-1.5:arm64 libstdc++6:arm64 libc6-dbg:arm64
@@ -85,12 +91,13 @@ build: $(BUILD)/build.ninja
 demo: deps build
 	SPOTLIGHT=$(SPOTLIGHT) sh sample_crashes/demo.sh $(BUILD)
 
-test: deps build
+# Every package any test uses (test-arm64's too) is installed before the first test runs.
+test: deps deps-arm64 build
 	meson test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory test-arm64
 
-deps-arm64:
+deps-arm64: deps
 	dpkg --print-foreign-architectures | grep -qx arm64 || $(SUDO) dpkg --add-architecture arm64
 	$(SUDO) apt-get update -qq
 	$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $(ARM64_PACKAGES)

@@ -559,6 +559,10 @@ typedef struct pm_upload_result {
 
 /* One delivery pass over the pending reports of s, with retries.  Blocking. */
 pm_err pm_upload_pending(pm_store *s, const pm_upload_options *opt, pm_upload_result *res);
+/* PM_OK when pm_upload_pending would take opt's destination (url or dsn),
+ * environment and headers; PM_E_INVAL, the reason on stderr (never a key or
+ * a header's value), otherwise.  Nothing is sent. */
+pm_err pm_upload_options_check(const pm_upload_options *opt);
 /*
  * Deliver the pending reports of reports_dir on a background thread (never
  * delays the caller): a pass at once, then one every five minutes.  This is

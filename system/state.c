@@ -3,14 +3,17 @@
  * reporter's directory (/var/lib/postmortem/state): the previous
  * kernel.core_pattern, core_pipe_limit and suid_dumpable, and the pattern
  * enable set.  Values are written in hex, so that `disable` puts back
- * exactly the bytes that were there.  The handler trusts the file only
- * when root owns it and nobody else may write to it or its directory.
- * NOT AS-safe.
+ * exactly the bytes that were there; the analysis identity (uid:gid); and
+ * the machine-wide delivery `enable --dsn` asked for (the DSN, which holds
+ * the project's key: the file is 0600 root's).  The handler trusts the file
+ * only when root owns it and nobody else may write to it, its directory or
+ * any directory above (root_path.c).  NOT AS-safe.
  */
 #include "system.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,41 +62,63 @@ get_ids(const char *s, uid_t *uid, gid_t *gid)
 	return true;
 }
 
-/* The directory, opened when root owns it and only root may write to it. */
-static int
-open_root_dir(const char *dir, char *why, size_t cap)
+/* "1" or "0". */
+static bool
+get_flag(const char *s, bool *out)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	struct stat st;
-	if (fd < 0) {
-		int e = errno;
-		snprintf(why, cap, "%s: %s", dir, e == ELOOP ? "a symbolic link" : strerror(e));
-		errno = e;
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || st.st_uid != 0 || (st.st_mode & 022)) {
-		snprintf(why, cap, "%s: not root's alone (owner %u, mode %04o)", dir, (unsigned)st.st_uid,
-		         (unsigned)(st.st_mode & 07777));
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	return fd;
+	if ((s[0] != '0' && s[0] != '1') || s[1])
+		return false;
+	*out = s[0] == '1';
+	return true;
+}
+
+/* The values kept in hex; `required` ones are in every state. */
+#define HEX(key, field, required) { key, offsetof(pm_system_state, field), sizeof ((pm_system_state *)0)->field, required }
+static const struct {
+	const char *key;
+	size_t at, size;
+	bool required;
+} hex_fields[] = {
+	HEX("core_pattern", before.pattern, true), HEX("core_pipe_limit", before.pipe_limit, true),
+	HEX("suid_dumpable", before.suid_dumpable, true), HEX("ours", ours, true),
+	HEX("dsn", dsn, false), HEX("environment", environment, false),
+};
+enum { N_HEX = sizeof hex_fields / sizeof *hex_fields, N_REQUIRED = 4 };
+
+/* One line "key value": false when a known key's value is bad; *required counts the required ones. */
+static bool
+take(char *line, pm_system_state *st, unsigned *required)
+{
+	char *value = strchr(line, ' ');
+	if (line[0] == '#' || !value)
+		return true;
+	*value++ = '\0';
+	for (size_t i = 0; i < N_HEX; i++)
+		if (strcmp(line, hex_fields[i].key) == 0) {
+			*required += hex_fields[i].required;
+			return get_hex(value, (char *)st + hex_fields[i].at, hex_fields[i].size);
+		}
+	if (strcmp(line, "analysis_ids") == 0)
+		return get_ids(value, &st->analysis_uid, &st->analysis_gid);
+	if (strcmp(line, "upload_private") == 0)
+		return get_flag(value, &st->upload_private);
+	return true; /* a later version's: kept to itself */
 }
 
 pm_err
 pmi_state_read(const char *dir, pm_system_state *st, char *why, size_t cap)
 {
 	memset(st, 0, sizeof *st);
-	int dfd = open_root_dir(dir, why, cap);
+	int dfd = pmi_root_path_open(dir, PMI_PATH_DIR, why, cap);
 	if (dfd < 0)
 		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
 	int fd = openat(dfd, PM_SYSTEM_STATE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	close(dfd);
 	struct stat sb;
 	if (fd < 0) {
-		snprintf(why, cap, "%s/%s: %s", dir, PM_SYSTEM_STATE, strerror(errno));
-		return errno == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
+		int e = errno;
+		snprintf(why, cap, "%s/%s: %s", dir, PM_SYSTEM_STATE, strerror(e));
+		return e == ENOENT ? PM_E_NOTFOUND : PM_E_IO;
 	}
 	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode) || sb.st_uid != 0 || (sb.st_mode & 022)) {
 		close(fd);
@@ -105,78 +130,48 @@ pmi_state_read(const char *dir, pm_system_state *st, char *why, size_t cap)
 		close(fd);
 		return PM_E_NOMEM;
 	}
-	char line[1024];
-	unsigned seen = 0;
+	/* The longest line: a key and a DSN in hex. */
+	char line[2 * PM_SYSTEM_DSN_MAX + 64];
+	unsigned required = 0;
 	bool ok = true;
 	while (ok && fgets(line, sizeof line, f)) {
-		char key[32], hex[800] = "";
-		if (line[0] == '#' || sscanf(line, "%31s %799s", key, hex) < 1)
-			continue;
-		if (strcmp(key, "core_pattern") == 0)
-			ok = get_hex(hex, st->before.pattern, sizeof st->before.pattern), seen |= 1;
-		else if (strcmp(key, "core_pipe_limit") == 0)
-			ok = get_hex(hex, st->before.pipe_limit, sizeof st->before.pipe_limit), seen |= 2;
-		else if (strcmp(key, "suid_dumpable") == 0)
-			ok = get_hex(hex, st->before.suid_dumpable, sizeof st->before.suid_dumpable), seen |= 4;
-		else if (strcmp(key, "ours") == 0)
-			ok = get_hex(hex, st->ours, sizeof st->ours), seen |= 8;
-		else if (strcmp(key, "analysis_ids") == 0)
-			ok = get_ids(hex, &st->analysis_uid, &st->analysis_gid);
+		size_t n = strlen(line);
+		if (n && line[n - 1] == '\n')
+			line[--n] = '\0';
+		else if (!feof(f))
+			ok = false; /* longer than any line enable writes */
+		ok = ok && take(line, st, &required);
 	}
 	fclose(f);
-	if (!ok || seen != 15) {
+	if (!ok || required != N_REQUIRED) {
 		snprintf(why, cap, "%s/%s: damaged (a value is missing or not hex)", dir, PM_SYSTEM_STATE);
 		return PM_E_FORMAT;
 	}
 	return PM_OK;
 }
 
+static void
+fill(FILE *f, const void *arg)
+{
+	const pm_system_state *st = arg;
+	fputs(header, f);
+	for (size_t i = 0; i < N_HEX; i++)
+		if (hex_fields[i].required || st->dsn[0])
+			put_hex(f, hex_fields[i].key, (const char *)st + hex_fields[i].at);
+	if (st->analysis_uid)
+		fprintf(f, "analysis_ids %lu:%lu\n", (unsigned long)st->analysis_uid, (unsigned long)st->analysis_gid);
+	if (st->dsn[0])
+		fprintf(f, "upload_private %d\n", st->upload_private);
+}
+
 pm_err
 pmi_state_write(const char *dir, const pm_system_state *st, char *why, size_t cap)
 {
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		snprintf(why, cap, "cannot create %s: %s", dir, strerror(errno));
-		return PM_E_IO;
-	}
-	int dfd = open_root_dir(dir, why, cap);
-	if (dfd < 0)
-		return PM_E_IO;
-	static const char tmp[] = "." PM_SYSTEM_STATE ".tmp";
-	unlinkat(dfd, tmp, 0);
-	int fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	bool ok = f != NULL;
-	if (ok) {
-		fputs(header, f);
-		put_hex(f, "core_pattern", st->before.pattern);
-		put_hex(f, "core_pipe_limit", st->before.pipe_limit);
-		put_hex(f, "suid_dumpable", st->before.suid_dumpable);
-		put_hex(f, "ours", st->ours);
-		if (st->analysis_uid)
-			fprintf(f, "analysis_ids %lu:%lu\n", (unsigned long)st->analysis_uid,
-			        (unsigned long)st->analysis_gid);
-		ok = fflush(f) == 0 && fsync(fileno(f)) == 0;
-		ok = fclose(f) == 0 && ok;
-	} else if (fd >= 0)
-		close(fd);
-	ok = ok && renameat(dfd, tmp, dfd, PM_SYSTEM_STATE) == 0 && fsync(dfd) == 0;
-	if (!ok) {
-		snprintf(why, cap, "cannot write %s/%s: %s", dir, PM_SYSTEM_STATE, strerror(errno));
-		unlinkat(dfd, tmp, 0);
-	}
-	close(dfd);
-	return ok ? PM_OK : PM_E_IO;
+	return pmi_root_file_write(dir, PM_SYSTEM_STATE, 0600, fill, st, why, cap);
 }
 
 pm_err
 pmi_state_remove(const char *dir, char *why, size_t cap)
 {
-	int dfd = open_root_dir(dir, why, cap);
-	if (dfd < 0)
-		return PM_E_IO;
-	bool ok = unlinkat(dfd, PM_SYSTEM_STATE, 0) == 0 || errno == ENOENT;
-	if (!ok)
-		snprintf(why, cap, "cannot remove %s/%s: %s", dir, PM_SYSTEM_STATE, strerror(errno));
-	close(dfd);
-	return ok ? PM_OK : PM_E_IO;
+	return pmi_root_file_remove(dir, PM_SYSTEM_STATE, why, cap);
 }

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "postmortem-tools.h"
@@ -66,9 +67,29 @@ bool pmi_sysctl_write(const char *name, const char *value);
 /* Read one /proc/sys file into out without its trailing newline; false with errno. */
 bool pmi_sysctl_read(const char *name, char *out, size_t cap);
 
+/* --- paths only root can change (root_path.c) ------------------------- */
+enum { PMI_PATH_DIR = 1, PMI_PATH_FILE = 2, PMI_PATH_CREATE = 4, PMI_PATH_NAMES = 8 };
+/* The absolute path opened through a walk from / that follows no link, each
+ * component root's and not writable by group or others (a sticky directory
+ * on the way may be); PMI_PATH_CREATE makes missing directories (0755);
+ * PMI_PATH_NAMES names users and groups in why (the name service asked).
+ * A directory's descriptor (O_RDONLY), a file's O_PATH one, or -1 with
+ * errno (ENOENT: a component is missing; EPERM: one is not root's alone)
+ * and why. */
+int pmi_root_path_open(const char *path, int how, char *why, size_t cap);
+/* dir/name written whole with what fill writes (dir opened as above, made
+ * when missing, names in why): a temporary of that mode, made durable,
+ * renamed over it. */
+pm_err pmi_root_file_write(const char *dir, const char *name, mode_t mode, void (*fill)(FILE *f, const void *arg),
+                           const void *arg, char *why, size_t cap);
+/* Remove dir/name; PM_OK when it is not there. */
+pm_err pmi_root_file_remove(const char *dir, const char *name, char *why, size_t cap);
+
 /* --- the state enable keeps (state.c) ---------------------------------- */
 /* The system reporter's directory: the state file, the spools. */
 #define PM_SYSTEM_STATE "state"
+/* A DSN the state keeps, with its NUL. */
+enum { PM_SYSTEM_DSN_MAX = 512, PM_SYSTEM_ENVIRONMENT_MAX = 65 };
 typedef struct pm_system_state {
 	pm_core_settings before;  /* what enable replaced */
 	char ours[PM_PATTERN_MAX + 1]; /* the pattern enable set */
@@ -76,13 +97,45 @@ typedef struct pm_system_state {
 	 * private spool): never root.  0 when the state names none. */
 	uid_t analysis_uid;
 	gid_t analysis_gid;
+	/* Machine-wide delivery (`enable --dsn`): "" when none.  The DSN holds
+	 * the project's key: the file is root's alone (0600). */
+	char dsn[PM_SYSTEM_DSN_MAX];
+	char environment[PM_SYSTEM_ENVIRONMENT_MAX]; /* "": the uploader's default */
+	bool upload_private;      /* the private spool's reports are sent too */
 } pm_system_state;
-/* Read dir/state (root's, not writable by others, no link followed).
- * PM_E_NOTFOUND when there is none. */
+/* Read dir/state (root's, not writable by others, and every directory above
+ * it root's: pmi_root_path_open).  PM_E_NOTFOUND when there is none. */
 pm_err pmi_state_read(const char *dir, pm_system_state *st, char *why, size_t cap);
-/* Write dir/state (0600, a temporary then rename), creating dir 0755 root's. */
+/* Write dir/state (0600, a temporary then rename), creating dir and the
+ * directories above it that are missing (0755 root's). */
 pm_err pmi_state_write(const char *dir, const pm_system_state *st, char *why, size_t cap);
 pm_err pmi_state_remove(const char *dir, char *why, size_t cap);
+
+/* --- the analysis identity (identity.c) -------------------------------- */
+#define PM_ANALYSIS_USER "postmortem-core"
+/* The system user and group PM_ANALYSIS_USER, made with useradd when
+ * missing (*made); false (why says) when they cannot be, or are root's. */
+bool pmi_analysis_identity(uid_t *uid, gid_t *gid, bool *made, char *why, size_t cap);
+
+/* --- the next boot (boot.c) -------------------------------------------- */
+#define PM_SYSCTL_DIR "/etc/sysctl.d"
+#define PM_SYSCTL_DROPIN "99-zz-postmortem.conf"
+/* The three settings in pm_core_settings' order: core_pattern, core_pipe_limit, suid_dumpable. */
+enum { PM_BOOT_KEYS = 3 };
+typedef struct pm_boot_settings {
+	pm_core_settings next;    /* what the sysctl drop-ins set, applied in their order */
+	bool set[PM_BOOT_KEYS];   /* false: no file sets it, the kernel's default stays */
+	char from[PM_BOOT_KEYS][PATH_MAX]; /* the file whose value wins */
+	pm_core_settings conf;    /* what /etc/sysctl.conf sets, which procps' `sysctl --system` */
+	bool conf_set[PM_BOOT_KEYS]; /* (a boot without systemd) applies after every drop-in */
+} pm_boot_settings;
+/* What the next boot will apply, read as systemd-sysctl reads it. */
+pm_err pmi_boot_read(pm_boot_settings *b, char *why, size_t cap);
+/* Write PM_SYSCTL_DIR/PM_SYSCTL_DROPIN with s (0644, a temporary then rename). */
+pm_err pmi_boot_write(const pm_core_settings *s, char *why, size_t cap);
+/* Remove the drop-in when its kernel.core_pattern is ours (*removed);
+ * *other: it holds another pattern, and is left. */
+pm_err pmi_boot_remove(const char *ours, bool *removed, bool *other, char *why, size_t cap);
 
 /* --- patterns (pattern.c) ---------------------------------------------- */
 /* Our pattern for handler (and dir, NULL for the default); false when longer than the kernel takes. */

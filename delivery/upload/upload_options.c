@@ -1,5 +1,6 @@
 /*
- * upload_options.c — defaults and checks for pm_upload_options.
+ * upload_options.c — defaults and checks for pm_upload_options (and the
+ * check alone, for a command that keeps options to use later).
  *
  * Everything is checked before the first byte leaves: a refused URL or a
  * malformed header fails the call instead of failing every report.
@@ -61,4 +62,11 @@ pmi_upload_options_resolve(const pm_upload_options *in, pm_upload_options *out)
 	if (e == PM_OK)
 		e = pmi_sentry_environment(in->environment, &out->environment);
 	return e == PM_OK ? pmi_upload_url_check(dsn.envelope_url, in->allow_http) : e;
+}
+
+pm_err
+pm_upload_options_check(const pm_upload_options *opt)
+{
+	pm_upload_options resolved;
+	return pmi_upload_options_resolve(opt, &resolved);
 }

@@ -48,7 +48,7 @@ _postmortem()
 	stats) flags="-d --dir -j --json -h --help" ;;
 	upload) flags="-d --dir -u --url --dsn -H --header --allow-http --insecure --ca-file --timeout-ms
 	               --deadline-ms --attempts --no-gzip --symbolicate --environment -h --help" ;;
-	system) flags="--state-dir -h --help" ;;
+	system) flags="--state-dir --dsn --environment --upload-private --no-dsn -h --help" ;;
 	*) return ;;
 	esac
 	case $prev in
@@ -56,7 +56,8 @@ _postmortem()
 	-b | --build-id) return ;;
 	-d | --dir | --debug-dir | --state-dir | --sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
 	-o | --output | --ca-file | --exe) COMPREPLY=($(compgen -f -- "$cur")); return ;;
-	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod) return ;;
+	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod | --environment)
+		return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$flags" -- "$cur"))

@@ -267,6 +267,30 @@ Test(cli, option_errors_name_the_whole_command)
 	}
 }
 
+/* enable's delivery flags are judged before anything of the machine is read or
+ * changed (these run as root in CI: none of them may reach enable), and a DSN's
+ * key is never echoed. */
+Test(cli, system_delivery_flags_are_checked_first)
+{
+	static const char *const bad[][2] = {
+		{ "system disable --dsn https://k@example.com/1", "go with enable" },
+		{ "system status --no-dsn", "go with enable" },
+		{ "system enable --environment staging", "go with --dsn" },
+		{ "system enable --upload-private", "go with --dsn" },
+		{ "system enable --dsn https://k@example.com/1 --no-dsn", "one or the other" },
+		{ "system enable --dsn https://0badc0ffee1234@/42", "refused" },
+		{ "system enable --dsn http://0badc0ffee1234@example.com/42", "refused" },
+		{ "system enable --dsn https://0badc0ffee1234@example.com/42 --environment 'a b'", "refused" },
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char *out;
+		cr_expect_eq(pm(bad[i][0], &out), 2, "%s: %s", bad[i][0], out);
+		cr_expect(strstr(out, bad[i][1]) != NULL, "%s: %s", bad[i][0], out);
+		cr_expect(strstr(out, "0badc0ffee1234") == NULL, "%s echoed the key: %s", bad[i][0], out);
+		free(out);
+	}
+}
+
 static bool
 all_ascii(const char *s)
 {

@@ -1,18 +1,26 @@
-"""The kernel's core settings a system test changes, always put back.
+"""What a system test changes of the machine, always put back.
 
 `KernelSettings` saves kernel.core_pattern, kernel.core_pipe_limit and
-fs.suid_dumpable, and restores them when the `with` block ends, however it
-ends.  A guard process (detached, so that nothing waits for it) holds the
-saved values too and restores them the moment the test's process dies, even
-by SIGKILL: the machine runs other crash tests right after.  Tests that use
-it run alone (`is_parallel : false` in tests/meson.build).
+fs.suid_dumpable, the sysctl drop-in `postmortem system enable` writes (and
+any other file the test names), and whether the analysis identity (the
+system user postmortem-core, which enable makes) exists, and restores them
+when the `with` block ends, however it ends.  A guard process (detached, so
+that nothing waits for it) holds the saved values too and restores them the
+moment the test's process dies, even by SIGKILL: the machine runs other
+crash tests right after, and a reboot would apply the drop-in.  Tests that
+use it run alone (`is_parallel : false` in tests/meson.build).
 """
 import os
+import pwd
 import signal
+import subprocess
 import sys
+import time
 
 FILES = {'pattern': '/proc/sys/kernel/core_pattern', 'pipe_limit': '/proc/sys/kernel/core_pipe_limit',
          'suid_dumpable': '/proc/sys/fs/suid_dumpable'}
+DROPIN = '/etc/sysctl.d/99-zz-postmortem.conf'
+ANALYSIS_USER = 'postmortem-core'
 
 
 def read(name):
@@ -25,10 +33,45 @@ def write(name, value):
         f.write(value if isinstance(value, bytes) else value.encode())
 
 
+def file_bytes(path):
+    try:
+        with open(path, 'rb') as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def user_exists(name):
+    try:
+        pwd.getpwnam(name)
+        return True
+    except KeyError:
+        return False
+
+
+def remove_user(name):
+    """userdel, again while a process of the user's is still ending; its group with it."""
+    for _ in range(20):
+        if not user_exists(name) or subprocess.run(['userdel', name], stderr=subprocess.DEVNULL).returncode == 0:
+            break
+        time.sleep(0.5)
+    subprocess.run(['groupdel', name], stderr=subprocess.DEVNULL)
+
+
 def _restore(saved):
     for name in ('pattern', 'pipe_limit', 'suid_dumpable'):
         if read(name) != saved[name]:
             write(name, saved[name])
+    for path, content in saved['files'].items():
+        if file_bytes(path) == content:
+            continue
+        if content is None:
+            os.unlink(path)
+        else:
+            with open(path, 'wb') as f:
+                f.write(content)
+    if not saved['user'] and user_exists(ANALYSIS_USER):
+        remove_user(ANALYSIS_USER)
 
 
 def _guard(saved, rfd):
@@ -43,10 +86,17 @@ def _guard(saved, rfd):
 
 
 class KernelSettings:
+    """files: more paths to put back as they were (None: not there)."""
+
+    def __init__(self, files=()):
+        self.files = (DROPIN,) + tuple(files)
+
     def __enter__(self):
         if os.geteuid() != 0:
             sys.exit('the system reporter tests need root (they set kernel.core_pattern)')
         self.saved = {name: read(name) for name in FILES}
+        self.saved['files'] = {path: file_bytes(path) for path in self.files}
+        self.saved['user'] = user_exists(ANALYSIS_USER)
         rfd, self.wfd = os.pipe()
         os.set_inheritable(self.wfd, False)
         if os.fork() == 0:
@@ -67,12 +117,20 @@ class KernelSettings:
         write('pattern', pattern)
 
     def restore(self):
-        _restore(self.saved)
+        """The kernel's three settings as they were (the files and the user wait for the end)."""
+        for name in ('pattern', 'pipe_limit', 'suid_dumpable'):
+            if read(name) != self.saved[name]:
+                write(name, self.saved[name])
 
     def __exit__(self, *exc):
-        self.restore()
+        _restore(self.saved)
         os.close(self.wfd)
         for name in FILES:
             if read(name) != self.saved[name]:
                 sys.exit('%s is %r, not %r as before the test' % (FILES[name], read(name), self.saved[name]))
+        for path, content in self.saved['files'].items():
+            if file_bytes(path) != content:
+                sys.exit('%s is not as it was before the test' % path)
+        if user_exists(ANALYSIS_USER) != self.saved['user']:
+            sys.exit('the user %s %s' % (ANALYSIS_USER, 'is left behind' if not self.saved['user'] else 'is gone'))
         return False
