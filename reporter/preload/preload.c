@@ -29,6 +29,7 @@
 #include "install.h"
 #include "postmortem.h"
 #include "preload_sigaction.h"
+#include "tell_run.h"
 
 /* Whether this image's constructor installed postmortem.  It lives in the
  * image's memory: an exec starts with it false, a fork's child keeps it. */
@@ -83,13 +84,18 @@ start_upload(void)
 __attribute__((constructor)) static void
 preload_install(void)
 {
-	if (program_has_postmortem())
+	if (program_has_postmortem()) {
+		pmi_tell_run(PMI_RR_LINKED, NULL);
 		return;
+	}
 	pmi_preload_sigaction_setup();
 	if (pm_install(NULL) != 0) {
-		fprintf(stderr, "postmortem-preload: crash reporting is off: %s\n", strerror(errno));
+		const char *why = strerror(errno);
+		fprintf(stderr, "postmortem-preload: crash reporting is off: %s\n", why);
+		pmi_tell_run(PMI_RR_FAILED, why);
 		return;
 	}
 	installed = true;
+	pmi_tell_run(PMI_RR_INSTALLED, NULL);
 	start_upload();
 }
