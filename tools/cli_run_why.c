@@ -265,8 +265,8 @@ free_bytes(const char *dir)
 }
 
 /* The child ended in the image postmortem was last in: it was there, and
- * the crash did not reach its handler, or found no room.  Whether the
- * system reporter would have reached it. */
+ * the crash did not reach its handler, or found no room, or it could not
+ * install.  Whether the system reporter is the way to a report. */
 static bool
 say_reached(const record *r, pid_t pid, const char *signame, const char *dir)
 {
@@ -287,9 +287,12 @@ say_reached(const record *r, pid_t pid, const char *signame, const char *dir)
 		cli_error("run", "no report: %s (process %ld) links libpostmortem, so installing it was left to the program: "
 		                 "it had not called pm_install, or it took the signal back",
 		          exe, (long)pid);
-	else
+	else {
+		/* Its own words came first (the preload library's line on stderr): that is to be fixed. */
 		cli_error("run", "no report: postmortem could not install itself in %s (process %ld): %s", exe, (long)pid,
 		          state + strlen(PMI_RR_FAILED) + (state[strlen(PMI_RR_FAILED)] == ' '));
+		return false;
+	}
 	return true;
 }
 

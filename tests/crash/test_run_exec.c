@@ -27,17 +27,6 @@ chain(void)
 	return pm_test_build("tests/crash_exec_chain");
 }
 
-/* `postmortem run -- prog args`; run's own exit status must be `status`. */
-static char *
-run_cli(crash_run *run, const char *prog, const char *args, int status)
-{
-	char *out;
-	crash_run_cli(run, prog, args, &out);
-	cr_expect(WIFEXITED(run->status) && WEXITSTATUS(run->status) == status, "run's status %#x, not exit %d:\n%s",
-	          run->status, status, out);
-	return out;
-}
-
 /* Exactly one report, of the NULL read in exec_chain_crash, by a process named
  * crash_exec_chain*, whose Identifier is `identifier`; run names it. */
 static void
@@ -65,7 +54,7 @@ static void
 one_report_through(const char *prog, const char *args)
 {
 	crash_run run;
-	char *out = run_cli(&run, prog, args, 128 + SIGSEGV);
+	char *out = crash_run_cli_exiting(&run, prog, args, 128 + SIGSEGV);
 	expect_one_report(&run, out, "crash_exec_chain");
 	free(out);
 	crash_run_free(&run);
@@ -137,7 +126,8 @@ Test(run_exec, a_fork_child)
 	for (int through_env = 0; through_env < 2; through_env++) {
 		crash_run run;
 		char *args = chain_args("", "fork");
-		char *out = through_env ? run_cli(&run, "/usr/bin/env", args, 0) : run_cli(&run, chain(), "fork", 0);
+		char *out = through_env ? crash_run_cli_exiting(&run, "/usr/bin/env", args, 0)
+		                        : crash_run_cli_exiting(&run, chain(), "fork", 0);
 		expect_one_report(&run, out, "crash_exec_chain");
 		free(args);
 		free(out);
@@ -153,7 +143,7 @@ Test(run_exec, linked_app_through_env_reports_once_by_its_own_install)
 	crash_run run;
 	char *args;
 	cr_assert(asprintf(&args, "'%s' crash", pm_test_build("tests/crash_exec_chain_linked")) > 0);
-	char *out = run_cli(&run, "/usr/bin/env", args, 128 + SIGSEGV);
+	char *out = crash_run_cli_exiting(&run, "/usr/bin/env", args, 128 + SIGSEGV);
 	expect_one_report(&run, out, "exec-chain-linked");
 	free(args);
 	free(out);
@@ -171,7 +161,7 @@ Test(run_exec, late_install_in_a_preloaded_process_reports_once)
 		char *args;
 		cr_assert(asprintf(&args, "%s%s%slate '%s'", through_env ? "'" : "", through_env ? chain() : "",
 		                   through_env ? "' " : "", lib) > 0);
-		char *out = run_cli(&run, through_env ? "/usr/bin/env" : chain(), args, 128 + SIGSEGV);
+		char *out = crash_run_cli_exiting(&run, through_env ? "/usr/bin/env" : chain(), args, 128 + SIGSEGV);
 		expect_one_report(&run, out, "crash_exec_chain");
 		free(args);
 		free(out);
@@ -185,7 +175,7 @@ static void
 expect_no_report_because(const char *prog, const char *args, const char *why, const char *const *not)
 {
 	crash_run run;
-	char *out = run_cli(&run, prog, args, 128 + SIGSEGV);
+	char *out = crash_run_cli_exiting(&run, prog, args, 128 + SIGSEGV);
 	cr_expect_eq(run.reports, 0, "%d reports:\n%s", run.reports, out);
 	cr_expect(strstr(out, "postmortem run: no report: ") && strstr(out, why), "not '%s':\n%s", why, out);
 	for (size_t i = 0; not[i]; i++)
@@ -233,7 +223,7 @@ Test(run_exec, a_replaced_handler_is_named_so)
 	expect_no_report_because(chain(), "replace", why, not);
 	free(why);
 	crash_run run;
-	char *out = run_cli(&run, chain(), "replace", 128 + SIGSEGV);
+	char *out = crash_run_cli_exiting(&run, chain(), "replace", 128 + SIGSEGV);
 	cr_expect(strstr(out, "and SIGSEGV never reached its handler: the program took the signal back") != NULL, "%s",
 	          out);
 	free(out);
@@ -254,7 +244,7 @@ Test(run_exec, a_kill_is_not_blamed_on_ld_preload)
 		crash_run run;
 		char *args;
 		cr_assert(asprintf(&args, "-c 'kill -%d $$'", cases[i].sig) > 0);
-		char *out = run_cli(&run, "/bin/sh", args, 128 + cases[i].sig);
+		char *out = crash_run_cli_exiting(&run, "/bin/sh", args, 128 + cases[i].sig);
 		cr_expect(strstr(out, cases[i].why) != NULL, "%s", out);
 		cr_expect(!strstr(out, "LD_PRELOAD") && !strstr(out, "statically"), "%s", out);
 		free(args);
