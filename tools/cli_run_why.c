@@ -324,6 +324,10 @@ say_not_reached(const record *r, const char *prog, pid_t pid, const cli_run_end 
 		cli_error("run", "no report: process %ld ended in %s, which postmortem was not in: its environment no "
 		                 "longer had LD_PRELOAD, cleared after %s (as env -i and sudo clear it)",
 		          (long)pid, what, last);
+	else if (kind == PROGRAM_DYNAMIC)
+		cli_error("run", "no report: process %ld ended in %s, and postmortem's library sent no word from it: the "
+		                 "loader did not load it (its message would be above), or its record could not be written",
+		          (long)pid, what);
 	else
 		cli_error("run", "no report: process %ld ended in %s, which postmortem was not in%s%s%s: its environment "
 		                 "was cleared (as env -i and sudo clear it), or it is statically linked or set-user-ID",
