@@ -311,27 +311,24 @@ say_not_reached(const record *r, const char *prog, pid_t pid, const cli_run_end 
 		snprintf(what, sizeof what, "%s", file);
 	else
 		snprintf(what, sizeof what, "a program the kernel calls '%s'", end->comm[0] ? end->comm : "?");
-	const char *last = r->field[0] ? r->field[PMI_RR_EXE] : NULL;
+	const char *last = r->field[0] ? r->field[PMI_RR_EXE] : NULL, *lead = "which postmortem was not in";
+	char why[PATH_MAX + 200];
 	if (secure)
-		cli_error("run", "no report: process %ld ended in %s, which postmortem was not in: %s, and the loader "
-		                 "ignores LD_PRELOAD in such a program",
-		          (long)pid, what, secure);
+		snprintf(why, sizeof why, "%s, and the loader ignores LD_PRELOAD in such a program", secure);
 	else if (kind == PROGRAM_STATIC)
-		cli_error("run", "no report: process %ld ended in %s, which postmortem was not in: it is statically linked, "
-		                 "and LD_PRELOAD reaches dynamically linked programs alone",
-		          (long)pid, what);
-	else if (kind == PROGRAM_DYNAMIC && r->field[0])
-		cli_error("run", "no report: process %ld ended in %s, which postmortem was not in: its environment no "
-		                 "longer had LD_PRELOAD, cleared after %s (as env -i and sudo clear it)",
-		          (long)pid, what, last);
-	else if (kind == PROGRAM_DYNAMIC)
-		cli_error("run", "no report: process %ld ended in %s, and postmortem's library sent no word from it: the "
-		                 "loader did not load it (its message would be above), or its record could not be written",
-		          (long)pid, what);
-	else
-		cli_error("run", "no report: process %ld ended in %s, which postmortem was not in%s%s%s: its environment "
-		                 "was cleared (as env -i and sudo clear it), or it is statically linked or set-user-ID",
-		          (long)pid, what, last ? " (it was in " : "", last ? last : "", last ? " before)" : "");
+		snprintf(why, sizeof why, "it is statically linked, and LD_PRELOAD reaches dynamically linked programs alone");
+	else if (kind == PROGRAM_DYNAMIC && last)
+		snprintf(why, sizeof why, "its environment no longer had LD_PRELOAD, cleared after %s (as env -i and sudo "
+		                          "clear it)", last);
+	else if (kind == PROGRAM_DYNAMIC) {
+		lead = "and postmortem's library sent no word from it";
+		snprintf(why, sizeof why, "the loader did not load it (its message would be above), or its record could "
+		                          "not be written");
+	} else
+		snprintf(why, sizeof why, "its environment was cleared (as env -i and sudo clear it), or it is statically "
+		                          "linked or set-user-ID%s%s%s", last ? " (postmortem was in " : "", last ? last : "",
+		         last ? " before)" : "");
+	cli_error("run", "no report: process %ld ended in %s, %s: %s", (long)pid, what, lead, why);
 }
 
 void
