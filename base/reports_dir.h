@@ -11,6 +11,7 @@
 
 #include "cgroup_oom.h"
 #include "postmortem.h"
+#include "run_record.h"
 #include "session_record.h"
 
 /* a then b into out (cap bytes with the NUL); the length, or -1 when it

@@ -1,7 +1,8 @@
 /*
  * cmd_run.c — `postmortem run [--dir D] [--json] -- PROG ARGS`: run an
  * unmodified program with the crash reporter preloaded, and say what the
- * crashes of it and of the programs it started left.
+ * crashes of it and of the programs it started left, or why PROG's own left
+ * nothing (cli_run_why.c).
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "reports_dir.h"
 
 extern char **environ;
 
@@ -28,10 +30,14 @@ help(void)
 	printf("usage: postmortem %s\n\n"
 	       "Run PROG with the crash reporter preloaded (LD_PRELOAD of %s),\n"
 	       "so a dynamically linked program needs no change to leave a report when it\n"
-	       "crashes.  Programs it starts inherit the reporter.  Every report written\n"
-	       "while PROG ran, by PROG or by any program it started, is named and\n"
-	       "explained on standard error.  A statically linked or set-user-ID program\n"
-	       "cannot be preloaded and leaves no report.  The run is recorded as a\n"
+	       "crashes.  Programs it starts, and programs it becomes (env, nice, a shell's\n"
+	       "exec, a version manager's shim), inherit the reporter while their\n"
+	       "environment keeps LD_PRELOAD.  Every report written while PROG ran, by PROG\n"
+	       "or by any program it started, is named and explained on standard error.\n"
+	       "A statically linked or set-user-ID program cannot be preloaded and leaves\n"
+	       "no report; when PROG dies of a signal and no report was written, run says\n"
+	       "why, as far as it can tell, and where `postmortem system enable` would\n"
+	       "reach the crash from outside the process.  The run is recorded as a\n"
 	       "session (release health: `postmortem stats`, uploads to Sentry) with how\n"
 	       "PROG ended, a SIGKILL too; PROG and what it starts record none of their\n"
 	       "own (POSTMORTEM_SESSIONS=0 in their environment; set it for `run` too to\n"
@@ -78,18 +84,20 @@ env_pair(const char *key, const char *value, const char *more)
 	return s;
 }
 
-/* environ with LD_PRELOAD (ours first, the user's kept), POSTMORTEM_DIR and
+/* environ with LD_PRELOAD (ours first, the user's kept), POSTMORTEM_DIR,
  * POSTMORTEM_SESSIONS=0 (this command records the run's session: the program
- * records none of its own) set; the two new strings go to owned[] for the
- * caller to free. */
+ * records none of its own) and `record`, the preload library's record's
+ * name (NULL: none), set; the new strings go to owned[] for the caller to
+ * free. */
 static char **
-child_env(const char *preload, const char *dir, char *owned[2])
+child_env(const char *preload, const char *dir, char *record, char *owned[2])
 {
 	static char no_sessions[] = "POSTMORTEM_SESSIONS=0";
+	static const char *const replaced[] = { "LD_PRELOAD=", "POSTMORTEM_SESSIONS=", PMI_RUN_RECORD_VAR "=" };
 	size_t n = 0, k = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 4, sizeof *env);
+	char **env = calloc(n + 5, sizeof *env);
 	const char *old = getenv("LD_PRELOAD");
 	owned[0] = env_pair("LD_PRELOAD", preload, old && *old ? old : NULL);
 	owned[1] = dir ? env_pair("POSTMORTEM_DIR", dir, NULL) : NULL;
@@ -97,22 +105,43 @@ child_env(const char *preload, const char *dir, char *owned[2])
 		free(env);
 		return NULL;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0 && !(dir && strncmp(environ[i], "POSTMORTEM_DIR=", 15) == 0) &&
-		    strncmp(environ[i], "POSTMORTEM_SESSIONS=", 20) != 0)
+	for (size_t i = 0; i < n; i++) {
+		bool keep = !(dir && strncmp(environ[i], "POSTMORTEM_DIR=", 15) == 0);
+		for (size_t r = 0; keep && r < sizeof replaced / sizeof replaced[0]; r++)
+			keep = strncmp(environ[i], replaced[r], strlen(replaced[r])) != 0;
+		if (keep)
 			env[k++] = environ[i];
+	}
 	env[k++] = owned[0];
 	if (owned[1])
 		env[k++] = owned[1];
 	env[k++] = no_sessions;
+	if (record)
+		env[k++] = record;
 	return env;
+}
+
+/* Wait for pid to end; what the kernel keeps of it until it is reaped goes
+ * to *end first. */
+static int
+wait_end(pid_t pid, int *status, cli_run_end *end)
+{
+	siginfo_t info;
+	while (waitid(P_PID, (id_t)pid, &info, WEXITED | WNOWAIT) < 0)
+		if (errno != EINTR)
+			return errno;
+	cli_run_end_read(pid, end);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return errno;
+	return 0;
 }
 
 /* Run PROG and wait; like system(), leave ^C and ^\ to the program.  The run's
  * session: begun before PROG starts, written once its pid is known, ended with
  * its status. */
 static int
-spawn_wait(char **argv, char **env, const char *dir, pid_t *pid, int *status)
+spawn_wait(char **argv, char **env, const char *dir, pid_t *pid, int *status, cli_run_end *end)
 {
 	pm_run_watch watch;
 	pm_run_watch_start(&watch, dir);
@@ -129,13 +158,9 @@ spawn_wait(char **argv, char **env, const char *dir, pid_t *pid, int *status)
 	sigaction(SIGQUIT, &ign, &old_quit);
 	int err = posix_spawnp(pid, argv[0], NULL, &attr, argv, env);
 	posix_spawnattr_destroy(&attr);
-	if (err == 0)
+	if (err == 0) {
 		pm_run_watch_spawned(&watch, *pid, argv[0]);
-	while (err == 0 && waitpid(*pid, status, 0) < 0) {
-		if (errno != EINTR) {
-			err = errno;
-			break;
-		}
+		err = wait_end(*pid, status, end);
 	}
 	pm_run_watch_end(&watch, err == 0 ? *status : -1);
 	sigaction(SIGINT, &old_int, NULL);
@@ -280,18 +305,23 @@ run(const char *dir, bool json, char **argv)
 		cli_error("run", "the path %s cannot go into LD_PRELOAD (it holds a space or colon)", preload);
 		return PM_EXIT_FAIL;
 	}
-	char *owned[2] = { NULL, NULL };
-	char **env = child_env(preload, dir, owned);
+	char *owned[2] = { NULL, NULL }, *record_entry;
+	int record = cli_run_record_open(&record_entry);
+	char **env = child_env(preload, dir, record_entry, owned);
 	pid_t pid = 0;
 	int status = 0, err = env ? 0 : ENOMEM;
+	cli_run_end end;
 	id_set seen;
 	remember_reports(dir, &seen);
 	if (env)
-		err = spawn_wait(argv, env, dir, &pid, &status);
+		err = spawn_wait(argv, env, dir, &pid, &status, &end);
 	free(env);
 	free(owned[0]);
 	free(owned[1]);
+	free(record_entry);
 	if (err) {
+		if (record >= 0)
+			close(record);
 		free(seen.id);
 		cli_error("run", "cannot run %s: %s", argv[0], strerror(err));
 		return err == ENOENT ? 127 : err == ENOMEM ? PM_EXIT_FAIL : 126;
@@ -305,8 +335,9 @@ run(const char *dir, bool json, char **argv)
 	size_t told = tell_reports(dir, &seen, reports);
 	free(seen.id);
 	if (sig && !told)
-		fprintf(stderr, "postmortem run: no report was written (SIGKILL and SIGSTOP cannot be caught;\n"
-		                "a statically linked or set-user-ID program ignores LD_PRELOAD)\n");
+		cli_run_why(argv[0], dir, pid, sig, name, &end, record);
+	if (record >= 0)
+		close(record);
 	if (json)
 		print_summary(rc, sig, reports);
 	return rc;

@@ -7,6 +7,7 @@
 #define PM_TOOLS_COMMANDS_H
 
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "postmortem-tools.h"
 
@@ -76,6 +77,25 @@ bool cli_names_file(const char *arg);
  * report of that id or unique id prefix in the reports directory (dir, NULL: the default), else
  * with arg NULL the newest pending report; an exit status, after saying why when not PM_EXIT_OK. */
 int cli_report_path(const char *cmd, const char *dir, const char *arg, char **path);
+/* What `postmortem run` learns of its child once it ended, before reaping it
+ * (cli_run_why.c): the kernel's name of the program image it died in, its
+ * real and effective ids. */
+typedef struct cli_run_end {
+	char comm[16];            /* "" unknown */
+	long uid[2], gid[2];      /* -1 unknown */
+} cli_run_end;
+/* An unlinked file for the preload library's record of the child's images
+ * (base/run_record.h), and the environment entry naming it (malloc'd into
+ * *entry); -1 and NULL when there is none to be had. */
+int cli_run_record_open(char **entry);
+/* What the kernel keeps of child pid, which ended and is not reaped yet. */
+void cli_run_end_read(pid_t pid, cli_run_end *end);
+/* Say on stderr why child pid, started as prog with reports going to dir
+ * (NULL: the default), left no report of its death by signal sig (named
+ * signame): what the signal, end and the record in record_fd (-1: none)
+ * show, and the system reporter where in-process capture could not reach. */
+void cli_run_why(const char *prog, const char *dir, pid_t pid, int sig, const char *signame, const cli_run_end *end,
+                 int record_fd);
 /* The --dir lines of a store subcommand's help. */
 extern const char cli_dir_help[];
 /* A store subcommand that takes [--dir D] [--json] and a fixed number of operands. */

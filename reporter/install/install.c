@@ -20,6 +20,7 @@
  */
 #include "postmortem-tools.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -255,15 +256,21 @@ sessions_off(const pm_config *cfg)
 	return (cfg && cfg->no_sessions) || (v && strcmp(v, "0") == 0);
 }
 
-/* The preload library reports this process already (`postmortem run`), and
- * this is a copy of libpostmortem that a library loaded later brought in (a
- * JNI library, a node addon): a second reporter would write each crash twice,
- * and sit beside the first as a runtime's handler would. */
+/* The preload library reports this program image already (`postmortem run`),
+ * and this is a copy of libpostmortem that a library loaded later brought in
+ * (a JNI library, a node addon): a second reporter would write each crash
+ * twice, and sit beside the first as a runtime's handler would.  The answer
+ * lives in the image's own memory, not in the environment or a pid: an exec
+ * (env, nice, a shell's exec, a shim) starts an image whose preload library
+ * has not installed yet, whatever environment and pid it keeps; a fork's
+ * child keeps its parent's answer along with its parent's handlers. */
 static bool
 preloaded_here(void)
 {
-	const char *pid = getenv(PMI_PRELOADED_VAR);
-	return pid && atol(pid) == (long)getpid();
+	void *sym = dlsym(RTLD_DEFAULT, PMI_PRELOAD_INSTALLED);
+	bool (*installed)(void);
+	memcpy(&installed, &sym, sizeof sym); /* object to function pointer, as POSIX allows */
+	return installed && installed();
 }
 
 int

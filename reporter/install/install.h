@@ -13,9 +13,11 @@
 /* Read the process facts the handler will copy into every report. */
 void pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room /* PATH_MAX */);
 
-/* Set by the preload library once it has installed postmortem: the pid of
- * the process it reports (install.c, preload.c). */
-#define PMI_PRELOADED_VAR "POSTMORTEM_PRELOADED"
+/* The preload library's answer to "did you install postmortem in this
+ * program image?": a function `bool (void)` it exports (preload.c), which a
+ * copy of libpostmortem loaded into the same image asks through the loader
+ * (install.c). */
+#define PMI_PRELOAD_INSTALLED "pmi_preload_installed"
 
 /* The capture storage's fixed pieces, a crash's (install.c) and a stopped
  * process's alike: the image and map tables' entries, the writer's and

@@ -10,6 +10,14 @@
  * never notices us unless it crashes: a failure is one line on stderr, never
  * an exit, and never shows the URL, the DSN or the header (they may hold
  * credentials).
+ *
+ * The constructor runs in every program image the loader preloads us into:
+ * each program started with LD_PRELOAD in its environment, and each one a
+ * process becomes through exec (env, nice, a shell's exec, a shim), which
+ * keeps the pid and the environment but nothing of the image before.
+ * Whether this image is reported is this image's own memory
+ * (pmi_preload_installed), never the environment's (docs/store.md, "One
+ * reporter per program image").
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,6 +29,21 @@
 #include "install.h"
 #include "postmortem.h"
 #include "preload_sigaction.h"
+#include "tell_run.h"
+
+/* Whether this image's constructor installed postmortem.  It lives in the
+ * image's memory: an exec starts with it false, a fork's child keeps it. */
+static bool installed;
+
+/* Exported (preload.map): a copy of libpostmortem that a library loaded
+ * later brings asks it, and installs nothing when it is true (install.c). */
+bool pmi_preload_installed(void);
+
+bool
+pmi_preload_installed(void)
+{
+	return installed;
+}
 
 /* A program that links libpostmortem itself installs it its own way; two
  * reporters would write each crash twice.  Ours is hidden, so any pm_install
@@ -61,17 +84,18 @@ start_upload(void)
 __attribute__((constructor)) static void
 preload_install(void)
 {
-	if (program_has_postmortem())
-		return;
-	pmi_preload_sigaction_setup();
-	if (pm_install(NULL) != 0) {
-		fprintf(stderr, "postmortem-preload: crash reporting is off: %s\n", strerror(errno));
+	if (program_has_postmortem()) {
+		pmi_tell_run(PMI_RR_LINKED, NULL);
 		return;
 	}
-	/* A library the program loads later may bring libpostmortem and call
-	 * pm_install (install.c, preloaded_here): this process is reported. */
-	char pid[24];
-	snprintf(pid, sizeof pid, "%ld", (long)getpid());
-	setenv(PMI_PRELOADED_VAR, pid, 1);
+	pmi_preload_sigaction_setup();
+	if (pm_install(NULL) != 0) {
+		const char *why = strerror(errno);
+		fprintf(stderr, "postmortem-preload: crash reporting is off: %s\n", why);
+		pmi_tell_run(PMI_RR_FAILED, why);
+		return;
+	}
+	installed = true;
+	pmi_tell_run(PMI_RR_INSTALLED, NULL);
 	start_upload();
 }

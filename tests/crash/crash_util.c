@@ -147,6 +147,16 @@ crash_run_cli(crash_run *run, const char *path, const char *args, char **out)
 	collect(run);
 }
 
+char *
+crash_run_cli_exiting(crash_run *run, const char *path, const char *args, int status)
+{
+	char *out;
+	crash_run_cli(run, path, args, &out);
+	cr_expect(WIFEXITED(run->status) && WEXITSTATUS(run->status) == status, "run's status %#x, not exit %d:\n%s",
+	          run->status, status, out);
+	return out;
+}
+
 void
 crash_run_program(crash_run *run, const char *path, const char *const *args, const char *const *env)
 {

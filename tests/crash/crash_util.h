@@ -30,6 +30,9 @@ void crash_run_program_noreport(crash_run *run, const char *path, const char *co
 /* Run `postmortem run --dir DIR -- path args` (args: shell words) in a shell, its output
  * and the program's in *out (malloc'd); run->status is run's exit status. */
 void crash_run_cli(crash_run *run, const char *path, const char *args, char **out);
+/* The same, expecting run to exit with `status` (128 + N when signal N ended the
+ * program); returns *out. */
+char *crash_run_cli_exiting(crash_run *run, const char *path, const char *args, int status);
 void crash_run_free(crash_run *run);
 
 /* <pending>/<id>.dmp, the minidump beside the run's .crash (malloc'd; it may not exist). */

@@ -229,18 +229,6 @@ expect_original_fault(const crash_run *run, uint64_t addr, const char *handed)
 	}
 }
 
-/* Run path under `postmortem run` and expect it to exit with `status` (run's
- * own: 128 + N for a signal); its output and the program's (malloc'd). */
-static char *
-run_exiting(crash_run *run, const char *path, const char *args, int status)
-{
-	char *out;
-	crash_run_cli(run, path, args, &out);
-	cr_expect(WIFEXITED(run->status) && WEXITSTATUS(run->status) == status, "status 0x%x, not exit %d:\n%s",
-	          run->status, status, out);
-	return out;
-}
-
 /* Python's faulthandler, installed after postmortem (the preload library's
  * constructor ran first), sits beside postmortem's handler and is given the
  * fault first: it prints its traceback and re-raises, and that is the end:
@@ -249,8 +237,8 @@ run_exiting(crash_run *run, const char *path, const char *args, int status)
 Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 120)
 {
 	crash_run run;
-	char *out = run_exiting(&run, "/usr/bin/python3", "-X faulthandler -c 'import ctypes; ctypes.string_at(0)'",
-	                        128 + SIGSEGV);
+	char *out = crash_run_cli_exiting(&run, "/usr/bin/python3",
+	                                  "-X faulthandler -c 'import ctypes; ctypes.string_at(0)'", 128 + SIGSEGV);
 	cr_expect(strstr(out, "Fatal Python error: Segmentation fault") != NULL, "%s", out);
 	cr_expect(strstr(out, "File \"<string>\", line 1 in <module>") != NULL, "no traceback:\n%s", out);
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
@@ -269,7 +257,7 @@ Test(runtimes, faulthandler_under_preload_keeps_the_original_fault, .timeout = 1
 Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout = 120)
 {
 	crash_run run;
-	char *out = run_exiting(&run, pm_test_build("tests/crash_later_handlers"), "", 0);
+	char *out = crash_run_cli_exiting(&run, pm_test_build("tests/crash_later_handlers"), "", 0);
 	cr_expect_eq(run.reports, 0, "an ignored signal was reported:\n%s", out);
 	free(out);
 	crash_run_free(&run);
@@ -281,7 +269,7 @@ Test(runtimes, later_handlers_see_their_own_and_ignored_stays_ignored, .timeout 
 Test(runtimes, handler_set_with_signal_is_given_the_fault_first, .timeout = 120)
 {
 	crash_run run;
-	char *out = run_exiting(&run, pm_test_build("tests/crash_later_handlers"), "signal", 3);
+	char *out = crash_run_cli_exiting(&run, pm_test_build("tests/crash_later_handlers"), "signal", 3);
 	cr_expect(strstr(out, "signal() handler ran\n") != NULL, "%s", out);
 	cr_assert(run.crash_path && run.json_path, "no report:\n%s", out);
 	expect_original_fault(&run, 0x10, "which gave up on it: it called _exit(3)");
@@ -379,7 +367,7 @@ go_program(void)
 Test(runtimes, go_cgo_fault_in_c_is_reported_and_go_ends_the_process, .timeout = 120)
 {
 	crash_run run;
-	char *out = run_exiting(&run, go_program(), "c", 2);
+	char *out = crash_run_cli_exiting(&run, go_program(), "c", 2);
 	cr_expect(strstr(out, "fatal error: unexpected signal during runtime execution\n") != NULL, "%s", out);
 	cr_expect(strstr(out, "[signal SIGSEGV: segmentation violation code=0x1 addr=0x10 pc=") != NULL, "%s", out);
 	cr_expect(strstr(out, "goroutine 1 [syscall]:\n") != NULL, "%s", out);
@@ -412,7 +400,7 @@ Test(runtimes, go_cgo_fault_in_c_is_reported_and_go_ends_the_process, .timeout =
 Test(runtimes, go_nil_dereference_recovered_in_go_is_not_a_crash, .timeout = 120)
 {
 	crash_run run;
-	char *out = run_exiting(&run, go_program(), "go", 0);
+	char *out = crash_run_cli_exiting(&run, go_program(), "go", 0);
 	cr_expect(strstr(out, "recovered: runtime error: invalid memory address or nil pointer dereference\n") != NULL,
 	          "%s", out);
 	cr_expect_eq(run.reports, 0, "a recovered Go panic was reported:\n%s", out);
