@@ -327,15 +327,24 @@ child_failed(said *o, int rc, bool timed_out)
 	return rc;
 }
 
-/* The place of the report, and its pending/ (-1: none; o->msg says why). */
+/* What a child wrote, as strings however it ended (a child is not trusted to end them). */
+static void
+said_ends(said *o)
+{
+	o->msg[MSG - 1] = '\0';
+	o->dir[sizeof o->dir - 1] = '\0';
+}
+
+/* The place of the report, and its pending/ (-1: none; o->msg says why);
+ * *kind: what root asked for (the child's word, o->kind, only names it). */
 static int
-find_place(crash *c, pm_dest_kind first, said *o, const char **reason)
+find_place(crash *c, pm_dest_kind first, said *o, const char **reason, pm_dest_kind *asked)
 {
 	char spool[PATH_MAX], why[512];
 	/* The child says what it found in o->kind; this is what it was asked. */
 	pm_dest_kind kind = first;
 	for (int round = 0; round < 2; round++) {
-		o->kind = kind;
+		o->kind = *asked = kind;
 		if (kind != PM_DEST_OWN && !pmi_dest_spool(c->sysdir, kind, &c->f, spool, sizeof spool, why, sizeof why)) {
 			snprintf(o->msg, MSG, "refused: %s", why);
 			return -1;
@@ -350,6 +359,9 @@ find_place(crash *c, pm_dest_kind first, said *o, const char **reason)
 		int fd;
 		bool timed_out;
 		int rc = pmi_child_run(&user, destination, &j, DEST_MS, &fd, &timed_out, NULL);
+		said_ends(o);
+		if (o->kind != PM_DEST_APP)
+			o->kind = kind;
 		if (rc == R_SPOOL && kind == PM_DEST_OWN) {
 			kind = PM_DEST_SPOOL;
 			*reason = "it has no home of its own";
@@ -371,14 +383,16 @@ static long
 run_report(crash *c, said *o)
 {
 	const char *reason;
-	int pending = find_place(c, pmi_dest_first(&c->a, &c->f, &reason), o, &reason);
+	pm_dest_kind kind;
+	int pending = find_place(c, pmi_dest_first(&c->a, &c->f, &reason), o, &reason, &kind);
 	long peak_kib = 0;
 	if (pending < 0)
 		goto said_why;
 	/* A report root keeps (the private spool, a process of root's) is made
 	 * by the dedicated identity into a staging directory root copies from;
-	 * a user's, as that user, straight into the user's directory. */
-	bool as_user = o->kind != PM_DEST_PRIVATE && c->f.uid[0] != 0;
+	 * a user's, as that user, straight into the user's directory (which a
+	 * child running as the user opened: root writes nothing there). */
+	bool as_user = kind != PM_DEST_PRIVATE && c->f.uid[0] != 0;
 	char staged[32] = "";
 	int out = pending, root = empty_root(c->sysdir, o->msg);
 	if (root >= 0 && !as_user)
@@ -387,7 +401,9 @@ run_report(crash *c, said *o)
 		analysis_job j = { c, out, root, as_user, o };
 		int fd;
 		bool timed_out;
-		int rc = child_failed(o, pmi_child_run(NULL, analysis, &j, REPORT_MS, &fd, &timed_out, &peak_kib), timed_out);
+		int rc = pmi_child_run(NULL, analysis, &j, REPORT_MS, &fd, &timed_out, &peak_kib);
+		said_ends(o);
+		child_failed(o, rc, timed_out);
 		if (fd >= 0)
 			close(fd);
 		if (staged[0] && rc == R_WRITTEN) {
@@ -405,7 +421,7 @@ said_why:
 	if (reason) {
 		size_t at = strlen(o->msg);
 		snprintf(o->msg + at, MSG - at, " (%s, since %s)",
-		         o->kind == PM_DEST_PRIVATE ? "the private spool" : "the per-user spool", reason);
+		         kind == PM_DEST_PRIVATE ? "the private spool" : "the per-user spool", reason);
 	}
 	return peak_kib;
 }
@@ -511,8 +527,9 @@ main(int argc, char **argv)
 	long report_kib = 0;
 	if (o == MAP_FAILED)
 		o = NULL;
-	if (facts_ok && o) {
+	else
 		snprintf(o->msg, MSG, "no report");
+	if (facts_ok && o) {
 		if (ce != PM_OK) {
 			pmi_core_close(c.core);
 			c.core = NULL;

@@ -73,7 +73,8 @@ start_ticks(int dir)
 	return p && sscanf(p + 1, "%llu", &ticks) == 1 ? ticks : 0;
 }
 
-/* The kernel's pidfd of pid at fd: its fdinfo says "Pid:\t<pid>". */
+/* The kernel's pidfd of pid at fd: its fdinfo says "Pid:\t<pid>", or -1
+ * once that process is gone (then it says the pid is not its own). */
 static bool
 pidfd_of(int fd, int pid)
 {
@@ -82,7 +83,8 @@ pidfd_of(int fd, int pid)
 	if (pmi_read_below(AT_FDCWD, path, buf, sizeof buf) <= 0)
 		return false;
 	const char *p = strstr(buf, "\nPid:");
-	return p && strtol(p + 5, NULL, 10) == pid;
+	long of = p ? strtol(p + 5, NULL, 10) : 0;
+	return p && (of == pid || of == -1);
 }
 
 static bool
