@@ -2,13 +2,15 @@
  * test_open_file.c — how the engine opens a file a target or a core names
  * (reporter/memory/as_util.c, as_open_file): no link in any component, no
  * "..", never above the directory it is beneath, a regular file only (a
- * FIFO does not block it, a device is not opened), and a file server
+ * FIFO does not block it, a device is not opened), the same on a kernel
+ * without openat2 (a seccomp filter makes it ENOSYS), and a file server
  * answers alone where one is set.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <seccomp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +120,24 @@ Test(open_file, a_device_is_not_a_file)
 {
 	cr_expect_eq(as_open_file(AT_FDCWD, "/dev/null", AS_OPEN_NO_LINKS), -1);
 	cr_expect_eq(as_open_file(AT_FDCWD, "/dev/zero", AS_OPEN_FOLLOW), -1);
+}
+
+Test(open_file, the_same_without_openat2)
+{
+	/* This test's process alone: Criterion runs each test in a process of its own. */
+	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+	cr_assert(f && seccomp_rule_add(f, SCMP_ACT_ERRNO(ENOSYS), SCMP_SYS(openat2), 0) == 0 && seccomp_load(f) == 0);
+	seccomp_release(f);
+	cr_expect_str_eq(opened(AT_FDCWD, "real/lib.so", AS_OPEN_NO_LINKS), "lib");
+	cr_expect_str_eq(opened(AT_FDCWD, "link/lib.so", AS_OPEN_NO_LINKS), "", "a directory that is a link");
+	cr_expect_str_eq(opened(AT_FDCWD, "real/last", AS_OPEN_NO_LINKS), "", "a last component that is a link");
+	cr_expect_str_eq(opened(AT_FDCWD, "real/fifo", AS_OPEN_NO_LINKS), "");
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/real", root);
+	int dir = open(p, O_PATH | O_DIRECTORY);
+	cr_expect_str_eq(opened(dir, "/lib.so", AS_OPEN_NO_LINKS | AS_OPEN_BENEATH), "lib");
+	cr_expect_str_eq(opened(dir, "../secret", AS_OPEN_BENEATH), "", "the walk refuses .. beneath");
+	close(dir);
 }
 
 static const char *
