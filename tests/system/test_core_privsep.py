@@ -22,7 +22,7 @@ names.
 The swap comes while the handler is held (its pause, <sysdir>/test-pause)
 and once the kernel has written the notes (the crashed process waits on
 the pipe).  The test makes its users and removes them, and puts the kernel
-settings back however it ends (kernel_settings.py).
+settings back however it ends (kernel_settings.py: the analysis identity enable makes too).
 
 Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS.
 """
@@ -37,7 +37,7 @@ import tempfile
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from crashes import as_user, mkdir, owner_mode, set_pauses, test_user, wait_dumping  # noqa: E402
-from kernel_settings import KernelSettings  # noqa: E402
+from kernel_settings import ANALYSIS_USER, KernelSettings  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 from reports import twin, written  # noqa: E402
 
@@ -46,7 +46,7 @@ CLI = os.path.join(BUILD, 'tools', 'postmortem')
 DLSWAP = os.path.join(BUILD, 'tests', 'sys_dlswap')
 USER_LIB = os.path.join(BUILD, 'tests', 'libswap_user.so')
 ROOT_LIB = os.path.join(BUILD, 'tests', 'libswap_root.so')
-USER, ANALYST = 'pmsyspriv', 'pmsysana'
+USER = 'pmsyspriv'
 NAMES = ('libpmswap.so', 'libdev.so', 'libfifo.so')
 IN_ACCESS, IN_CLOSE_NOWRITE, IN_OPEN = 0x1, 0x10, 0x20
 
@@ -187,7 +187,7 @@ def container(work, sysdir, user, kmsg):
 
 
 def main():
-    user, analyst = test_user(USER), test_user(ANALYST)
+    user = test_user(USER)
     try:
         with tempfile.TemporaryDirectory(prefix='pm-') as work:
             os.chmod(work, 0o755)
@@ -197,9 +197,6 @@ def main():
                 settings.set('core')
                 p = subprocess.run([CLI, 'system', 'enable', '--state-dir', sysdir], capture_output=True, text=True)
                 check(p.returncode == 0, 'enable: %s' % (p.stdout.strip() or p.stderr.strip()))
-                # The identity the analysis of a report root keeps runs as (enable records it).
-                with open(os.path.join(sysdir, 'state'), 'a') as f:
-                    f.write('analysis_ids %d:%d\n' % (analyst.pw_uid, analyst.pw_gid))
                 try:
                     swapped_library(work, sysdir, user, kmsg)
                     container(work, sysdir, user, kmsg)
@@ -207,8 +204,7 @@ def main():
                     set_pauses(sysdir, None)
                     subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
     finally:
-        for name in (USER, ANALYST):
-            subprocess.run(['userdel', name], stderr=subprocess.DEVNULL)
+        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
     finish()
 
 

@@ -17,12 +17,13 @@
    describes nothing (no report), by the kernel's pidfd (%F), and again
    with a pattern without %F (a kernel before 6.16), by the start time.
 
-The test makes its users and removes them, and puts the kernel settings
-back however it ends (kernel_settings.py).
+The test makes its user and removes it, and puts the kernel settings
+back however it ends (kernel_settings.py: the analysis identity enable makes too).
 
 Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS.
 """
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -33,7 +34,7 @@ import time
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from crashes import Searchable, as_user, mkdir, set_pauses, test_user, wait_dumping  # noqa: E402
-from kernel_settings import KernelSettings, read  # noqa: E402
+from kernel_settings import ANALYSIS_USER, KernelSettings, read  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 from reports import twin, written  # noqa: E402
 
@@ -42,7 +43,7 @@ CLI = os.path.join(BUILD, 'tools', 'postmortem')
 STATIC = os.path.join(BUILD, 'tests', 'sys_crash_static')
 THREADS = os.path.join(BUILD, 'tests', 'sys_threads17')
 PID_AT = os.path.join(BUILD, 'tests', 'sys_pid_at')
-USER, ANALYST = 'pmsysbox', 'pmsysana'
+USER = 'pmsysbox'
 
 
 def status_of(pid):
@@ -195,7 +196,7 @@ def pinned(work, sysdir, user, kmsg):
 
 
 def main():
-    user, analyst = test_user(USER), test_user(ANALYST)
+    user = test_user(USER)
     try:
         with tempfile.TemporaryDirectory(prefix='pm-') as work:
             os.chmod(work, 0o755)
@@ -205,8 +206,7 @@ def main():
                 settings.set('core')
                 p = subprocess.run([CLI, 'system', 'enable', '--state-dir', sysdir], capture_output=True, text=True)
                 check(p.returncode == 0, 'enable: %s' % (p.stdout.strip() or p.stderr.strip()))
-                with open(os.path.join(sysdir, 'state'), 'a') as f:
-                    f.write('analysis_ids %d:%d\n' % (analyst.pw_uid, analyst.pw_gid))
+                analyst = pwd.getpwnam(ANALYSIS_USER)  # the identity enable made and recorded
                 try:
                     sandboxed(work, sysdir, user, analyst, kmsg)
                     pinned(work, sysdir, user, kmsg)
@@ -214,8 +214,7 @@ def main():
                     set_pauses(sysdir, None)
                     subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
     finally:
-        for name in (USER, ANALYST):
-            subprocess.run(['userdel', name], stderr=subprocess.DEVNULL)
+        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
     finish()
 
 
