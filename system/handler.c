@@ -105,6 +105,7 @@ tee_bytes(void *ctx, const void *buf, size_t n)
 typedef struct pauses {
 	int proc_ms;              /* before /proc/<pid> is pinned */
 	int core_ms;              /* after the core is read, before the report */
+	int destination_ms;       /* in the child that finds the report's place, as the user */
 	int analysis_ms;          /* in the analysis child, sealed, before the engine */
 } pauses;
 
@@ -129,6 +130,8 @@ read_pauses(const char *sysdir)
 			p.proc_ms = ms;
 		else if (sscanf(line, "core %d", &ms) == 1)
 			p.core_ms = ms;
+		else if (sscanf(line, "destination %d", &ms) == 1)
+			p.destination_ms = ms;
 		else if (sscanf(line, "analysis %d", &ms) == 1)
 			p.analysis_ms = ms;
 	}
@@ -189,7 +192,10 @@ typedef struct dest_job {
 } dest_job;
 
 /* In a child, as the process's user: where its report goes, pending/ opened
- * and handed back; whether it reported itself already. */
+ * and handed back; whether it reported itself already.  A user's: real and
+ * saved ids the analysis identity's, so that the user cannot stop it and
+ * hold the kernel's slot (a process of root's: root's, as pmi_child_run
+ * made it). */
 static int
 destination(void *arg, int sock)
 {
@@ -199,6 +205,11 @@ destination(void *arg, int sock)
 	int keep[] = { c->pin.dir, sock };
 	if (!pmi_sandbox_fds(keep, 2))
 		return R_REFUSED;
+	pm_sandbox_ids ids = { c->ana_uid, c->f.uid[0], c->ana_gid, c->f.gid[0], c->f.groups, c->f.ngroups };
+	if (c->f.uid[0] != 0 && (!pmi_sandbox_become(&ids) || !pmi_sandbox_no_reach()))
+		return 125;
+	prctl(PR_SET_NAME, "pm-destination", 0, 0, 0);
+	pause_ms(c->pause.destination_ms);
 	pm_env_facts env;
 	pmi_env_facts(&c->snap, c->a.pid, &env);
 	int pending = -1;
@@ -354,11 +365,11 @@ find_place(crash *c, pm_dest_kind first, said *o, const char **reason, pm_dest_k
 			snprintf(o->dir, sizeof o->dir, "%s", spool);
 			return open_pending(spool, o->msg);
 		}
-		pm_creds user = pmi_dest_creds(&c->f);
+		pm_creds root = pmi_dest_creds(&c->f);
 		dest_job j = { c, kind == PM_DEST_SPOOL ? spool : NULL, o };
 		int fd;
 		bool timed_out;
-		int rc = pmi_child_run(&user, destination, &j, DEST_MS, &fd, &timed_out, NULL);
+		int rc = pmi_child_run(c->f.uid[0] == 0 ? &root : NULL, destination, &j, DEST_MS, &fd, &timed_out, NULL);
 		said_ends(o);
 		if (o->kind != PM_DEST_APP)
 			o->kind = kind;

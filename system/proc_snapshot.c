@@ -7,7 +7,9 @@
  * here is parsed: a file's bytes are kept as they came (up to a bound),
  * each under the path the engine asks for (as_files_serve), and the
  * environment apart, for the children that read it (proc_env.c).  The
- * threads are the names of task/, which the kernel makes.  NOT AS-safe.
+ * threads are the names of task/, which the kernel makes.  What the kernel
+ * reads out of the process's memory to answer (environ, cmdline) is read
+ * in a child that root kills at its time limit.  NOT AS-safe.
  */
 #include "system.h"
 
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "core.h"
@@ -71,6 +74,21 @@ read_all(int dir, const char *name, size_t max, size_t *len)
 	return buf;
 }
 
+/* Room for one more file; false when out of memory. */
+static bool
+grow_files(pm_proc_snapshot *s)
+{
+	if (s->n < s->cap)
+		return true;
+	size_t cap = s->cap ? s->cap * 2 : 64;
+	pm_snap_file *f = realloc(s->files, cap * sizeof *f);
+	if (!f)
+		return false;
+	s->files = f;
+	s->cap = cap;
+	return true;
+}
+
 static void
 keep(taking *t, int dir, const char *name, const char *path, size_t max)
 {
@@ -79,14 +97,8 @@ keep(taking *t, int dir, const char *name, const char *path, size_t max)
 		s->cut = true;
 		return;
 	}
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 64;
-		pm_snap_file *f = realloc(s->files, cap * sizeof *f);
-		if (!f)
-			return;
-		s->files = f;
-		s->cap = cap;
-	}
+	if (!grow_files(s))
+		return;
 	size_t len;
 	char *data = read_all(dir, name, max, &len), *key = data ? strdup(path) : NULL;
 	if (!key) {
@@ -149,6 +161,69 @@ keep_comm_of(taking *t, int pid)
 		keep(t, AT_FDCWD, path, path, SMALL_MAX);
 }
 
+/* environ and cmdline are read out of the process's memory (the kernel's
+ * access_remote_vm): a page of them may be a file of a FUSE server its
+ * user runs, which need never answer, and such a wait ends only by
+ * SIGKILL.  So root reads them in a child of its own, killed at
+ * MEMORY_MS; they come back through memory the two share. */
+enum { MEMORY_MS = 5000 };
+
+typedef struct from_memory {
+	int dir;
+	size_t env_len, cmd_len;
+	char env[ENV_MAX], cmd[SMALL_MAX];
+} from_memory;
+
+static int
+read_memory_backed(void *arg, int sock)
+{
+	(void)sock;
+	from_memory *m = arg;
+	size_t len;
+	char *b = read_all(m->dir, "environ", ENV_MAX, &len);
+	if (b)
+		memcpy(m->env, b, m->env_len = len);
+	free(b);
+	if ((b = read_all(m->dir, "cmdline", SMALL_MAX, &len)))
+		memcpy(m->cmd, b, m->cmd_len = len);
+	free(b);
+	return 0;
+}
+
+static void
+keep_from_memory(taking *t, const pm_proc *p, bool with_proc)
+{
+	from_memory *m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return;
+	m->dir = p->dir;
+	int fd;
+	bool timed_out;
+	int rc = pmi_child_run(NULL, read_memory_backed, m, MEMORY_MS, &fd, &timed_out, NULL);
+	if (fd >= 0)
+		close(fd);
+	/* Its own words, for its children: never served as a file (the minidump
+	 * leaves the environment out). */
+	if (rc == 0 && m->env_len <= ENV_MAX && (t->s->env = malloc(m->env_len + 1))) {
+		memcpy(t->s->env, m->env, t->s->env_len = m->env_len);
+		t->s->env[m->env_len] = '\0';
+	}
+	char path[64], *cmd = rc == 0 && with_proc && m->cmd_len <= SMALL_MAX ? malloc(m->cmd_len + 1) : NULL;
+	snprintf(path, sizeof path, "/proc/%d/cmdline", p->pid);
+	char *key = cmd ? strdup(path) : NULL;
+	if (key && grow_files(t->s)) {
+		memcpy(cmd, m->cmd, m->cmd_len);
+		cmd[m->cmd_len] = '\0';
+		t->s->files[t->s->n++] = (pm_snap_file){ key, cmd, m->cmd_len };
+		t->total += m->cmd_len;
+	} else {
+		free(cmd);
+		free(key);
+	}
+	t->s->cut |= rc != 0;
+	munmap(m, sizeof *m);
+}
+
 static int
 by_path(const void *a, const void *b)
 {
@@ -163,13 +238,11 @@ pmi_snapshot_take(pm_proc_snapshot *s, const pm_proc *p, const pm_proc_facts *f,
 	for (size_t i = 0; i < sizeof os_files / sizeof *os_files; i++)
 		keep(&t, AT_FDCWD, os_files[i], os_files[i], SMALL_MAX);
 	if (p->dir >= 0) {
-		/* Its own words, for its children: never served as files (the
-		 * minidump leaves the environment out). */
-		s->env = read_all(p->dir, "environ", ENV_MAX, &s->env_len);
 		keep_proc(&t, p->dir, p->pid, "maps", MAPS_MAX);
+		keep_from_memory(&t, p, with_proc);
 	}
 	if (with_proc && p->dir >= 0) {
-		static const char *const files[] = { "status", "cmdline", "auxv", "stat", "comm" };
+		static const char *const files[] = { "status", "auxv", "stat", "comm" };
 		for (size_t i = 0; i < sizeof files / sizeof *files; i++)
 			keep_proc(&t, p->dir, p->pid, files[i], SMALL_MAX);
 		keep_threads(&t, p);

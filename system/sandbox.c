@@ -68,7 +68,8 @@ pmi_sandbox_chroot(int root_dir)
 bool
 pmi_sandbox_become(const pm_sandbox_ids *ids)
 {
-	if (ids->ruid == 0 || ids->euid == 0 || ids->rgid == 0 || ids->egid == 0) {
+	/* Never root; a user's own group may be 0 (the process had it), the identity's never. */
+	if (ids->ruid == 0 || ids->euid == 0 || ids->rgid == 0) {
 		errno = EPERM;
 		return false;
 	}
@@ -190,6 +191,28 @@ pmi_sandbox_filter(int out_fd, int read_fd)
 	if (r == 0)
 		r = seccomp_load(f);
 	seccomp_release(f);
+	return r == 0;
+}
+
+bool
+pmi_sandbox_no_reach(void)
+{
+	/* Everything else a process may do: what it may not is reach another process or become another. */
+	static const int denied[] = {
+		SCMP_SYS(kill), SCMP_SYS(tkill), SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo),
+		SCMP_SYS(pidfd_open), SCMP_SYS(pidfd_send_signal), SCMP_SYS(pidfd_getfd), SCMP_SYS(ptrace),
+		SCMP_SYS(process_vm_readv), SCMP_SYS(process_vm_writev), SCMP_SYS(execve), SCMP_SYS(execveat),
+		SCMP_SYS(setuid), SCMP_SYS(setreuid), SCMP_SYS(setresuid), SCMP_SYS(setfsuid), SCMP_SYS(setgid),
+		SCMP_SYS(setregid), SCMP_SYS(setresgid), SCMP_SYS(setfsgid), SCMP_SYS(setgroups),
+	};
+	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ALLOW);
+	int r = f ? 0 : -1;
+	for (size_t i = 0; i < sizeof denied / sizeof *denied && r == 0; i++)
+		r = seccomp_rule_add(f, SCMP_ACT_ERRNO(EPERM), denied[i], 0);
+	if (r == 0)
+		r = prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) == 0 ? seccomp_load(f) : -1;
+	if (f)
+		seccomp_release(f);
 	return r == 0;
 }
 

@@ -28,7 +28,7 @@ bool pmi_sandbox_fds(const int *keep, size_t n);
 /* chroot into the directory root_dir (root's, empty) and chdir("/"). */
 bool pmi_sandbox_chroot(int root_dir);
 /* Become ids for good: the bounding set emptied, groups, then the gids,
- * then the uids, checked (no uid or gid 0 left, no capability). */
+ * then the uids, checked (no uid 0, nor the identity's gid 0; no capability). */
 bool pmi_sandbox_become(const pm_sandbox_ids *ids);
 /* What pmi_sandbox_seal could put in place. */
 typedef struct pm_sandbox_seal {
@@ -41,6 +41,10 @@ typedef struct pm_sandbox_seal {
  * seccomp filter of the analysis (pmi_sandbox_filter).  False (why says)
  * when the filter cannot be installed: nothing may run unfiltered. */
 bool pmi_sandbox_seal(int out_fd, int read_fd, pm_sandbox_seal *got, char *why, size_t cap);
+/* For a child that works as the user but is not sealed (it walks the
+ * user's paths): no new privileges, not dumpable, and a seccomp filter
+ * that lets it signal, trace, exec and change ids never. */
+bool pmi_sandbox_no_reach(void);
 /* The seccomp filter alone: the system calls the analysis makes, openat
  * and openat2 relative to out_fd or read_fd only (creating only below
  * out_fd), renames and unlinks below out_fd, no executable memory, no

@@ -2,8 +2,10 @@
 """The report's analysis sandboxed, and the crashed process pinned
 (docs/system-reporter.md, "What runs as whom").
 
-3. The analysis child, caught while it runs (the handler's pause,
-   <sysdir>/test-pause, once it is sealed): for a user's report its real
+3. The child that finds a user's report's place works as the user with
+   the analysis identity's real and saved ids: the user cannot stop it to
+   hold the kernel's slot.  The analysis child, caught while it runs (the
+   handler's pause, <sysdir>/test-pause, once it is sealed): for a user's report its real
    and saved ids are the analysis identity's, its effective ones the
    user's, for a report root keeps (an execute-only binary: the private
    spool) the identity's alone; no capability, no_new_privs, a seccomp
@@ -51,19 +53,28 @@ def status_of(pid):
         return dict(l.split(':', 1) for l in f.read().splitlines() if ':' in l)
 
 
-def analysis_child():
-    """The sealed analysis child (comm pm-analysis) once it is there: its pid, or None."""
+def handler_child(comm='pm-analysis'):
+    """The handler's child of that name once it is filtered (the analysis sealed, the
+    destination's filter on): its pid, or None."""
     for _ in range(800):
         for d in os.listdir('/proc'):
             try:
                 with open('/proc/%s/comm' % d) as f:
-                    if d.isdigit() and f.read().strip() == 'pm-analysis' and \
+                    if d.isdigit() and f.read().strip() == comm and \
                             status_of(int(d)).get('Seccomp', '').strip() == '2':
                         return int(d)
             except OSError:
                 pass
         time.sleep(0.025)
     return None
+
+
+def cannot_stop(pid, user):
+    """Whether user's kill -STOP of pid fails as not permitted (if it did stop it, it goes on)."""
+    stop = subprocess.run(['kill', '-STOP', str(pid)], preexec_fn=as_user(user), capture_output=True, text=True)
+    if stop.returncode == 0:
+        os.kill(pid, signal.SIGCONT)
+    return stop.returncode != 0 and 'not permitted' in stop.stderr, stop.stderr.strip()
 
 
 def descriptors(pid):
@@ -80,7 +91,13 @@ def caught(what, argv, env, user, sysdir, ids, pending, kmsg):
     """Crash argv as user and look at its analysis while it runs; ids: its Uid:/Gid: lines' values."""
     p = subprocess.Popen(argv, env=env, preexec_fn=as_user(user), cwd='/', stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
-    child = analysis_child()
+    dest = handler_child('pm-destination')
+    st = status_of(dest) if dest else {}
+    ok, said = cannot_stop(dest, user) if dest else (False, 'not caught')
+    check(st.get('Uid', '').split() == ids[0] and st.get('NoNewPrivs', '').strip() == '1' and ok,
+          '%s: the child that finds its place works as the user, its real and saved ids another\'s: the user '
+          'cannot stop it (%s; %s)' % (what, st.get('Uid', '').strip(), said))
+    child = handler_child()
     if not check(child is not None, '%s: its analysis child is caught while it runs' % what):
         p.wait(timeout=300)
         return
@@ -105,11 +122,8 @@ def caught(what, argv, env, user, sysdir, ids, pending, kmsg):
           '%s: not the core\'s pipe, a socket or the kernel\'s log' % what)
     check(os.readlink('/proc/%d/root' % child) == os.path.join(sysdir, 'empty'),
           '%s: its root is %s' % (what, os.readlink('/proc/%d/root' % child)))
-    stop = subprocess.run(['kill', '-STOP', str(child)], preexec_fn=as_user(user), capture_output=True, text=True)
-    if stop.returncode == 0:
-        os.kill(child, signal.SIGCONT)
-    check(stop.returncode != 0 and 'not permitted' in stop.stderr,
-          '%s: its user cannot stop it (%s)' % (what, stop.stderr.strip()))
+    ok, said = cannot_stop(child, user)
+    check(ok, '%s: its user cannot stop it (%s)' % (what, said))
     status = p.wait(timeout=300)
     line = kmsg.line(p.pid)
     check(status == -11 and 'written' in line and len(written(pending)) >= 1,
@@ -117,7 +131,7 @@ def caught(what, argv, env, user, sysdir, ids, pending, kmsg):
 
 
 def sandboxed(work, sysdir, user, analyst, kmsg):
-    set_pauses(sysdir, 'analysis 1500\n')
+    set_pauses(sysdir, 'destination 1000\nanalysis 1500\n')
     home = mkdir(os.path.join(work, 'home'), user.pw_uid)
     pending = os.path.join(home, '.local', 'state', 'postmortem', 'pending')
     caught('a user\'s crash', [THREADS], {'HOME': home}, user, sysdir,
@@ -129,7 +143,7 @@ def sandboxed(work, sysdir, user, analyst, kmsg):
     staging = os.path.join(sysdir, 'staging')
     p = subprocess.Popen([prog], env={}, preexec_fn=as_user(user), stdout=subprocess.DEVNULL,
                          stderr=subprocess.DEVNULL)
-    child = analysis_child()
+    child = handler_child()
     st = status_of(child) if child else {}
     fds = descriptors(child) if child else {}
     check(st and st['Uid'].split() == [str(analyst.pw_uid)] * 4 and st['Gid'].split() == [str(analyst.pw_gid)] * 4
