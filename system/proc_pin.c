@@ -39,21 +39,28 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-ssize_t
-pmi_read_below(int dir, const char *name, char *buf, size_t cap)
+size_t
+pmi_read_fd(int fd, char *buf, size_t cap)
 {
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	if (fd < 0)
-		return -1;
 	size_t n = 0;
-	while (n < cap - 1) {
-		ssize_t k = read(fd, buf + n, cap - 1 - n);
+	while (n < cap) {
+		ssize_t k = read(fd, buf + n, cap - n);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0)
 			break;
 		n += (size_t)k;
 	}
+	return n;
+}
+
+ssize_t
+pmi_read_below(int dir, const char *name, char *buf, size_t cap)
+{
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	size_t n = pmi_read_fd(fd, buf, cap - 1);
 	close(fd);
 	buf[n] = '\0';
 	return (ssize_t)n;

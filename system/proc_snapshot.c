@@ -51,21 +51,14 @@ read_all(int dir, const char *name, size_t max, size_t *len)
 		return NULL;
 	size_t cap = 4096, n = 0;
 	char *buf = malloc(cap + 1);
-	while (buf && n < max) {
-		if (n == cap) {
-			size_t more = cap * 2 > max ? max : cap * 2;
-			char *b = realloc(buf, more + 1);
-			if (!b)
-				break;
-			buf = b;
-			cap = more;
-		}
-		ssize_t k = read(fd, buf + n, cap - n);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
+	/* A buffer filled grows (to max at most); one not filled has its end. */
+	while (buf && (n += pmi_read_fd(fd, buf + n, cap - n)) == cap && cap < max) {
+		size_t more = cap * 2 > max ? max : cap * 2;
+		char *b = realloc(buf, more + 1);
+		if (!b)
 			break;
-		n += (size_t)k;
+		buf = b;
+		cap = more;
 	}
 	close(fd);
 	if (buf)

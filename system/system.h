@@ -201,6 +201,8 @@ bool pmi_proc_held(const pm_proc *p);
 void pmi_proc_unpin(pm_proc *p);
 /* Read the facts through the pinned directory; false (why says) when they cannot be read. */
 bool pmi_proc_facts_read(const pm_proc *p, pm_proc_facts *f, char *why, size_t cap);
+/* Up to cap bytes of fd, to its end (EINTR retried); the count. */
+size_t pmi_read_fd(int fd, char *buf, size_t cap);
 /* Up to cap - 1 bytes of the file name below dir, NUL-terminated (no link
  * followed, no open that waits); the count, or -1. */
 ssize_t pmi_read_below(int dir, const char *name, char *buf, size_t cap);
