@@ -31,9 +31,10 @@ PACKAGES = $(CROSS_PACKAGES) build-essential meson ninja-build pkg-config clang 
            libcriterion-dev libcjson-dev libdw-dev libelf-dev elfutils libunwind-dev libdebuginfod-dev debuginfod \
            libcurl4-openssl-dev libssl-dev zlib1g-dev libc6-dbg libdb5.3-dbg binutils gdb python3 \
            python3-jsonschema lldb cmake groff-base zsh libiberty-dev rustc tzdata golang-go chromium \
-           openjdk-17-jdk-headless mono-runtime mono-mcs strace procps systemd
+           openjdk-17-jdk-headless mono-runtime mono-mcs strace procps systemd libseccomp-dev
 # libdebuginfod-dev: elfutils' debuginfod client, which symbolication asks servers through; debuginfod: the
 # server the tests and the debuginfod benchmark start on a loopback port.
+# libseccomp-dev: the seccomp filter the system reporter's analysis child runs under (system/sandbox.c).
 # tzdata: zone files the launch-time offset test reads.  libiberty-dev: the demangler (C++, Rust, D).  rustc (~270 MB with its std), golang-go
 # (Go 1.19: an 81 MB download, 450 MB installed, under a minute to install) and build-essential's g++ build the
 # programs tests/crash/test_runtimes.c crashes.

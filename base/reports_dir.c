@@ -5,6 +5,7 @@
 #include "reports_dir.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,5 +102,7 @@ pmi_mkdirs(const char *path)
 			return -1;
 		}
 	}
-	return access(path, W_OK | X_OK);
+	/* As the effective ids, which make the files (access() asks as the real
+	 * ones: the system reporter's child that works as a user has another's). */
+	return faccessat(AT_FDCWD, path, W_OK | X_OK, AT_EACCESS);
 }

@@ -14,8 +14,10 @@
  * Memory is then read through pmi_core_mem_read (a pm_mem reader: the
  * capture engine plugs it in as { pmi_core_mem_read, core }): the core's own
  * bytes first, then the live process (/proc/<pid>/mem, when given), then the
- * files it mapped (NT_FILE's paths, under a sysroot, or the executable given
- * instead), each checked against the build id the core kept.
+ * files it mapped: the descriptors given (the system reporter's, opened
+ * through /proc/<pid>/map_files), else NT_FILE's paths (under a sysroot, or
+ * the executable given instead) with no link followed and only when they
+ * are regular files; each checked against the build id the core kept.
  *
  * The door of corefile/: this, and a thread's registers in the form the
  * capture engine takes them (core_mcontext.h).
@@ -119,12 +121,26 @@ typedef struct pm_core {
 	pm_core_src *src;        /* where memory comes from (core_mem.c) */
 } pm_core;
 
+/* A mapping's file as a descriptor someone who holds the process opened
+ * (/proc/<pid>/map_files/<start>-<end>: the very inode mapped, no path
+ * walked), for reading. */
+typedef struct pm_core_mapped {
+	uint64_t start, end;     /* the mapping, as NT_FILE and map_files name it */
+	int fd;
+} pm_core_mapped;
+
 /* Where the files the core mapped are, and the live process. */
 typedef struct pm_core_options {
-	const char *sysroot;     /* prefixed to every NT_FILE path (NULL: none) */
+	const char *sysroot;     /* NT_FILE's paths are read beneath it (NULL: none) */
 	const char *exe;         /* read instead of the executable NT_FILE names (NULL: that one); for a
 	                          * core that names no file (qemu-user's), mapped where AT_PHDR places it */
 	int mem_fd;              /* /proc/<pid>/mem of the process the core is of, or -1 */
+	/* The mapped files as descriptors, in any order (the caller keeps them
+	 * open while the core is): when not NULL, a mapping's file is read
+	 * through the one of its exact range alone, and no path is ever opened
+	 * (sysroot and exe are not used). */
+	const pm_core_mapped *mapped;
+	size_t nmapped;
 } pm_core_options;
 
 /* What a stream keeps, at most.  Zeros: the defaults below. */
@@ -180,8 +196,14 @@ const pm_core_mapping *pmi_core_exe_map(const pm_core *c);
 
 /* Where the reader looks for the file the core maps at path: the executable
  * given instead (pm_core_options.exe) for the executable's, else path under
- * the sysroot; false when path is not absolute or does not fit. */
+ * the sysroot (its real path); false when path is not absolute, holds a
+ * ".." (a path the kernel wrote never does) or does not fit. */
 bool pmi_core_local_path(const pm_core *c, const char *path, char *out, size_t cap);
+/* A new descriptor of the file mapped at path (NT_FILE's, or its local path)
+ * that the reader reads it from: the mapped descriptor given (dup'd), else
+ * the file as the reader opens it (no link followed, a regular file, its
+ * build id the core's); -1 when there is none. */
+int pmi_core_open_mapped(pm_core *c, const char *path);
 
 /* "x86_64", "aarch64". */
 const char *pmi_core_arch_name(pm_core_arch a);

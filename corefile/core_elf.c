@@ -6,6 +6,7 @@
 #include "core_internal.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -140,11 +141,22 @@ pmi_core_new(const pm_core_options *opt)
 	}
 	c->src = s;
 	s->fd = -1;
+	s->sysroot_fd = -1;
 	s->mem_fd = opt ? opt->mem_fd : -1;
 	bool ok = true;
-	if (opt && opt->sysroot && *opt->sysroot)
-		ok = (s->sysroot = strdup(opt->sysroot)) != NULL;
-	if (ok && opt && opt->exe && *opt->exe)
+	if (opt && opt->mapped) {
+		/* At least one entry, so that a process with no file mapped still opens no path. */
+		ok = (s->mapped = malloc((opt->nmapped + 1) * sizeof *s->mapped)) != NULL;
+		if (ok && opt->nmapped)
+			memcpy(s->mapped, opt->mapped, opt->nmapped * sizeof *s->mapped);
+		s->nmapped = ok ? opt->nmapped : 0;
+	} else if (opt && opt->sysroot && *opt->sysroot) {
+		/* The sysroot as given (links in it followed: the caller's choice);
+		 * NT_FILE's paths beneath it follow none (core_files.c). */
+		s->sysroot_fd = open(opt->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		ok = (s->sysroot = realpath(opt->sysroot, NULL)) != NULL || (s->sysroot = strdup(opt->sysroot)) != NULL;
+	}
+	if (ok && opt && !opt->mapped && opt->exe && *opt->exe)
 		ok = (s->exe = strdup(opt->exe)) != NULL;
 	if (!ok) {
 		pmi_core_close(c);
@@ -163,10 +175,13 @@ pmi_core_close(pm_core *c)
 		for (size_t i = 0; i < s->nkept; i++)
 			free(s->kept[i].data);
 		for (size_t i = 0; i < s->nfiles; i++)
-			if (s->files[i].fd >= 0)
+			if (s->files[i].fd >= 0 && !s->files[i].borrowed)
 				close(s->files[i].fd);
 		if (s->fd >= 0)
 			close(s->fd);
+		if (s->sysroot_fd >= 0)
+			close(s->sysroot_fd);
+		free(s->mapped);
 		free(s->kept);
 		free(s->notes);
 		free(s->sysroot);

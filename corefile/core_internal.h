@@ -52,11 +52,12 @@ typedef struct pm_core_kept {
 	unsigned char *data;
 } pm_core_kept;
 
-/* A file the core mapped, opened when first read. */
+/* A file the core mapped, opened (or checked) when first read. */
 typedef struct pm_core_file {
 	const char *path;         /* NT_FILE's */
 	int fd;                   /* -1: not opened yet or unusable */
 	bool tried;
+	bool borrowed;            /* a descriptor given (pm_core_options.mapped): not ours to close */
 } pm_core_file;
 
 struct pm_core_src {
@@ -67,10 +68,13 @@ struct pm_core_src {
 	size_t nkept;
 	unsigned char *notes;     /* the notes (the maps' paths point into them) */
 	int mem_fd;
-	char *sysroot, *exe;
-	pm_core_file *files;      /* one per distinct NT_FILE path */
+	char *sysroot, *exe;      /* the sysroot's real path */
+	int sysroot_fd;           /* the sysroot as given (O_PATH), or -1 */
+	pm_core_file *files;      /* one per distinct NT_FILE path, or per descriptor given */
 	size_t nfiles;
-	size_t *map_file;         /* maps[i]'s file */
+	size_t *map_file;         /* maps[i]'s file (SIZE_MAX: none) */
+	pm_core_mapped *mapped;   /* the descriptors given, by start (NULL: paths) */
+	size_t nmapped;
 };
 
 /* Say why in one line; returns e. */

@@ -1,6 +1,7 @@
 /*
  * args.c — the handler's arguments: the values of PM_SYSTEM_SPECIFIERS, in
- * that order, as the kernel expanded them.  NOT AS-safe.
+ * that order, as the kernel expanded them (%F, the pidfd, may be missing
+ * or empty: a pattern from before it, a kernel before 6.16).  NOT AS-safe.
  */
 #include "system.h"
 
@@ -35,8 +36,10 @@ copy(const char *s, char *out, size_t cap)
 bool
 pmi_crash_args_parse(int argc, char **argv, pm_crash_args *a, char *why, size_t cap)
 {
-	enum { WANT = 13 };
-	if (argc != WANT) {
+	/* %F last: absent from a pattern written before it, "" where the kernel does not know it. */
+	enum { WANT = 14 };
+	a->pidfd = -1;
+	if (argc != WANT && argc != WANT - 1) {
 		snprintf(why, cap, "%d arguments, not the %d of \"%s\"", argc, WANT, PM_SYSTEM_SPECIFIERS);
 		return false;
 	}
@@ -55,6 +58,12 @@ pmi_crash_args_parse(int argc, char **argv, pm_crash_args *a, char *why, size_t 
 		snprintf(why, cap, "argument 10 (%.40s) is not a number", argv[9]);
 		return false;
 	}
+	int64_t pidfd = -1;
+	if (argc == WANT && argv[13][0] && !number(argv[13], 3, INT32_MAX, &pidfd)) {
+		snprintf(why, cap, "argument 14 (%.40s) is not a descriptor", argv[13]);
+		return false;
+	}
+	a->pidfd = (int)pidfd;
 	a->pid = (int)v[0];
 	a->pid_ns = (int)v[1];
 	a->tid = (int)v[2];

@@ -33,18 +33,30 @@ pmi_fd_send(int sock, int fd)
 	return sendmsg(sock, &m, MSG_NOSIGNAL) == 1;
 }
 
+/* The one descriptor the child sent; any more it sent are closed (a child may be an
+ * exploited one: nothing it sends stays open unasked). */
 static int
 fd_receive(int sock)
 {
-	char byte, ctl[CMSG_SPACE(sizeof(int))];
+	char byte, ctl[CMSG_SPACE(4 * sizeof(int))];
 	struct iovec iov = { &byte, 1 };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl };
 	if (recvmsg(sock, &m, MSG_DONTWAIT | MSG_CMSG_CLOEXEC) != 1)
 		return -1;
-	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	int fd = -1;
-	if (c && c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS && c->cmsg_len == CMSG_LEN(sizeof fd))
-		memcpy(&fd, CMSG_DATA(c), sizeof fd);
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS || c->cmsg_len < CMSG_LEN(0))
+			continue;
+		size_t n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < n; i++) {
+			int got;
+			memcpy(&got, CMSG_DATA(c) + i * sizeof got, sizeof got);
+			if (fd < 0 && n == 1)
+				fd = got;
+			else
+				close(got);
+		}
+	}
 	return fd;
 }
 

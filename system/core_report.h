@@ -25,22 +25,28 @@ typedef enum pm_dest_kind {
 typedef struct pm_core_target {
 	pm_core *core;              /* the notes (threads, registers, siginfo, auxv, NT_FILE) and the
 	                             * ranges the stream kept; memory through pmi_core_mem_read(core, ...),
-	                             * which falls back on /proc/<pid>/mem, then on the mapped files */
+	                             * which falls back on /proc/<pid>/mem, then on the mapped files'
+	                             * descriptors (map_files.c) */
 	const pm_crash_args *args;  /* the kernel's arguments: pids, tid, signal, time, comm */
-	const pm_proc_facts *facts; /* /proc/<pid>: credentials, executable, app id and version, start time */
+	const pm_proc_facts *facts; /* /proc/<pid>: credentials, executable, start time */
+	const pm_proc_snapshot *snap; /* the bytes of /proc/<pid> and of the OS's files the engine reads */
+	const pm_env_facts *env;    /* its environment's app id and version */
 	pm_dest_kind dest;
-	const char *reports_dir;    /* the reports directory pending_fd is in (for messages) */
+	const char *reports_dir;    /* where the report goes (for messages) */
 	struct timespec crash_time; /* when the handler started: the kernel starts it as the dump begins */
+	int debug_fd;               /* /usr/lib/debug, for the debug files of the images' build ids; -1: none */
 } pm_core_target;
 
-/* Write the crash's report (.crash, .json, .dmp) into pending_fd, with the
+/* Write the crash's report (.crash, .json, .dmp) into out_fd, with the
  * store's rules (docs/store.md: hidden temporary names with O_CREAT |
- * O_EXCL | O_NOFOLLOW, 0600, then renamed), as the credentials this
- * process has now, with the capture engine over the core
- * (core_capture.h): every thread the core holds.  /proc/<pid> is read too
- * where these credentials may read it and the process shares the
- * handler's pid namespace.  PM_OK when written; why says what happened
+ * O_EXCL | O_NOFOLLOW, 0600, then renamed), with the capture engine over
+ * the core (core_capture.h): every thread the core holds.  It opens no
+ * path: /proc and the OS's files are the snapshot's bytes (served by path,
+ * as_files_serve, and only when the process shares the handler's pid
+ * namespace: its threads' numbers are then ours), the mapped files the
+ * core's descriptors, debug files below debug_fd.  Runs in the sandboxed
+ * analysis child (sandbox.h).  PM_OK when written; why says what happened
  * either way. */
-pm_err pmi_core_report(const pm_core_target *t, int pending_fd, char *why, size_t cap);
+pm_err pmi_core_report(const pm_core_target *t, int out_fd, char *why, size_t cap);
 
 #endif

@@ -6,7 +6,9 @@
  * pending/ its pm_install holds open; else where pm_install would put
  * reports from its environment (POSTMORTEM_DIR, XDG_STATE_HOME, HOME,
  * with pm_install's own code); a user with no home of their own gets the
- * per-uid spool.  NOT AS-safe.
+ * per-uid spool.  The process is reached through its pinned /proc
+ * directory (proc_pin.c), its environment through the snapshot's bytes,
+ * both only by the child that runs as its user.  NOT AS-safe.
  */
 #include "destination.h"
 
@@ -55,30 +57,61 @@ own_home(const char *home, uid_t uid)
 }
 
 pm_dest_kind
-pmi_dest_resolve(int pid, const pm_proc_facts *f, char *dir, size_t cap)
+pmi_dest_resolve(int proc_dir, const pm_env_facts *env, uid_t uid, char *dir, size_t cap)
 {
-	bool configured = f->env_dir[0] || f->env_state[0] == '/';
-	if (!configured && !own_home(f->env_home, f->uid[0]))
+	bool configured = env->dir[0] || env->state[0] == '/';
+	if (!configured && !own_home(env->home, uid))
 		return PM_DEST_SPOOL;
-	/* pm_install's resolution, from its environment and its working directory. */
-	char cwd[64];
-	snprintf(cwd, sizeof cwd, "/proc/%d/cwd", pid);
-	if (clearenv() != 0 || chdir(cwd) != 0 ||
-	    (f->env_dir[0] && setenv("POSTMORTEM_DIR", f->env_dir, 1) != 0) ||
-	    (f->env_state[0] && setenv("XDG_STATE_HOME", f->env_state, 1) != 0) ||
-	    (f->env_home[0] && setenv("HOME", f->env_home, 1) != 0) || !pmi_config_reports_dir(NULL, dir, cap))
+	/* pm_install's resolution, from its environment and its working directory
+	 * (its cwd through the pinned /proc directory, as this user may reach it). */
+	int cwd = openat(proc_dir, "cwd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool in_cwd = cwd >= 0 && fchdir(cwd) == 0;
+	if (cwd >= 0)
+		close(cwd);
+	if (clearenv() != 0 || !in_cwd || (env->dir[0] && setenv("POSTMORTEM_DIR", env->dir, 1) != 0) ||
+	    (env->state[0] && setenv("XDG_STATE_HOME", env->state, 1) != 0) ||
+	    (env->home[0] && setenv("HOME", env->home, 1) != 0) || !pmi_config_reports_dir(NULL, dir, cap))
 		return PM_DEST_NONE;
 	return PM_DEST_OWN;
 }
 
-int
-pmi_dest_app_pending(int pid, const pm_proc_facts *f)
+/* A descriptor of it that is a directory named pending: pm_install holds its pending/ open. */
+static int
+pending_descriptor(int proc_dir)
 {
-	char path[64];
-	if (f->pending_fd < 0)
+	int fdd = openat(proc_dir, "fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fdd >= 0 ? fdopendir(fdd) : NULL;
+	if (!d) {
+		if (fdd >= 0)
+			close(fdd);
 		return -1;
-	snprintf(path, sizeof path, "/proc/%d/fd/%d", pid, f->pending_fd);
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	int found = -1;
+	struct dirent *e;
+	for (int seen = 0; found < 0 && seen < PM_DEST_SCAN_MAX && (e = readdir(d)); seen++) {
+		char target[PATH_MAX];
+		struct stat st;
+		ssize_t k = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+		if (k < 9)
+			continue;
+		target[k] = '\0';
+		if (strcmp(target + k - 8, "/pending") == 0 && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+		    S_ISDIR(st.st_mode))
+			found = atoi(e->d_name);
+	}
+	closedir(d);
+	return found;
+}
+
+int
+pmi_dest_app_pending(int proc_dir, const pm_env_facts *env)
+{
+	int n = env->postmortem_mapped ? pending_descriptor(proc_dir) : -1;
+	if (n < 0)
+		return -1;
+	char name[32];
+	snprintf(name, sizeof name, "fd/%d", n);
+	int fd = openat(proc_dir, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	struct stat st;
 	if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077))) {
 		close(fd);

@@ -18,10 +18,11 @@ pm_dest_kind pmi_dest_first(const pm_crash_args *a, const pm_proc_facts *f, cons
 pm_creds pmi_dest_creds(const pm_proc_facts *f);
 /* As the user: its reports directory into dir (PM_DEST_OWN), or PM_DEST_SPOOL
  * when it has no home of its own, or PM_DEST_NONE when it cannot be resolved.
- * Changes this process's environment and working directory. */
-pm_dest_kind pmi_dest_resolve(int pid, const pm_proc_facts *f, char *dir, size_t cap);
+ * Changes this process's environment and working directory (to the
+ * process's, through proc_dir, its pinned /proc directory). */
+pm_dest_kind pmi_dest_resolve(int proc_dir, const pm_env_facts *env, uid_t uid, char *dir, size_t cap);
 /* As the user: the pending/ its pm_install holds open (ours alone), or -1. */
-int pmi_dest_app_pending(int pid, const pm_proc_facts *f);
+int pmi_dest_app_pending(int proc_dir, const pm_env_facts *env);
 /* As root: make the spool directory for f's uid (users/<uid> given to the
  * user, or private/<uid> root's alone) below sysdir; its path into dir. */
 bool pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, char *dir, size_t cap,

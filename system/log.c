@@ -30,6 +30,19 @@ pmi_syslog_open(void)
 }
 
 void
+pmi_log_escape(const char *name, char *out, size_t cap)
+{
+	size_t at = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p && at + 5 < cap; p++) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			out[at++] = (char)*p;
+		else
+			at += (size_t)snprintf(out + at, cap - at, "\\x%02x", *p);
+	}
+	out[at] = '\0';
+}
+
+void
 pmi_syslog(int level, const char *fmt, ...)
 {
 	char msg[1024];

@@ -20,8 +20,10 @@
 enum { PM_PATTERN_MAX = 128, PM_GROUPS_MAX = 1024 };
 
 /* What the kernel says of a crash in the handler's arguments (core(5)'s
- * specifiers; PM_SYSTEM_SPECIFIERS lists them in order). */
-#define PM_SYSTEM_SPECIFIERS "%P %p %I %i %u %g %s %t %d %c %h %e %E"
+ * specifiers; PM_SYSTEM_SPECIFIERS lists them in order).  %F, last, is the
+ * pidfd the kernel installs (Linux 6.16); a kernel without it expands it to
+ * nothing, and a pattern enable wrote before lacks it. */
+#define PM_SYSTEM_SPECIFIERS "%P %p %I %i %u %g %s %t %d %c %h %e %E %F"
 typedef struct pm_crash_args {
 	int pid, pid_ns;          /* %P: in the initial pid namespace; %p: in its own */
 	int tid, tid_ns;          /* %I, %i: the thread that dumped */
@@ -33,26 +35,61 @@ typedef struct pm_crash_args {
 	char host[65];            /* %h, %e, %E as the kernel wrote them ('/' as '!') */
 	char comm[64];
 	char exe_bang[PATH_MAX];
+	int pidfd;                /* %F: the descriptor the kernel gave, or -1 */
 } pm_crash_args;
 
-/* What /proc/<pid> says, read as root before anything else. */
+/* What /proc/<pid> says, read as root through the pinned directory
+ * (proc_pin.c): the kernel's fields only, nothing the process wrote. */
 typedef struct pm_proc_facts {
 	uid_t uid[4];             /* real, effective, saved, filesystem */
 	gid_t gid[4];
 	gid_t groups[PM_GROUPS_MAX];
 	size_t ngroups;
 	mode_t umask;
+	int ppid;
 	bool same_mount_ns;       /* as the handler's: its paths mean what they say here */
-	bool postmortem_mapped;   /* libpostmortem or its preload library is mapped */
-	int pending_fd;           /* its pm_install's pending/ (a descriptor number in it), or -1 */
 	uint64_t start_time;      /* when it started, seconds since the epoch */
 	char exe[PATH_MAX];       /* readlink /proc/<pid>/exe */
-	char env_dir[PATH_MAX];   /* POSTMORTEM_DIR, XDG_STATE_HOME, HOME of its environment ("" unset) */
-	char env_state[PATH_MAX];
-	char env_home[PATH_MAX];
-	char env_app_id[256];     /* POSTMORTEM_APP_ID, POSTMORTEM_APP_VERSION, as pm_install reads them */
-	char env_app_version[128];
 } pm_proc_facts;
+
+/* The crashed process pinned: its /proc directory opened once (a
+ * directory of /proc/<pid> refers to that process; a pid used again does
+ * not reach through it), and what proves the process it opened was the
+ * crashed one. */
+typedef struct pm_proc {
+	int pid;
+	int dir;                  /* /proc/<pid>, or -1 */
+	int pidfd;                /* the kernel's (%F), or -1 */
+	uint64_t start_ticks;     /* stat's field 22 */
+} pm_proc;
+
+/* Bytes of /proc the analysis reads, taken by root through the pinned
+ * directory before anyone parses them (proc_snapshot.c), and the OS's
+ * facts files: served to the engine by path (as_files_serve). */
+typedef struct pm_snap_file {
+	char *path;
+	char *data;
+	size_t len;
+} pm_snap_file;
+typedef struct pm_proc_snapshot {
+	pm_snap_file *files;      /* sorted by path */
+	size_t n, cap;
+	char *env;                /* its environment, raw (parsed only by its children) */
+	size_t env_len;
+	bool proc;                /* its /proc files are there (same pid namespace) */
+	bool cut;                 /* a bound was met or the process ended while it was read */
+} pm_proc_snapshot;
+
+/* What its environment says, parsed by a child of the handler, never by
+ * root (proc_env.c): where pm_install would put reports, the app's id. */
+typedef struct pm_env_facts {
+	char dir[PATH_MAX];       /* POSTMORTEM_DIR, XDG_STATE_HOME, HOME ("" unset) */
+	char state[PATH_MAX];
+	char home[PATH_MAX];
+	char app_id[256];         /* POSTMORTEM_APP_ID, POSTMORTEM_APP_VERSION */
+	char app_version[128];
+	bool postmortem_mapped;   /* libpostmortem or its preload library among its mappings */
+} pm_env_facts;
 
 /* --- kernel settings (sysctl.c) ---------------------------------------- */
 typedef struct pm_core_settings {
@@ -151,11 +188,36 @@ bool pmi_pattern_path(const char *pattern, const pm_crash_args *a, const char *e
                       size_t cap);
 void pmi_argv_free(char **argv);
 
-/* --- the handler's facts (args.c, proc_facts.c) ------------------------ */
-/* Parse the handler's arguments (after the options): the specifiers' values. */
+/* --- the handler's facts (args.c, proc_pin.c, proc_facts.c, ...) ------- */
+/* Parse the handler's arguments (after the options): the specifiers' values;
+ * %F may be missing or empty (pidfd -1). */
 bool pmi_crash_args_parse(int argc, char **argv, pm_crash_args *a, char *why, size_t cap);
-/* Read /proc/<pid>'s facts; false (why says) when the process cannot be read. */
-bool pmi_proc_facts_read(int pid, pm_proc_facts *f, char *why, size_t cap);
+/* Open /proc/<pid> once and check that it is the crashed process: the
+ * pidfd's process still alive once it is open, or (without one) a start
+ * before the handler's own.  False (why says) when it is not, or gone. */
+bool pmi_proc_pin(pm_proc *p, int pid, int pidfd, char *why, size_t cap);
+/* The pinned process has not ended since (its pid is still its own). */
+bool pmi_proc_held(const pm_proc *p);
+void pmi_proc_unpin(pm_proc *p);
+/* Read the facts through the pinned directory; false (why says) when they cannot be read. */
+bool pmi_proc_facts_read(const pm_proc *p, pm_proc_facts *f, char *why, size_t cap);
+/* Up to cap bytes of fd, to its end (EINTR retried); the count. */
+size_t pmi_read_fd(int fd, char *buf, size_t cap);
+/* Up to cap - 1 bytes of the file name below dir, NUL-terminated (no link
+ * followed, no open that waits); the count, or -1. */
+ssize_t pmi_read_below(int dir, const char *name, char *buf, size_t cap);
+
+/* The snapshot: its environment and maps, the OS's files, and with_proc
+ * (the process shares the handler's pid namespace) the rest of its /proc
+ * the engine reads, its threads' and its parent's names included. */
+void pmi_snapshot_take(pm_proc_snapshot *s, const pm_proc *p, const pm_proc_facts *f, bool with_proc);
+/* The name (comm, which anyone may read) of another process: a signal's sender. */
+void pmi_snapshot_keep_comm(pm_proc_snapshot *s, int pid);
+/* The bytes held for path, NULL when none. */
+const char *pmi_snapshot_bytes(const pm_proc_snapshot *s, const char *path, size_t *len);
+void pmi_snapshot_free(pm_proc_snapshot *s);
+/* Its environment and maps read (in a child: they are the process's words). */
+void pmi_env_facts(const pm_proc_snapshot *s, int pid, pm_env_facts *out);
 
 /* --- credentials and children (creds.c, child.c) ----------------------- */
 typedef struct pm_creds {
@@ -177,6 +239,9 @@ int pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *a
 bool pmi_fd_send(int sock, int fd);
 
 /* --- logging (log.c) ---------------------------------------------------- */
+/* name as one line can hold it: every byte outside printable ASCII, and
+ * the backslash, as \xNN (a name the process chose: comm, a path). */
+void pmi_log_escape(const char *name, char *out, size_t cap);
 /* Log to the kernel's log (/dev/kmsg) and, when it was open at start, stderr. */
 void pmi_syslog_open(void);
 void pmi_syslog(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -9,6 +9,7 @@
 #include "as_images.h"
 
 #include <elf.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -60,7 +61,7 @@ find_section(int fd, const Elf64_Ehdr *eh)
 uint64_t
 as_eh_frame_from_file(const char *path, const pm_mem *mem, uint64_t base, uint64_t bias)
 {
-	int fd = path[0] == '/' ? as_open_ro(path) : -1;
+	int fd = path[0] == '/' ? as_open_file(AT_FDCWD, path, AS_OPEN_NO_LINKS) : -1;
 	if (fd < 0)
 		return 0;
 	Elf64_Ehdr eh;

@@ -142,6 +142,14 @@ as_sys_readlink(const char *path, char *buf, size_t n)
 	return raw(SYS_readlinkat, AT_FDCWD, L(path), L(buf), L(n), 0, 0);
 }
 
+long
+as_sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve)
+{
+	/* struct open_how: flags, mode, resolve (linux/openat2.h). */
+	uint64_t how[3] = { flags, 0, resolve };
+	return raw(SYS_openat2, dirfd, L(path), L(how), L(sizeof how), 0, 0);
+}
+
 void
 as_sys_exit(int status)
 {

@@ -49,6 +49,8 @@ long as_sys_writeback(int fd, bool wait);
 struct statfs;
 long as_sys_fstatfs(int fd, struct statfs *st);
 long as_sys_readlink(const char *path, char *buf, size_t n);
+/* openat2(2) with its struct open_how; -ENOSYS on a kernel before 5.6. */
+long as_sys_openat2(int dirfd, const char *path, uint64_t flags, uint64_t resolve);
 /* End the process with status now (exit_group, as libc's _exit), whatever
  * runs: what _exit does once it has looked for a handler's call under way
  * (as_exit.c). */

@@ -18,6 +18,17 @@ static const uint64_t file_cap = 16u * 1024 * 1024;
 static void
 copy_file(pm_md_writer *w, uint32_t type, const char *path)
 {
+	if (as_files_served()) {
+		/* A snapshot's bytes (as_util.h: a reader that may open nothing). */
+		size_t len;
+		const char *b = as_files_bytes(path, &len);
+		if (b) {
+			as_md_stream_begin(w, type);
+			pmi_out_put(w->o, b, len < file_cap ? len : (size_t)file_cap);
+			as_md_stream_end(w);
+		}
+		return;
+	}
 	int fd = as_open_ro(path);
 	if (fd < 0)
 		return;
@@ -63,8 +74,10 @@ as_md_proc_streams(pm_md_writer *w)
 	copy_proc_file(w, PM_MD_LINUX_MAPS, "maps");
 	/* Debian and most distributions now ship only os-release; the stream's
 	 * readers take either (KEY=value lines). */
+	/* /etc/os-release is a link to /usr/lib/os-release (Debian's), which no
+	 * open follows (as_open_ro). */
+	static const char *const release[] = { "/etc/lsb-release", "/etc/os-release", "/usr/lib/os-release" };
 	int before = (int)w->dir_count;
-	copy_file(w, PM_MD_LINUX_LSB_RELEASE, "/etc/lsb-release");
-	if ((int)w->dir_count == before)
-		copy_file(w, PM_MD_LINUX_LSB_RELEASE, "/etc/os-release");
+	for (size_t i = 0; i < sizeof release / sizeof *release && (int)w->dir_count == before; i++)
+		copy_file(w, PM_MD_LINUX_LSB_RELEASE, release[i]);
 }

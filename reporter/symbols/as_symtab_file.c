@@ -159,7 +159,7 @@ from_file(pm_sym_work *s, const char *path, const pm_image *img, const pm_as_ima
 	as_symtab_reset(&s->table, ai, &s->want);
 	if (img->build_id_len == 0)
 		return false;
-	int fd = as_open_ro(path);
+	int fd = as_open_file(AT_FDCWD, path, AS_OPEN_NO_LINKS);
 	if (fd < 0)
 		return false;
 	bool ok = load_symtab(s, fd, img);

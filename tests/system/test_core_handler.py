@@ -22,11 +22,9 @@ Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS, PM_BREAKPAD_BIN
 import concurrent.futures
 import glob
 import os
-import pwd
 import re
 import resource
 import shutil
-import stat
 import subprocess
 import sys
 import tempfile
@@ -34,6 +32,7 @@ import zlib
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
+from crashes import Searchable, crash, mkdir, owner_mode, test_user  # noqa: E402
 from kernel_settings import KernelSettings, read  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 from reports import read_back, twin, written  # noqa: E402
@@ -45,24 +44,6 @@ THREADS = os.path.join(BUILD, 'tests', 'sys_threads17')
 LINKED = os.path.join(BUILD, 'sample_crashes', 'crash_null_deref')
 SHOW = os.path.join(BUILD, 'tests', 'core_show')
 USER = 'pmsystest'
-
-
-def crash(argv, env=None, user=None, core_limit=0, cwd='/'):
-    """Run argv until it dies; its pid and status.  The kernel has run the handler by then."""
-    def pre():
-        resource.setrlimit(resource.RLIMIT_CORE, (core_limit, core_limit))
-        if user:
-            os.setgroups([])
-            os.setgid(user.pw_gid)
-            os.setuid(user.pw_uid)
-    p = subprocess.Popen(argv, env=env or {}, preexec_fn=pre, cwd=cwd, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.DEVNULL)
-    return p.pid, p.wait(timeout=300)
-
-
-def owner_mode(path):
-    st = os.lstat(path)
-    return st.st_uid, stat.S_IMODE(st.st_mode)
 
 
 def one_report(pending, pid, uid, what):
@@ -81,46 +62,6 @@ def one_report(pending, pid, uid, what):
     check(any(e.get('key') == 'Report Source' and 'system reporter' in e.get('value', '')
               for e in doc['header'].get('extra', [])), '%s: it says the system reporter wrote it' % what)
     return base
-
-
-def test_user():
-    try:
-        return pwd.getpwnam(USER)
-    except KeyError:
-        subprocess.run(['useradd', '--system', '--no-create-home', '--shell', '/usr/sbin/nologin', USER], check=True)
-        return pwd.getpwnam(USER)
-
-
-class Searchable:
-    """The directories above the build tree that others may not search (a
-    checkout in a private mkdtemp directory): opened to search for the test,
-    whose user runs the build's programs, and put back however it ends."""
-
-    def __enter__(self):
-        self.closed = []
-        d = os.path.dirname(os.path.abspath(BUILD))
-        while True:
-            mode = stat.S_IMODE(os.stat(d).st_mode)
-            # Group too: the user's programs run with root's group (setuid alone).
-            if mode & (stat.S_IXGRP | stat.S_IXOTH) != stat.S_IXGRP | stat.S_IXOTH:
-                self.closed.append((d, mode))
-            if d == '/':
-                break
-            d = os.path.dirname(d)
-        for d, mode in self.closed:
-            os.chmod(d, mode | stat.S_IXGRP | stat.S_IXOTH)
-        return self
-
-    def __exit__(self, *exc):
-        for d, mode in self.closed:
-            os.chmod(d, mode)
-
-
-def mkdir(path, uid=0, mode=0o755):
-    os.mkdir(path)
-    os.chown(path, uid, uid and pwd.getpwuid(uid).pw_gid)
-    os.chmod(path, mode)
-    return path
 
 
 def enable(sysdir, previous, settings):
@@ -326,12 +267,12 @@ def unread_previous(work, settings, kmsg):
 
 
 def main():
-    user = test_user()
+    user = test_user(USER)
     try:
         with tempfile.TemporaryDirectory(prefix='pm-sys-') as work:
             os.chmod(work, 0o755)
             kmsg = Kmsg()
-            with Searchable(), KernelSettings() as settings:
+            with Searchable(BUILD), KernelSettings() as settings:
                 piped_previous(work, settings, user, kmsg)
                 file_previous(work, settings, user, kmsg)
                 unread_previous(work, settings, kmsg)

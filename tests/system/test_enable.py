@@ -47,7 +47,7 @@ from kernel_settings import (ANALYSIS_USER, DROPIN, KernelSettings, file_bytes, 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
 HANDLER = os.path.realpath(os.path.join(BUILD, 'system', 'postmortem-core-handler'))
-SPECIFIERS = '%P %p %I %i %u %g %s %t %d %c %h %e %E'
+SPECIFIERS = '%P %p %I %i %u %g %s %t %d %c %h %e %E %F'
 USER = 'pmenabletest'
 RUN_DIR = '/run/sysctl.d'
 OVERRIDE = RUN_DIR + '/99-zzz-pmtest.conf'   # sorts after ours: its pattern is the next boot's
