@@ -1,0 +1,136 @@
+/*
+ * as_upload_now.c — AS-SAFE: the uploader started from the crash handler
+ * (as_upload_now.h; what it does: delivery/uploader/).
+ *
+ * Why a clone sharing our memory (CLONE_VM | CLONE_VFORK) and not a fork:
+ * a fork copies the page tables of the whole process, which grows with
+ * its memory and is paid by the dying process; with the memory shared,
+ * the start costs the same for any process, and we are suspended until the
+ * child has exec'd, so nothing of ours runs on the memory it uses.  The
+ * child runs on a buffer of this frame on the alternate stack, below
+ * everything the handler still needs, with every signal blocked (a handler
+ * of ours running in it would write into our memory).
+ *
+ * What the dying process's parent sees does not change: the uploader is
+ * our child, not its, and once we are gone it belongs to the nearest
+ * subreaper or init, which reaps it; our exit status is the signal's, as
+ * before.  A session of its own keeps the terminal's signals (^C, a hangup)
+ * away from it, and its standard streams on /dev/null keep it from holding
+ * a pipe the parent reads to its end (a shell's $(...), a test harness).
+ */
+#include "as_upload_now.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "as_memory.h"
+
+as_upload_now_state as_upload_now;
+
+/* The child's stack, in the handler's frame: a few system calls and the execve need far less. */
+enum { CHILD_STACK = 8192 };
+/* Where close_range is missing (Linux before 5.9): the descriptors closed one by one, up to this. */
+enum { CLOSE_ONE_BY_ONE_MAX = 1024 };
+
+typedef struct child_arg {
+	int lock;                 /* the upload lock, held: AS_UPLOAD_LOCK_FD in the uploader */
+} child_arg;
+
+/* Standard streams on /dev/null (closed where it cannot be opened). */
+static void
+quiet_streams(void)
+{
+	int null = open("/dev/null", O_RDWR);
+	for (int fd = 0; fd <= 2; fd++)
+		if (fd != null && (null < 0 || dup2(null, fd) < 0))
+			close(fd);
+	if (null > 2)
+		close(null);
+}
+
+static void
+close_the_rest(void)
+{
+	if (syscall(SYS_close_range, AS_UPLOAD_LOCK_FD + 1, ~0u, 0) == 0)
+		return;
+	for (int fd = AS_UPLOAD_LOCK_FD + 1; fd < CLOSE_ONE_BY_ONE_MAX; fd++)
+		close(fd);
+}
+
+/* In the child, on our memory: never returns. */
+static int
+child(void *arg)
+{
+	const child_arg *c = arg;
+	sigset_t all;
+	memset(&all, 0xff, sizeof all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	setsid();
+	/* The lock to its place first: it may sit on a standard stream's number
+	 * (an app that closed its stdin).  dup2 clears close-on-exec; onto
+	 * itself it does nothing, so that case clears the flag by hand. */
+	int ok = c->lock == AS_UPLOAD_LOCK_FD ? fcntl(AS_UPLOAD_LOCK_FD, F_SETFD, 0)
+	                                      : dup2(c->lock, AS_UPLOAD_LOCK_FD);
+	if (ok >= 0) {
+		quiet_streams();
+		close_the_rest();
+		execve(as_upload_now.argv[0], as_upload_now.argv, as_upload_now.envp);
+	}
+	as_upload_now.exec_error = errno ? errno : EINVAL;
+	as_sys_exit(127);
+}
+
+/* Wait for the uploader to end, at most AS_UPLOAD_WAIT_MS: our end would end it. */
+static void
+wait_for(pid_t pid)
+{
+	enum { STEP_MS = 10 };
+	for (int i = 0; i < AS_UPLOAD_WAIT_MS / STEP_MS; i++) {
+		if (waitpid(pid, NULL, WNOHANG) != 0)
+			return;
+		as_sys_sleep_ns(STEP_MS * 1000000ull);
+	}
+}
+
+as_upload_started
+as_upload_now_start(void)
+{
+	as_upload_now_state *u = &as_upload_now;
+	if (!u->armed)
+		return AS_UPLOAD_OFF;
+	int lock = open(u->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock < 0)
+		return AS_UPLOAD_FAILED;
+	/* The same byte every uploader locks (delivery/upload/upload_lock.c). */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	if (fcntl(lock, F_OFD_SETLK, &fl) != 0) {
+		int busy = errno == EAGAIN || errno == EACCES;
+		close(lock);
+		return busy ? AS_UPLOAD_BUSY : AS_UPLOAD_FAILED;
+	}
+	pid_t me = getpid();
+	bool waited = me == 1 || (u->in_container && getppid() == 1);
+	char *end = u->pid_text + sizeof u->pid_text - 1;
+	*end = '\0';
+	u->argv[AS_UPLOAD_ARGV_PID] = as_put_dec(end, (uint64_t)me);
+	u->argv[AS_UPLOAD_ARGV_MODE] = waited ? (char *)"--waited" : NULL;
+	u->exec_error = 0;
+	child_arg c = { .lock = lock };
+	char stack[CHILD_STACK] __attribute__((aligned(16)));
+	pid_t pid = clone(child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
+	bool started = pid > 0 && u->exec_error == 0;
+	/* A child that did not exec has ended (the lock it held with it): reaped here. */
+	if (pid > 0 && !started)
+		waitpid(pid, NULL, 0);
+	/* The uploader holds the lock now; ours goes. */
+	close(lock);
+	if (started && waited)
+		wait_for(pid);
+	return started ? AS_UPLOAD_STARTED : AS_UPLOAD_FAILED;
+}

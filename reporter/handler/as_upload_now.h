@@ -1,0 +1,61 @@
+/*
+ * as_upload_now.h — AS-SAFE: the uploader the crash handler starts once a
+ * report is durable, so that it reaches its destination without a next
+ * launch (docs/upload.md, "At the crash").  pm_install prepares all the
+ * start needs (reporter/install/upload_now.c): the program, its argv and
+ * envp, the upload lock's path.  The handler takes the reports directory's
+ * upload lock (one uploader at a time per directory), clones with the
+ * parent's memory shared until the child has exec'd (no page tables
+ * copied, nothing allocated), and hands the lock to the uploader as
+ * descriptor AS_UPLOAD_LOCK_FD.
+ */
+#ifndef PM_REPORTER_AS_UPLOAD_NOW_H
+#define PM_REPORTER_AS_UPLOAD_NOW_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+/* The uploader's argv: path --dir DIR --crashed PID --lock-fd 3 [--waited]. */
+enum {
+	AS_UPLOAD_ARGV_PID = 4,   /* written at crash time: the crashed process's pid */
+	AS_UPLOAD_ARGV_MODE = 7,  /* "--waited" or the end */
+	AS_UPLOAD_ARGV_COUNT = 9, /* with the NULL that ends it */
+	AS_UPLOAD_LOCK_FD = 3,    /* the upload lock, held, in the uploader */
+};
+
+typedef struct as_upload_now_state {
+	bool armed;               /* a destination is known and the uploader was found */
+	bool in_container;        /* our pid namespace is not the machine's (its init may end with us) */
+	const char *lock_path;    /* <reports_dir>/upload.lock */
+	char **argv;              /* AS_UPLOAD_ARGV_COUNT; argv[0] is the program */
+	char **envp;
+	char pid_text[24];        /* argv[AS_UPLOAD_ARGV_PID] points into it */
+	volatile int exec_error;  /* the child's execve error, written through the memory it shares */
+	void *block;              /* install's allocation holding the above (upload_now.c) */
+} as_upload_now_state;
+
+extern as_upload_now_state as_upload_now;
+
+/* What became of a start. */
+typedef enum as_upload_started {
+	AS_UPLOAD_OFF = 0,        /* not armed */
+	AS_UPLOAD_BUSY,           /* another uploader holds the directory: it takes this report too */
+	AS_UPLOAD_FAILED,         /* no lock file, no clone, or the program did not exec: nothing changed */
+	AS_UPLOAD_STARTED,
+} as_upload_started;
+
+/*
+ * Start the uploader for the report just landed.  Bounded: the clone, a
+ * handful of system calls in the child, and its execve, which the parent
+ * waits for (CLONE_VFORK: the child runs in the parent's memory until
+ * then).  The uploader runs in a session of its own, standard streams on
+ * /dev/null, every other descriptor but the lock closed, every signal
+ * blocked (it unblocks them).  Where our end would end it too (we are our
+ * pid namespace's init, or a container's init is our parent), the handler
+ * waits for it, at most AS_UPLOAD_WAIT_MS.
+ */
+as_upload_started as_upload_now_start(void);
+
+enum { AS_UPLOAD_WAIT_MS = 10000 };
+
+#endif
