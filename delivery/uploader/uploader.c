@@ -224,10 +224,11 @@ main(int argc, char **argv)
 	pm_upload_options opt;
 	options_from_env(&opt, headers, HEADERS_MAX, &header_text, a.waited);
 	if (!opt.dsn && !opt.url) {
-		say("no destination (POSTMORTEM_DSN or POSTMORTEM_UPLOAD_URL): the reports stay pending");
+		say("end: no destination (POSTMORTEM_DSN or POSTMORTEM_UPLOAD_URL): the reports stay pending");
 		return EXIT_KEPT;
 	}
-	if (a.crashed && !a.waited)
+	/* Sessions go to Sentry alone. */
+	if (a.crashed && !a.waited && opt.dsn)
 		wait_for_run(root, a.crashed);
 	upload_dir_run run = {
 		.dir = a.dir, .opt = &opt, .lock_fd = a.lock_fd,
@@ -239,11 +240,11 @@ main(int argc, char **argv)
 	free(header_text);
 	close(root);
 	if (e == PM_E_INVAL) {
-		say("the destination, or a header, was refused (the line above says why): the reports stay pending");
+		say("end: the destination, or a header, was refused (the line above says why): the reports stay pending");
 		return EXIT_KEPT;
 	}
 	if (e != PM_OK && e != PM_E_NOTFOUND) {
-		say("stopped: %s; the reports stay pending", pm_strerror(e));
+		say("end: stopped: %s; the reports stay pending", pm_strerror(e));
 		return EXIT_KEPT;
 	}
 	if (out.busy) {
