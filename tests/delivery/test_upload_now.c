@@ -195,6 +195,32 @@ Test(upload_now, under_postmortem_run)
 	http_server_stop(srv);
 }
 
+/* pm_config.upload instead of the environment: its URL, both headers, no gzip. */
+Test(upload_now, the_destination_given_in_code)
+{
+	static const http_reply script[] = { { .status = 200, .hold = true }, { 0 } };
+	http_server *srv = http_server_start(script);
+	const char *args[] = { http_server_url(srv), NULL };
+	crash_run run;
+	crash_run_program(&run, pm_test_build("tests/crash_upload_config"), args, NULL);
+	cr_assert(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status %#x", run.status);
+	cr_assert(http_server_wait(srv, 1, 30000), "%s", uploader_log(run.dir));
+	http_server_release(srv);
+	char *log = uploaders_done(run.dir);
+	const http_request *r = http_server_request(srv, 0);
+	char buf[256];
+	cr_expect_str_eq(http_request_header(r, "Authorization", buf, sizeof buf), "Bearer t0ken-in-code");
+	cr_expect_str_eq(http_request_header(r, "X-Second", buf, sizeof buf), "2");
+	const http_part *report = http_request_part(r, "report");
+	cr_assert(report, "no report part");
+	cr_expect(!report->gzipped, "no_gzip was not passed on");
+	cr_expect(strstr(report->data, run.json.header.incident_id), "another report was sent");
+	cr_expect(strstr(log, "]: end: sent 1, kept 0"), "%s", log);
+	free(log);
+	crash_run_free(&run);
+	http_server_stop(srv);
+}
+
 /* A loopback port nobody listens on. */
 static unsigned
 closed_port(void)
