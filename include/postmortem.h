@@ -69,6 +69,8 @@ typedef struct pm_crash_phases {
 	uint64_t write;           /* rendering and writing the .crash and the .json */
 	uint64_t fsync;           /* making the report durable: waiting for its writeback, and its fsyncs */
 	uint64_t minidump;        /* rendering, writing and fsync'ing the .dmp (0 when turned off) */
+	uint64_t upload;          /* starting the uploader, once all three are durable (0 when no destination
+	                           * is known: pm_config.upload, docs/upload.md) */
 } pm_crash_phases;
 
 /* What the crash callback is told.  Strings point into preallocated storage. */

@@ -298,8 +298,9 @@ capture(pid_t tid, int sig, const siginfo_t *info, const mcontext_t *mc, const a
 	as_prefault_entry(&c, &c, alt);
 	bool written = report(&c);
 	/* Before the app's callback, which may fault or hang: the report is durable. */
-	if (written)
-		as_upload_now_start();
+	uint64_t t = as_sys_now_ns();
+	if (written && as_upload_now_start() != AS_UPLOAD_OFF)
+		c.phases->upload = as_sys_now_ns() - t;
 	notify(&c, written);
 }
 

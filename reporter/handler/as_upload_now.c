@@ -2,14 +2,21 @@
  * as_upload_now.c — AS-SAFE: the uploader started from the crash handler
  * (as_upload_now.h; what it does: delivery/uploader/).
  *
- * Why a clone sharing our memory (CLONE_VM | CLONE_VFORK) and not a fork:
- * a fork copies the page tables of the whole process, which grows with
- * its memory and is paid by the dying process; with the memory shared,
- * the start costs the same for any process, and we are suspended until the
- * child has exec'd, so nothing of ours runs on the memory it uses.  The
- * child runs on a buffer of this frame on the alternate stack, below
- * everything the handler still needs, with every signal blocked (a handler
- * of ours running in it would write into our memory).
+ * A clone that shares our memory (CLONE_VM), not a fork: a fork copies the
+ * page tables of the whole process, which grows with its memory and is
+ * paid by the dying process.  Nor do we wait for the child to exec
+ * (CLONE_VFORK): on a busy machine the child may wait milliseconds for a
+ * processor, and we with it (measured: docs/benchmarks.md).  So the child
+ * runs beside us, until its execve, on a stack of its own that install
+ * mapped, with every signal blocked (a handler of ours running in it would
+ * write into our memory), reading only what install prepared and nothing
+ * writes any more.  Its failed calls write errno, which it shares with the
+ * crashing thread (the same thread pointer): it puts errno back before it
+ * gives up, and as_on_fatal puts the thread's back before the handler
+ * returns.  Our end (the fatal signal kills our threads) does not end it:
+ * it is a process of its own, and keeps the memory it reads until its
+ * execve.  (Linux before 5.16 killed every process sharing the memory of
+ * one that dumps core: there, with core dumps on, the start may be lost.)
  *
  * What the dying process's parent sees does not change: the uploader is
  * our child, not its, and once we are gone it belongs to the nearest
@@ -33,14 +40,8 @@
 
 as_upload_now_state as_upload_now;
 
-/* The child's stack, in the handler's frame: a few system calls and the execve need far less. */
-enum { CHILD_STACK = 8192 };
 /* Where close_range is missing (Linux before 5.9): the descriptors closed one by one, up to this. */
 enum { CLOSE_ONE_BY_ONE_MAX = 1024 };
-
-typedef struct child_arg {
-	int lock;                 /* the upload lock, held: AS_UPLOAD_LOCK_FD in the uploader */
-} child_arg;
 
 /* Standard streams on /dev/null (closed where it cannot be opened). */
 static void
@@ -67,7 +68,8 @@ close_the_rest(void)
 static int
 child(void *arg)
 {
-	const child_arg *c = arg;
+	const as_upload_now_state *u = arg;
+	int saved = errno;
 	sigset_t all;
 	memset(&all, 0xff, sizeof all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
@@ -75,14 +77,14 @@ child(void *arg)
 	/* The lock to its place first: it may sit on a standard stream's number
 	 * (an app that closed its stdin).  dup2 clears close-on-exec; onto
 	 * itself it does nothing, so that case clears the flag by hand. */
-	int ok = c->lock == AS_UPLOAD_LOCK_FD ? fcntl(AS_UPLOAD_LOCK_FD, F_SETFD, 0)
-	                                      : dup2(c->lock, AS_UPLOAD_LOCK_FD);
+	int ok = u->lock_fd == AS_UPLOAD_LOCK_FD ? fcntl(AS_UPLOAD_LOCK_FD, F_SETFD, 0)
+	                                         : dup2(u->lock_fd, AS_UPLOAD_LOCK_FD);
 	if (ok >= 0) {
 		quiet_streams();
 		close_the_rest();
-		execve(as_upload_now.argv[0], as_upload_now.argv, as_upload_now.envp);
+		execve(u->argv[0], u->argv, u->envp);
 	}
-	as_upload_now.exec_error = errno ? errno : EINVAL;
+	errno = saved;
 	as_sys_exit(127);
 }
 
@@ -120,17 +122,12 @@ as_upload_now_start(void)
 	*end = '\0';
 	u->argv[AS_UPLOAD_ARGV_PID] = as_put_dec(end, (uint64_t)me);
 	u->argv[AS_UPLOAD_ARGV_MODE] = waited ? (char *)"--waited" : NULL;
-	u->exec_error = 0;
-	child_arg c = { .lock = lock };
-	char stack[CHILD_STACK] __attribute__((aligned(16)));
-	pid_t pid = clone(child, stack + sizeof stack, CLONE_VM | CLONE_VFORK | SIGCHLD, &c);
-	bool started = pid > 0 && u->exec_error == 0;
-	/* A child that did not exec has ended (the lock it held with it): reaped here. */
-	if (pid > 0 && !started)
-		waitpid(pid, NULL, 0);
-	/* The uploader holds the lock now; ours goes. */
+	u->lock_fd = lock;
+	pid_t pid = clone(child, (char *)u->stack + u->stack_size, CLONE_VM | SIGCHLD, u);
+	/* The child has its own copy of the descriptor (its table was copied): ours goes.  A child
+	 * that cannot exec ends with its copy, and the lock with it. */
 	close(lock);
-	if (started && waited)
+	if (pid > 0 && waited)
 		wait_for(pid);
-	return started ? AS_UPLOAD_STARTED : AS_UPLOAD_FAILED;
+	return pid > 0 ? AS_UPLOAD_STARTED : AS_UPLOAD_FAILED;
 }

@@ -3,9 +3,9 @@
  * report is durable, so that it reaches its destination without a next
  * launch (docs/upload.md, "At the crash").  pm_install prepares all the
  * start needs (reporter/install/upload_now.c): the program, its argv and
- * envp, the upload lock's path.  The handler takes the reports directory's
- * upload lock (one uploader at a time per directory), clones with the
- * parent's memory shared until the child has exec'd (no page tables
+ * envp, the upload lock's path, the child's stack.  The handler takes the
+ * reports directory's upload lock (one uploader at a time per directory),
+ * clones a child that shares its memory until it execs (no page tables
  * copied, nothing allocated), and hands the lock to the uploader as
  * descriptor AS_UPLOAD_LOCK_FD.
  */
@@ -30,8 +30,10 @@ typedef struct as_upload_now_state {
 	char **argv;              /* AS_UPLOAD_ARGV_COUNT; argv[0] is the program */
 	char **envp;
 	char pid_text[24];        /* argv[AS_UPLOAD_ARGV_PID] points into it */
-	volatile int exec_error;  /* the child's execve error, written through the memory it shares */
-	void *block;              /* install's allocation holding the above (upload_now.c) */
+	int lock_fd;              /* at crash time: the lock, held, for the child to pass on */
+	void *stack;              /* the child's, until its execve (install maps it) */
+	size_t stack_size;
+	void *block;              /* install's allocation holding argv, envp and their strings */
 } as_upload_now_state;
 
 extern as_upload_now_state as_upload_now;
@@ -40,19 +42,18 @@ extern as_upload_now_state as_upload_now;
 typedef enum as_upload_started {
 	AS_UPLOAD_OFF = 0,        /* not armed */
 	AS_UPLOAD_BUSY,           /* another uploader holds the directory: it takes this report too */
-	AS_UPLOAD_FAILED,         /* no lock file, no clone, or the program did not exec: nothing changed */
-	AS_UPLOAD_STARTED,
+	AS_UPLOAD_FAILED,         /* no lock file or no clone: nothing changed */
+	AS_UPLOAD_STARTED,        /* a child is on its way to exec the uploader (if that fails, it ends
+	                             with the lock it held: nothing else changed) */
 } as_upload_started;
 
 /*
- * Start the uploader for the report just landed.  Bounded: the clone, a
- * handful of system calls in the child, and its execve, which the parent
- * waits for (CLONE_VFORK: the child runs in the parent's memory until
- * then).  The uploader runs in a session of its own, standard streams on
- * /dev/null, every other descriptor but the lock closed, every signal
- * blocked (it unblocks them).  Where our end would end it too (we are our
- * pid namespace's init, or a container's init is our parent), the handler
- * waits for it, at most AS_UPLOAD_WAIT_MS.
+ * Start the uploader for the report just landed.  Bounded: an open, a lock
+ * and a clone; nothing waits for the child.  The uploader runs in a session
+ * of its own, standard streams on /dev/null, every other descriptor but
+ * the lock closed, every signal blocked (it unblocks them).  Where our end
+ * would end it too (we are our pid namespace's init, or a container's init
+ * is our parent), the handler waits for it, at most AS_UPLOAD_WAIT_MS.
  */
 as_upload_started as_upload_now_start(void);
 

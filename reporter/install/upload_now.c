@@ -22,14 +22,19 @@
 #include "postmortem-tools.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "as_handler.h"
 #include "install.h"
+
+/* The child's stack until its execve: a few system calls need far less. */
+enum { CHILD_STACK = 16 * 1024 };
 
 /* The machine's own pid namespace (PROC_PID_INIT_INO): any other is a container's. */
 #define INIT_PID_NS "pid:[4026531836]"
@@ -209,6 +214,10 @@ lay_out(const char *program, const char *reports_dir, const env_list *e)
 	envp[e->n] = NULL;
 	as_upload_now.lock_path = at;
 	sprintf(at, "%s/upload.lock", reports_dir);
+	/* Made now, so that a crash only opens it: creating a file cost the handler 0.7 ms here. */
+	int lock = open(at, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lock >= 0)
+		close(lock);
 	as_upload_now.argv = argv;
 	as_upload_now.envp = envp;
 	as_upload_now.block = block;
@@ -226,7 +235,13 @@ pmi_upload_now_prepare(const pm_config *cfg, const char *reports_dir)
 	    getgid() == getegid() && find_uploader(program, sizeof program)) {
 		put_from_environ(&e, passed_on, sizeof passed_on / sizeof passed_on[0]);
 		as_upload_now.in_container = in_container();
-		as_upload_now.armed = lay_out(program, reports_dir, &e);
+		void *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		                   -1, 0);
+		if (stack != MAP_FAILED) {
+			as_upload_now.stack = stack;
+			as_upload_now.stack_size = CHILD_STACK;
+			as_upload_now.armed = lay_out(program, reports_dir, &e);
+		}
 	}
 	free(headers);
 }
@@ -236,6 +251,8 @@ pmi_upload_now_release(void)
 {
 	as_upload_now.armed = false;
 	free(as_upload_now.block);
-	as_upload_now.block = NULL;
+	if (as_upload_now.stack)
+		munmap(as_upload_now.stack, as_upload_now.stack_size);
+	as_upload_now.block = as_upload_now.stack = NULL;
 	as_upload_now.argv = as_upload_now.envp = NULL;
 }

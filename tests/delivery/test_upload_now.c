@@ -347,8 +347,10 @@ crash_without_uploader(const char *path)
 	char *dmp = crash_dmp_path(&run);
 	cr_expect(access(dmp, R_OK) == 0, "no minidump");
 	cr_expect_eq(pending_files(run.dir), 3);
-	/* The child that could not exec was reaped, and its lock went with it. */
+	/* The child that could not exec ends, and its lock with it; it was the crashed process's. */
 	expect_no_child();
+	for (int i = 0; i < 3000 && lock_taken(run.dir); i++)
+		sleep_ms(10);
 	cr_expect(!lock_taken(run.dir), "the upload lock outlived a start that failed");
 	char *log = uploader_log(run.dir);
 	cr_expect_str_empty(log, "something ran: %s", log);
