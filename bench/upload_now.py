@@ -24,7 +24,12 @@ faulting store), in ms:
 Each run gets a fresh reports directory (with a session: POSTMORTEM_APP_VERSION
 set) and waits for its uploader to end before the next starts.
 
-usage: upload_now.py TARGET [ROUNDS] [THREADS[,THREADS...]]   (defaults 21 and 1,17)
+With INSTALL (bench_start_install, start_target.c), also what arming the start
+costs every launch: pm_install in a fresh process, with POSTMORTEM_DSN set and
+without, ROUNDS * 10 runs each, interleaved, in one reports directory (so the
+lock file exists, as it does from an app's second launch on).
+
+usage: upload_now.py TARGET [ROUNDS] [THREADS[,THREADS...]] [INSTALL]   (defaults 21 and 1,17)
 """
 import http.server
 import os
@@ -36,7 +41,7 @@ import tempfile
 import threading
 import time
 
-from benchlib import clean_env, table
+from benchlib import clean_env, free_runs, table, timed_output
 
 
 class Receiver(http.server.BaseHTTPRequestHandler):
@@ -101,6 +106,21 @@ def stats(values):
     return '%.1f / %.1f' % (statistics.median(values), max(values))
 
 
+def install_cost(install, dsn, runs):
+    """pm_install's microseconds in a fresh process, median and worst, armed (a DSN) and not."""
+    d = tempfile.mkdtemp(prefix='pm-bench-install-')
+    got = {'without a destination': [], 'POSTMORTEM_DSN set': []}
+    for r in range(runs):
+        for name in (list(got) if r % 2 == 0 else list(reversed(list(got)))):
+            env = clean_env(POSTMORTEM_DIR=d, **({'POSTMORTEM_DSN': dsn} if 'DSN' in name else {}))
+            free_runs(d)
+            got[name].append(float(timed_output(install, ['t'], env)[1][0]))
+    shutil.rmtree(d, ignore_errors=True)
+    print()
+    table(['pm_install, fresh process', 'median us', 'worst us'],
+          [[k, '%.0f' % statistics.median(v), '%.0f' % max(v)] for k, v in got.items()])
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -139,6 +159,8 @@ def main():
                      '%+.0f%%' % (100 * added)])
     table(['threads', 'event (now)', 'start (now)', 'durable (now)', 'durable (next-launch)', 'dead (now)',
            'dead (next-launch)', 'dead: now / next-launch'], rows)
+    if len(sys.argv) > 4:
+        install_cost(sys.argv[4], dsn, rounds * 10)
     print('load average after: %.2f %.2f %.2f' % os.getloadavg())
     server.shutdown()
 

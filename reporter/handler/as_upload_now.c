@@ -38,7 +38,8 @@
 
 #include "as_memory.h"
 
-as_upload_now_state as_upload_now;
+/* In .data beside what install writes first (start_data.h). */
+PM_START_DATA as_upload_now_state as_upload_now;
 
 /* Where close_range is missing (Linux before 5.9): the descriptors closed one by one, up to this. */
 enum { CLOSE_ONE_BY_ONE_MAX = 1024 };
@@ -88,6 +89,25 @@ child(void *arg)
 	as_sys_exit(127);
 }
 
+/* Whether our pid namespace is a container's, not the machine's (PROC_PID_INIT_INO). */
+static bool
+in_container(void)
+{
+	static const char machine[] = "pid:[4026531836]";
+	char ns[64];
+	long n = as_sys_readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
+	return n > 0 && ((size_t)n != sizeof machine - 1 || memcmp(ns, machine, (size_t)n) != 0);
+}
+
+/* Whether our end ends the uploader too: we are our pid namespace's init, or a container's
+ * init is our parent (tini, docker --init: it ends when its child does, and the namespace
+ * with it).  Asked only where the parent is an init. */
+static bool
+ending_takes_it_along(pid_t me)
+{
+	return me == 1 || (getppid() == 1 && in_container());
+}
+
 /* Wait for the uploader to end, at most AS_UPLOAD_WAIT_MS: our end would end it. */
 static void
 wait_for(pid_t pid)
@@ -117,13 +137,13 @@ as_upload_now_start(void)
 		return busy ? AS_UPLOAD_BUSY : AS_UPLOAD_FAILED;
 	}
 	pid_t me = getpid();
-	bool waited = me == 1 || (u->in_container && getppid() == 1);
+	bool waited = ending_takes_it_along(me);
 	char *end = u->pid_text + sizeof u->pid_text - 1;
 	*end = '\0';
 	u->argv[AS_UPLOAD_ARGV_PID] = as_put_dec(end, (uint64_t)me);
 	u->argv[AS_UPLOAD_ARGV_MODE] = waited ? (char *)"--waited" : NULL;
 	u->lock_fd = lock;
-	pid_t pid = clone(child, (char *)u->stack + u->stack_size, CLONE_VM | SIGCHLD, u);
+	pid_t pid = clone(child, u->stack_top, CLONE_VM | SIGCHLD, u);
 	/* The child has its own copy of the descriptor (its table was copied): ours goes.  A child
 	 * that cannot exec ends with its copy, and the lock with it. */
 	close(lock);

@@ -25,15 +25,14 @@ enum {
 
 typedef struct as_upload_now_state {
 	bool armed;               /* a destination is known and the uploader was found */
-	bool in_container;        /* our pid namespace is not the machine's (its init may end with us) */
 	const char *lock_path;    /* <reports_dir>/upload.lock */
 	char **argv;              /* AS_UPLOAD_ARGV_COUNT; argv[0] is the program */
 	char **envp;
 	char pid_text[24];        /* argv[AS_UPLOAD_ARGV_PID] points into it */
 	int lock_fd;              /* at crash time: the lock, held, for the child to pass on */
-	void *stack;              /* the child's, until its execve (install maps it) */
-	size_t stack_size;
-	void *block;              /* install's allocation holding argv, envp and their strings */
+	void *stack_top;          /* the child's stack, until its execve */
+	void *map;                /* install's mapping: the stack, then argv, envp and their strings */
+	size_t map_size;
 } as_upload_now_state;
 
 extern as_upload_now_state as_upload_now;

@@ -24,7 +24,6 @@
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -35,9 +34,6 @@
 
 /* The child's stack until its execve: a few system calls need far less. */
 enum { CHILD_STACK = 16 * 1024 };
-
-/* The machine's own pid namespace (PROC_PID_INIT_INO): any other is a container's. */
-#define INIT_PID_NS "pid:[4026531836]"
 
 /* What the crash handler may pass on from the environment. */
 static const char *const passed_on[] = {
@@ -121,14 +117,23 @@ destination(const pm_config *cfg, env_list *e, char **headers)
 	return true;
 }
 
+/* a (n bytes of it) then b into out, NUL-terminated; false when it does not fit.  No printf:
+ * its engine's first use pages in code a fresh process has not touched (issue 13). */
+static bool
+join(char *out, size_t cap, const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b);
+	if (n + m >= cap)
+		return false;
+	memcpy(out, a, n);
+	memcpy(out + n, b, m + 1);
+	return true;
+}
+
 static bool
 executable(const char *path, char *out, size_t cap)
 {
-	char real[PATH_MAX];
-	if (access(path, X_OK) != 0 || !realpath(path, real) || strlen(real) >= cap)
-		return false;
-	strcpy(out, real);
-	return true;
+	return access(path, X_OK) == 0 && join(out, cap, "", 0, path);
 }
 
 /*
@@ -146,45 +151,38 @@ find_uploader(char *out, size_t cap)
 	static const char *const near[] = { PM_UPLOADER_IN_BUILD, "../" PM_UPLOADER_IN_BUILD, PM_UPLOADER_FROM_LIBDIR };
 	static const char anchor;
 	const char *forced = env("POSTMORTEM_UPLOADER");
-	if (forced) {
-		int k = snprintf(out, cap, "%s", forced);
-		return k > 0 && (size_t)k < cap;
-	}
+	if (forced)
+		return join(out, cap, "", 0, forced);
 	Dl_info self;
 	if (dladdr(&anchor, &self) && self.dli_fname && strchr(self.dli_fname, '/')) {
-		int dir = (int)(strrchr(self.dli_fname, '/') - self.dli_fname + 1);
+		size_t dir = (size_t)(strrchr(self.dli_fname, '/') - self.dli_fname + 1);
 		for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
 			char guess[PATH_MAX];
-			int k = snprintf(guess, sizeof guess, "%.*s%s", dir, self.dli_fname, near[i]);
-			if (k > 0 && (size_t)k < sizeof guess && executable(guess, out, cap))
+			if (join(guess, sizeof guess, self.dli_fname, dir, near[i]) && executable(guess, out, cap))
 				return true;
 		}
 	}
 	return executable(PM_UPLOADER_PATH, out, cap);
 }
 
-static bool
-in_container(void)
-{
-	char ns[64];
-	ssize_t n = readlink("/proc/self/ns/pid", ns, sizeof ns - 1);
-	if (n <= 0)
-		return false;
-	ns[n] = '\0';
-	return strcmp(ns, INIT_PID_NS) != 0;
-}
-
-/* Copy s to *at; the copy. */
+/* Copy s to *at, up to its NUL (keep: 1) or not (0); the copy. */
 static char *
-place(char **at, const char *s)
+put_str(char **at, const char *s, bool end)
 {
-	size_t n = strlen(s) + 1;
+	size_t n = strlen(s) + end;
 	char *d = memcpy(*at, s, n);
 	*at += n;
 	return d;
 }
 
-/* argv, envp and every string they point to, in one allocation. */
+static char *
+place(char **at, const char *s)
+{
+	return put_str(at, s, true);
+}
+
+/* The child's stack, then argv, envp and every string they point to, in one mapping: no
+ * malloc (an app's first would set up its heap), one page written. */
 static bool
 lay_out(const char *program, const char *reports_dir, const env_list *e)
 {
@@ -195,10 +193,11 @@ lay_out(const char *program, const char *reports_dir, const env_list *e)
 	for (size_t i = 0; i < e->n; i++)
 		strings += strlen(e->name[i]) + strlen(e->value[i]) + 2;
 	size_t pointers = (AS_UPLOAD_ARGV_COUNT + e->n + 1) * sizeof(char *);
-	char **block = malloc(pointers + strings);
-	if (!block)
+	size_t size = CHILD_STACK + pointers + strings;
+	char *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (map == MAP_FAILED)
 		return false;
-	char **argv = block, **envp = block + AS_UPLOAD_ARGV_COUNT, *at = (char *)block + pointers;
+	char **argv = (char **)(map + CHILD_STACK), **envp = argv + AS_UPLOAD_ARGV_COUNT, *at = (char *)(envp + e->n + 1);
 	argv[0] = place(&at, program);
 	argv[1] = place(&at, fixed[0]);
 	argv[2] = place(&at, reports_dir);
@@ -208,19 +207,22 @@ lay_out(const char *program, const char *reports_dir, const env_list *e)
 	argv[6] = place(&at, fixed[3]);
 	argv[AS_UPLOAD_ARGV_MODE] = argv[8] = NULL;
 	for (size_t i = 0; i < e->n; i++) {
-		envp[i] = at;
-		at += sprintf(at, "%s=%s", e->name[i], e->value[i]) + 1;
+		envp[i] = put_str(&at, e->name[i], false);
+		put_str(&at, "=", false);
+		put_str(&at, e->value[i], true);
 	}
 	envp[e->n] = NULL;
-	as_upload_now.lock_path = at;
-	sprintf(at, "%s/upload.lock", reports_dir);
+	as_upload_now.lock_path = put_str(&at, reports_dir, false);
+	put_str(&at, "/upload.lock", true);
 	/* Made now, so that a crash only opens it: creating a file cost the handler 0.7 ms here. */
-	int lock = open(at, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int lock = open(as_upload_now.lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lock >= 0)
 		close(lock);
 	as_upload_now.argv = argv;
 	as_upload_now.envp = envp;
-	as_upload_now.block = block;
+	as_upload_now.map = map;
+	as_upload_now.map_size = size;
+	as_upload_now.stack_top = map + CHILD_STACK;
 	return true;
 }
 
@@ -234,14 +236,7 @@ pmi_upload_now_prepare(const pm_config *cfg, const char *reports_dir)
 	if (destination(cfg, &e, &headers) && !(when && strcmp(when, "next-launch") == 0) && getuid() == geteuid() &&
 	    getgid() == getegid() && find_uploader(program, sizeof program)) {
 		put_from_environ(&e, passed_on, sizeof passed_on / sizeof passed_on[0]);
-		as_upload_now.in_container = in_container();
-		void *stack = mmap(NULL, CHILD_STACK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		                   -1, 0);
-		if (stack != MAP_FAILED) {
-			as_upload_now.stack = stack;
-			as_upload_now.stack_size = CHILD_STACK;
-			as_upload_now.armed = lay_out(program, reports_dir, &e);
-		}
+		as_upload_now.armed = lay_out(program, reports_dir, &e);
 	}
 	free(headers);
 }
@@ -250,9 +245,8 @@ void
 pmi_upload_now_release(void)
 {
 	as_upload_now.armed = false;
-	free(as_upload_now.block);
-	if (as_upload_now.stack)
-		munmap(as_upload_now.stack, as_upload_now.stack_size);
-	as_upload_now.block = as_upload_now.stack = NULL;
+	if (as_upload_now.map)
+		munmap(as_upload_now.map, as_upload_now.map_size);
+	as_upload_now.map = as_upload_now.stack_top = NULL;
 	as_upload_now.argv = as_upload_now.envp = NULL;
 }
