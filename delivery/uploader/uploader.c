@@ -4,7 +4,7 @@
  * reaches its destination without a next launch (docs/upload.md, "At the
  * crash").  One reports directory, bounded in time:
  *
- *   postmortem-uploader --dir DIR [--crashed PID] [--lock-fd N] [--waited]
+ *   postmortem-uploader --dir DIR [--crashed PID] [--lock-fd N | --wait-for-lock] [--waited]
  *
  * The destination comes from the environment the handler prepared at
  * pm_install (never argv, which any user may read in /proc): POSTMORTEM_DSN
@@ -24,6 +24,8 @@
  *   3. It delivers as the directory's one uploader (upload_dir.h), with
  *      the lock the handler took (descriptor N) or one taken here: when
  *      another uploader has the directory, that one takes these reports.
+ *      With --wait-for-lock it waits for it (within its time): the crashed
+ *      process's own upload thread held it, and lets it go as it ends.
  *      What it cannot deliver stays pending for the next launch, the next
  *      crash or `postmortem upload`.
  *
@@ -63,6 +65,7 @@ typedef struct args {
 	const char *dir;
 	long crashed;                 /* 0: none */
 	int lock_fd;                  /* -1: none */
+	bool wait_for_lock;
 	bool waited;
 } args;
 
@@ -88,6 +91,7 @@ parse(int argc, char **argv, args *a)
 		{ "dir", required_argument, NULL, 'd' },
 		{ "crashed", required_argument, NULL, 'c' },
 		{ "lock-fd", required_argument, NULL, 'l' },
+		{ "wait-for-lock", no_argument, NULL, 'L' },
 		{ "waited", no_argument, NULL, 'w' },
 		{ 0 },
 	};
@@ -98,6 +102,7 @@ parse(int argc, char **argv, args *a)
 		case 'd': a->dir = optarg; break;
 		case 'c': a->crashed = strtol(optarg, &end, 10); break;
 		case 'l': a->lock_fd = (int)strtol(optarg, &end, 10); break;
+		case 'L': a->wait_for_lock = true; break;
 		case 'w': a->waited = true; break;
 		default: return false;
 		}
@@ -203,7 +208,7 @@ main(int argc, char **argv)
 	args a;
 	settle_process();
 	if (!parse(argc, argv, &a)) {
-		fprintf(stderr, "usage: postmortem-uploader --dir DIR [--crashed PID] [--lock-fd N] [--waited]\n"
+		fprintf(stderr, "usage: postmortem-uploader --dir DIR [--crashed PID] [--lock-fd N | --wait-for-lock] [--waited]\n"
 		                "(started by libpostmortem's crash handler: docs/upload.md)\n");
 		return EXIT_USAGE;
 	}
@@ -231,7 +236,7 @@ main(int argc, char **argv)
 	if (a.crashed && !a.waited && opt.dsn)
 		wait_for_run(root, a.crashed);
 	upload_dir_run run = {
-		.dir = a.dir, .opt = &opt, .lock_fd = a.lock_fd,
+		.dir = a.dir, .opt = &opt, .lock_fd = a.lock_fd, .wait_for_lock = a.wait_for_lock,
 		.deadline_ms = a.waited ? WAITED_DEADLINE_MS : DEADLINE_MS,
 	};
 	pm_upload_result res;

@@ -78,8 +78,13 @@ child(void *arg)
 	/* The lock to its place first: it may sit on a standard stream's number
 	 * (an app that closed its stdin).  dup2 clears close-on-exec; onto
 	 * itself it does nothing, so that case clears the flag by hand. */
-	int ok = u->lock_fd == AS_UPLOAD_LOCK_FD ? fcntl(AS_UPLOAD_LOCK_FD, F_SETFD, 0)
-	                                         : dup2(u->lock_fd, AS_UPLOAD_LOCK_FD);
+	int ok = 0;
+	if (u->lock_fd < 0)
+		close(AS_UPLOAD_LOCK_FD); /* no lock to hand over: that number is the app's */
+	else if (u->lock_fd == AS_UPLOAD_LOCK_FD)
+		ok = fcntl(AS_UPLOAD_LOCK_FD, F_SETFD, 0);
+	else
+		ok = dup2(u->lock_fd, AS_UPLOAD_LOCK_FD);
 	if (ok >= 0) {
 		quiet_streams();
 		close_the_rest();
@@ -120,34 +125,62 @@ wait_for(pid_t pid)
 	}
 }
 
+/* The argv's end: how the lock goes, whether we wait. */
+static void
+argv_tail(char **argv, bool handed, bool waited)
+{
+	size_t k = AS_UPLOAD_ARGV_TAIL;
+	if (handed) {
+		argv[k++] = (char *)"--lock-fd";
+		argv[k++] = (char *)AS_UPLOAD_LOCK_FD_TEXT;
+	} else {
+		argv[k++] = (char *)"--wait-for-lock";
+	}
+	if (waited)
+		argv[k++] = (char *)"--waited";
+	argv[k] = NULL;
+}
+
+/* The upload lock, taken: its descriptor; -1 with *busy set when another holds it. */
+static int
+take_lock(const char *path, bool *busy)
+{
+	*busy = false;
+	int lock = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	/* The same byte every uploader locks (delivery/upload/upload_lock.c). */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	if (lock < 0 || fcntl(lock, F_OFD_SETLK, &fl) == 0)
+		return lock;
+	*busy = errno == EAGAIN || errno == EACCES;
+	close(lock);
+	return -1;
+}
+
 as_upload_started
 as_upload_now_start(void)
 {
 	as_upload_now_state *u = &as_upload_now;
 	if (!u->armed)
 		return AS_UPLOAD_OFF;
-	int lock = open(u->lock_path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lock < 0)
-		return AS_UPLOAD_FAILED;
-	/* The same byte every uploader locks (delivery/upload/upload_lock.c). */
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
-	if (fcntl(lock, F_OFD_SETLK, &fl) != 0) {
-		int busy = errno == EAGAIN || errno == EACCES;
-		close(lock);
+	bool busy;
+	int lock = take_lock(u->lock_path, &busy);
+	/* Another uploader takes this report too, unless it is our own thread, which our end
+	 * ends: then one is started that waits for the lock. */
+	if (lock < 0 && !(busy && u->thread_here))
 		return busy ? AS_UPLOAD_BUSY : AS_UPLOAD_FAILED;
-	}
 	pid_t me = getpid();
 	bool waited = ending_takes_it_along(me);
 	char *end = u->pid_text + sizeof u->pid_text - 1;
 	*end = '\0';
 	u->argv[AS_UPLOAD_ARGV_PID] = as_put_dec(end, (uint64_t)me);
-	u->argv[AS_UPLOAD_ARGV_MODE] = waited ? (char *)"--waited" : NULL;
+	argv_tail(u->argv, lock >= 0, waited);
 	u->lock_fd = lock;
 	pid_t pid = clone(child, u->stack_top, CLONE_VM | SIGCHLD, u);
 	/* The child has its own copy of the descriptor (its table was copied): ours goes.  A child
 	 * that cannot exec ends with its copy, and the lock with it. */
-	close(lock);
+	if (lock >= 0)
+		close(lock);
 	if (pid > 0 && waited)
 		wait_for(pid);
-	return pid > 0 ? AS_UPLOAD_STARTED : AS_UPLOAD_FAILED;
+	return pid <= 0 ? AS_UPLOAD_FAILED : lock >= 0 ? AS_UPLOAD_STARTED : AS_UPLOAD_AFTER_US;
 }

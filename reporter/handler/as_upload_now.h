@@ -15,16 +15,22 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-/* The uploader's argv: path --dir DIR --crashed PID --lock-fd 3 [--waited]. */
+/* The uploader's argv: path --dir DIR --crashed PID, then the tail the crash
+ * writes: --lock-fd 3 (the lock handed over) or --wait-for-lock (this
+ * process's own upload thread holds it, and lets it go as the process
+ * ends), and --waited when the crashed process waits for it. */
 enum {
 	AS_UPLOAD_ARGV_PID = 4,   /* written at crash time: the crashed process's pid */
-	AS_UPLOAD_ARGV_MODE = 7,  /* "--waited" or the end */
+	AS_UPLOAD_ARGV_TAIL = 5,  /* written at crash time */
 	AS_UPLOAD_ARGV_COUNT = 9, /* with the NULL that ends it */
 	AS_UPLOAD_LOCK_FD = 3,    /* the upload lock, held, in the uploader */
 };
+#define AS_UPLOAD_LOCK_FD_TEXT "3"
 
 typedef struct as_upload_now_state {
 	bool armed;               /* a destination is known and the uploader was found */
+	bool thread_here;         /* pm_upload_start's thread runs in this process: the lock taken
+	                             may be its own (upload_start.c) */
 	const char *lock_path;    /* <reports_dir>/upload.lock */
 	char **argv;              /* AS_UPLOAD_ARGV_COUNT; argv[0] is the program */
 	char **envp;
@@ -41,6 +47,8 @@ extern as_upload_now_state as_upload_now;
 typedef enum as_upload_started {
 	AS_UPLOAD_OFF = 0,        /* not armed */
 	AS_UPLOAD_BUSY,           /* another uploader holds the directory: it takes this report too */
+	AS_UPLOAD_AFTER_US,       /* so may this process's own upload thread, which ends with it: an
+	                             uploader was started that waits for the lock */
 	AS_UPLOAD_FAILED,         /* no lock file or no clone: nothing changed */
 	AS_UPLOAD_STARTED,        /* a child is on its way to exec the uploader (if that fails, it ends
 	                             with the lock it held: nothing else changed) */

@@ -186,7 +186,7 @@ place(char **at, const char *s)
 static bool
 lay_out(const char *program, const char *reports_dir, const env_list *e)
 {
-	static const char *const fixed[] = { "--dir", "--crashed", "--lock-fd", "3" };
+	static const char *const fixed[] = { "--dir", "--crashed" };
 	size_t strings = strlen(program) + strlen(reports_dir) * 2 + sizeof "/upload.lock" + 2;
 	for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
 		strings += strlen(fixed[i]) + 1;
@@ -203,9 +203,7 @@ lay_out(const char *program, const char *reports_dir, const env_list *e)
 	argv[2] = place(&at, reports_dir);
 	argv[3] = place(&at, fixed[1]);
 	argv[AS_UPLOAD_ARGV_PID] = as_upload_now.pid_text;
-	argv[5] = place(&at, fixed[2]);
-	argv[6] = place(&at, fixed[3]);
-	argv[AS_UPLOAD_ARGV_MODE] = argv[8] = NULL;
+	argv[AS_UPLOAD_ARGV_TAIL] = NULL; /* the crash writes the rest */
 	for (size_t i = 0; i < e->n; i++) {
 		envp[i] = put_str(&at, e->name[i], false);
 		put_str(&at, "=", false);

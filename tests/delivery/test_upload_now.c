@@ -143,7 +143,7 @@ Test(upload_now, a_crash_reaches_the_receiver_without_another_launch)
 	expect_no_child();
 	cr_assert(http_server_wait(srv, 1, 30000), "no event arrived:\n%s", uploader_log(run.dir));
 	http_server_release(srv);
-	char *log = uploaders_done(run.dir);
+	char *log = uploaders_done(run.dir, 1);
 	cr_expect_eq(text_count(log, "]: start"), 1, "%s", log);
 	cr_expect(strstr(log, "]: end: sent 1, kept 0"), "%s", log);
 
@@ -181,7 +181,7 @@ Test(upload_now, under_postmortem_run)
 	crash_run_cli(&run, crash_sample_path("plain_null_deref"), "", &out);
 	cr_assert(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 128 + SIGSEGV, "run: %#x\n%s", run.status, out);
 	cr_assert(http_server_wait(srv, 1, 30000), "no event arrived:\n%s", uploader_log(run.dir));
-	char *log = uploaders_done(run.dir);
+	char *log = uploaders_done(run.dir, 1);
 	cr_expect(strstr(log, "]: end: sent 1, kept 0"), "%s", log);
 	size_t n;
 	char **ids = event_ids(srv, &n);
@@ -206,7 +206,7 @@ Test(upload_now, the_destination_given_in_code)
 	cr_assert(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV, "status %#x", run.status);
 	cr_assert(http_server_wait(srv, 1, 30000), "%s", uploader_log(run.dir));
 	http_server_release(srv);
-	char *log = uploaders_done(run.dir);
+	char *log = uploaders_done(run.dir, 1);
 	const http_request *r = http_server_request(srv, 0);
 	char buf[256];
 	cr_expect_str_eq(http_request_header(r, "Authorization", buf, sizeof buf), "Bearer t0ken-in-code");
@@ -219,6 +219,42 @@ Test(upload_now, the_destination_given_in_code)
 	free(log);
 	crash_run_free(&run);
 	http_server_stop(srv);
+}
+
+/* The crash comes while the process's own upload thread (pm_upload_start, here the preload
+ * library's) holds the directory, its request under way: the thread ends with the process, so
+ * the handler starts an uploader that waits for the lock, and the new report goes too. */
+Test(upload_now, a_crash_while_its_own_upload_thread_delivers)
+{
+	static const http_reply script[] = { { .status = 200, .hold = true }, { 0 } };
+	char *dir = pm_test_tmpdir();
+	http_server *srv = http_server_start(script);
+	char *dsn = dsn_env(srv);
+	/* A report left by an earlier run, so that the thread has something to send. */
+	const char *later[] = { dsn, "POSTMORTEM_UPLOAD=next-launch", NULL };
+	int st = crash_wait(crash_spawn(crash_sample_path("null_deref"), NULL, dir, later));
+	cr_assert(WIFSIGNALED(st));
+	char *preload;
+	cr_assert(asprintf(&preload, "LD_PRELOAD=%s", pm_test_build("reporter/libpostmortem-preload.so")) > 0);
+	const char *env[] = { dsn, preload, NULL };
+	const char *args[] = { "60", NULL };
+	pid_t pid = crash_spawn("/bin/sleep", args, dir, env);
+	cr_assert(http_server_wait(srv, 1, 30000), "the upload thread sent nothing");
+	cr_assert(lock_taken(dir), "the thread does not hold the directory");
+	kill(pid, SIGSEGV);
+	st = crash_wait(pid);
+	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV, "status %#x", st);
+	http_server_release(srv);
+	char *log = uploaders_done(dir, 1);
+	cr_expect_eq(text_count(log, "]: start"), 1, "%s", log);
+	cr_expect(strstr(log, "]: end: sent 2, kept 0"), "both reports go (the first again: its answer was lost):\n%s",
+	          log);
+	cr_expect_eq(pending_files(dir), 0, "%s", log);
+	free(log);
+	free(preload);
+	free(dsn);
+	http_server_stop(srv);
+	pm_test_rmdir(dir);
 }
 
 /* A loopback port nobody listens on. */
@@ -240,7 +276,7 @@ Test(upload_now, receiver_down_keeps_the_report_delivered_once_later)
 	const char *env_down[] = { down, "POSTMORTEM_APP_VERSION=2.5.0", NULL };
 	int st = crash_wait(crash_spawn(crash_sample_path("null_deref"), NULL, dir, env_down));
 	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
-	char *log = uploaders_done(dir);
+	char *log = uploaders_done(dir, 1);
 	cr_expect(strstr(log, "cannot reach"), "%s", log);
 	cr_expect(strstr(log, "]: end: sent 0, kept 1"), "%s", log);
 	cr_assert_eq(pending_files(dir), 3, "the report (text, twin, minidump) is not kept");
@@ -254,7 +290,7 @@ Test(upload_now, receiver_down_keeps_the_report_delivered_once_later)
 	st = crash_wait(crash_spawn(crash_sample_path("null_deref"), NULL, dir, env_up));
 	cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
 	cr_assert(http_server_wait(srv, 2, 30000), "%s", uploader_log(dir));
-	log = uploaders_done(dir);
+	log = uploaders_done(dir, 2);
 	size_t n;
 	char **ids = event_ids(srv, &n);
 	cr_assert_eq(n, 2, "%s", log);
@@ -302,7 +338,7 @@ Test(upload_now, twenty_crashes_at_once_start_one_uploader)
 	}
 	expect_no_child();
 	http_server_release(srv);
-	char *log = uploaders_done(dir);
+	char *log = uploaders_done(dir, 1);
 	cr_expect_eq(text_count(log, "]: start"), 1, "more than one uploader for one storm:\n%s", log);
 	size_t n;
 	char **ids = event_ids(srv, &n);
@@ -324,7 +360,7 @@ Test(upload_now, a_bad_dsn_is_one_clear_line_and_the_report_stays)
 	crash_run run;
 	crash_run_sample(&run, "null_deref", env);
 	cr_assert(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV);
-	char *log = uploaders_done(run.dir);
+	char *log = uploaders_done(run.dir, 1);
 	cr_expect(strstr(log, "postmortem: upload: the DSN is not {scheme}://{key}@{host}[:port]/{project id}\n"), "%s", log);
 	cr_expect(strstr(log, "]: end: the destination, or a header, was refused"), "%s", log);
 	cr_expect_eq(pending_files(run.dir), 3, "the report was not kept:\n%s", log);
@@ -502,7 +538,7 @@ Test(upload_now, the_init_of_a_pid_namespace_waits_for_its_uploader)
 	                   "POSTMORTEM_DSN=http://k3y@127.0.0.1:%u/42 unshare --pid --fork --mount-proc '%s'",
 	                   ld ? ld : "", dir, http_server_port(srv), crash_sample_path("null_deref")) > 0);
 	pm_test_run(cmd, &out);
-	char *log = uploaders_done(dir);
+	char *log = uploaders_done(dir, 1);
 	cr_expect(strstr(log, "(which waits for this uploader)"), "%s", log);
 	cr_expect(strstr(log, "]: end: sent 1, kept 0"), "%s\n%s", log, out);
 	cr_expect_eq(http_server_count(srv), 1);

@@ -85,6 +85,6 @@ Test(upload_now_spotlight, the_crash_is_on_spotlights_page_without_another_launc
 	free(dsn);
 	free(args);
 	spotlight_stop(&s);
-	free(uploaders_done(dir));
+	free(uploaders_done(dir, 1));
 	pm_test_rmdir(dir);
 }

@@ -215,14 +215,15 @@ lock_taken(const char *dir)
 	return fl.l_type != F_UNLCK;
 }
 
-/* Every uploader started in dir has ended (as many "end:" lines as "start" lines, the lock
- * free, twice in a row); 30 s at most.  Their log. */
+/* At least `started` uploaders have started in dir and every one has ended (as many "end:"
+ * lines as "start" lines, the lock free, twice in a row); 30 s at most.  Their log. */
 char *
-uploaders_done(const char *dir)
+uploaders_done(const char *dir, unsigned started)
 {
 	for (int i = 0, quiet = 0; i < 3000; i++) {
 		char *log = uploader_log(dir);
-		bool done = text_count(log, "]: start") == text_count(log, "]: end:") && !lock_taken(dir);
+		unsigned starts = text_count(log, "]: start");
+		bool done = starts >= started && starts == text_count(log, "]: end:") && !lock_taken(dir);
 		if (done && ++quiet == 2)
 			return log;
 		if (!done)

@@ -37,9 +37,10 @@ unsigned text_count(const char *text, const char *needle);
 char *uploader_log(const char *dir);
 /* Whether someone holds dir's upload lock (the byte every uploader locks). */
 bool lock_taken(const char *dir);
-/* Wait until every uploader started in dir has ended (as many "end:" lines in its log as
- * "start" lines, the lock free); fails the test after 30 s.  The log (malloc'd). */
-char *uploaders_done(const char *dir);
+/* Wait until at least `started` uploaders have started in dir and every one has ended (as
+ * many "end:" lines in its log as "start" lines, the lock free); fails the test after 30 s.
+ * The log (malloc'd). */
+char *uploaders_done(const char *dir, unsigned started);
 /* Options for url with quick retries, so failing tests fail fast. */
 pm_upload_options upload_options(const char *url);
 
