@@ -155,16 +155,20 @@ pmi_upload_dir(const upload_dir_run *run, pm_upload_result *res, upload_dir_resu
 	pm_store_options so = run->store_opt;
 	so.dir = run->store ? run->store->root_path : path;
 	pm_store *s = run->store;
-	while (got == UPLOAD_LOCK_TAKEN) {
+	for (bool first = true; got == UPLOAD_LOCK_TAKEN; first = false) {
 		if (!s && (e = pm_store_open(&s, &so)) != PM_OK) {
 			pmi_upload_log("cannot open the reports directory: %s", pm_strerror(e));
 			pmi_upload_lock_close(&lock);
 			break;
 		}
 		note_listing(&listed, s);
-		upload_pass_ctl ctl = { .stop = run->stop, .deadline_ms = deadline - ms_since(&start) };
-		if (ctl.deadline_ms == 0)
-			ctl.deadline_ms = 1;
+		/* A first pass of the options' own deadline keeps it whole (its log names it); a later
+		 * one, or one within the run's deadline, gets what is left. */
+		uint32_t spent = ms_since(&start);
+		upload_pass_ctl ctl = { .stop = run->stop,
+		                        .deadline_ms = first && !run->deadline_ms ? 0
+		                                       : spent < deadline         ? deadline - spent
+		                                                                  : 1 };
 		pmi_upload_hold_read(&lock, &ctl.hold);
 		pm_upload_result one;
 		e = pmi_upload_pass(s, run->opt, &one, &ctl);
