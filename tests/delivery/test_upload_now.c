@@ -33,21 +33,6 @@
 
 TestSuite(upload_now, .timeout = 120);
 
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-	nanosleep(&ts, NULL);
-}
-
-static char *
-file_in(const char *dir, const char *name)
-{
-	char *p;
-	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
-	return p;
-}
-
 /* No child of ours is left behind: the uploader was the crashed process's, not the test's. */
 static void
 expect_no_child(void)
@@ -386,7 +371,7 @@ crash_without_uploader(const char *path)
 	/* The child that could not exec ends, and its lock with it; it was the crashed process's. */
 	expect_no_child();
 	for (int i = 0; i < 3000 && lock_taken(run.dir); i++)
-		sleep_ms(10);
+		upload_sleep_ms(10);
 	cr_expect(!lock_taken(run.dir), "the upload lock outlived a start that failed");
 	char *log = uploader_log(run.dir);
 	cr_expect_str_empty(log, "something ran: %s", log);
@@ -403,7 +388,7 @@ Test(upload_now, a_missing_uploader_leaves_the_report_on_disk)
 
 Test(upload_now, an_uploader_that_is_not_executable_leaves_the_report_on_disk)
 {
-	char *dir = pm_test_tmpdir(), *path = file_in(dir, "postmortem-uploader");
+	char *dir = pm_test_tmpdir(), *path = upload_file(dir, "postmortem-uploader");
 	char *cmd, *out;
 	cr_assert(asprintf(&cmd, "cp '%s' '%s' && chmod 0644 '%s'", pm_test_build("delivery/uploader/postmortem-uploader"),
 	                   path, path) > 0);
@@ -425,7 +410,7 @@ Test(upload_now, next_launch_keeps_todays_behaviour)
 	crash_run_sample(&run, "null_deref", env);
 	cr_assert(WIFSIGNALED(run.status) && WTERMSIG(run.status) == SIGSEGV);
 	/* The handler takes the upload lock before it starts anything: it never tried. */
-	char *lock = file_in(run.dir, "upload.lock");
+	char *lock = upload_file(run.dir, "upload.lock");
 	cr_expect(access(lock, F_OK) != 0, "the crash handler tried to start an uploader");
 	cr_expect_eq(http_server_count(srv), 0);
 	cr_expect_eq(pending_files(run.dir), 3);
@@ -458,7 +443,7 @@ line_of(const char *text, const char *key)
 
 Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it)
 {
-	char *dir = pm_test_tmpdir(), *hang = file_in(dir, "fake-uploader.hang");
+	char *dir = pm_test_tmpdir(), *hang = upload_file(dir, "fake-uploader.hang");
 	char *fake = strdup(pm_test_build("tests/fake_uploader"));
 	close(open(hang, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
 	/* Through a shell whose output the test reads to its end: an uploader that kept the
@@ -473,9 +458,9 @@ Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it
 	int st = pm_test_run(cmd, &out);
 	cr_assert(WIFEXITED(st), "%s", out);
 	cr_expect(strstr(out, "status 139"), "the crash did not end as a SIGSEGV: %s", out);
-	char *record = file_in(dir, "fake-uploader.txt");
+	char *record = upload_file(dir, "fake-uploader.txt");
 	for (int i = 0; i < 3000 && access(record, F_OK) != 0; i++)
-		sleep_ms(10);
+		upload_sleep_ms(10);
 	char *text = pm_test_slurp(record, NULL);
 	long pid = strtol(line_of(text, "pid ") + 4, NULL, 10);
 	cr_assert_gt(pid, 1, "%s", text);
@@ -509,7 +494,7 @@ Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it
 	expect_no_child();
 	kill((pid_t)pid, SIGKILL);
 	for (int i = 0; i < 3000 && lock_taken(dir); i++)
-		sleep_ms(10);
+		upload_sleep_ms(10);
 	free(text);
 	free(record);
 	free(out);

@@ -166,15 +166,15 @@ upload_preloaded_sleep(const char *dir, const char *key, http_server *srv, size_
 	return arrived;
 }
 
-static void
-sleep_ms(long ms)
+void
+upload_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
 }
 
-static char *
-file_in(const char *dir, const char *name)
+char *
+upload_file(const char *dir, const char *name)
 {
 	char *p;
 	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
@@ -185,7 +185,7 @@ file_in(const char *dir, const char *name)
 char *
 uploader_log(const char *dir)
 {
-	char *path = file_in(dir, "upload.log");
+	char *path = upload_file(dir, "upload.log");
 	char *text = access(path, F_OK) == 0 ? pm_test_slurp(path, NULL) : strdup("");
 	free(path);
 	return text;
@@ -204,7 +204,7 @@ text_count(const char *text, const char *needle)
 bool
 lock_taken(const char *dir)
 {
-	char *path = file_in(dir, "upload.lock");
+	char *path = upload_file(dir, "upload.lock");
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	free(path);
 	if (fd < 0)
@@ -229,7 +229,7 @@ uploaders_done(const char *dir, unsigned started)
 		if (!done)
 			quiet = 0;
 		free(log);
-		sleep_ms(10);
+		upload_sleep_ms(10);
 	}
 	char *log = uploader_log(dir);
 	cr_assert_fail("the uploaders of %s did not end within 30 s:\n%s", dir, log);

@@ -31,6 +31,9 @@ int upload_cli(const char *dir, const char *args, char **out);
  * http://<key>@127.0.0.1:<srv's port>/42 (its background upload), until n requests have
  * arrived at srv (60 s at most), then end it; whether they did. */
 bool upload_preloaded_sleep(const char *dir, const char *key, http_server *srv, size_t n);
+/* <dir>/<name> (malloc'd). */
+char *upload_file(const char *dir, const char *name);
+void upload_sleep_ms(long ms);
 /* How many times needle occurs in text. */
 unsigned text_count(const char *text, const char *needle);
 /* The log of the uploaders the crash handler started in dir ("" when none), malloc'd. */
