@@ -8,7 +8,9 @@
  * POSTMORTEM_UPLOAD=next-launch (reports wait for the next launch, as they
  * did), not in a process whose credentials are not its user's (a
  * set-user-ID program: the uploader would run with them, on an
- * environment its user chose), and not when no uploader is found.
+ * environment its user chose), not under a seccomp filter (it may kill
+ * the handler's clone or execve: a SIGSYS death instead of the crash's
+ * own), and not when no uploader is found.
  *
  * The uploader's environment is built here, never read at crash time (the
  * crash may have damaged environ): the destination as the POSTMORTEM_*
@@ -25,8 +27,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <linux/seccomp.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "as_handler.h"
@@ -231,8 +235,11 @@ pmi_upload_now_prepare(const pm_config *cfg, const char *reports_dir)
 	env_list e = { .n = 0 };
 	char *headers = NULL, program[PATH_MAX];
 	const char *when = getenv("POSTMORTEM_UPLOAD");
+	/* Under a seccomp filter, the crash handler's clone or execve might be what it kills (the
+	 * process would die of SIGSYS, not of its own signal): not armed. */
 	if (destination(cfg, &e, &headers) && !(when && strcmp(when, "next-launch") == 0) && getuid() == geteuid() &&
-	    getgid() == getegid() && find_uploader(program, sizeof program)) {
+	    getgid() == getegid() && prctl(PR_GET_SECCOMP) != SECCOMP_MODE_FILTER &&
+	    find_uploader(program, sizeof program)) {
 		put_from_environ(&e, passed_on, sizeof passed_on / sizeof passed_on[0]);
 		as_upload_now.armed = lay_out(program, reports_dir, &e);
 	}
