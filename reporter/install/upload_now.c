@@ -19,7 +19,7 @@
  * the loader need (proxies, CA bundles, LD_LIBRARY_PATH, HOME).  Never
  * LD_PRELOAD: under `postmortem run` the preload library would report the
  * uploader too, and a crash of it start another.  Nothing here runs unless
- * a destination is known: an app without one pays one getenv.
+ * a destination is known: an app without one pays three getenv.
  */
 #include "postmortem-tools.h"
 
