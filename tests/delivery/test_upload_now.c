@@ -301,6 +301,38 @@ Test(upload_now, receiver_down_keeps_the_report_delivered_once_later)
 	pm_test_rmdir(dir);
 }
 
+/* A 429 asking for an hour is kept for the next uploader (another process, another crash):
+ * it sends that server nothing until then; `postmortem upload` to another server is not held. */
+Test(upload_now, a_servers_retry_after_holds_the_next_uploader)
+{
+	static const http_reply script[] = { { .status = 429, .headers = "Retry-After: 3600\r\n" }, { 0 } };
+	http_server *srv = http_server_start(script);
+	char *dir = pm_test_tmpdir(), *dsn = dsn_env(srv);
+	const char *env[] = { dsn, "POSTMORTEM_APP_VERSION=2.5.0", NULL };
+	for (unsigned i = 1; i <= 2; i++) {
+		int st = crash_wait(crash_spawn(crash_sample_path("null_deref"), NULL, dir, env));
+		cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV);
+		free(uploaders_done(dir, i));
+	}
+	char *log = uploader_log(dir);
+	cr_expect_eq(http_server_count(srv), 1, "the second uploader asked again:\n%s", log);
+	cr_expect(strstr(log, "asked to be left alone for 3600 s more: 2 report(s) stay pending until then"), "%s", log);
+	cr_expect_eq(pending_files(dir), 6, "%s", log);
+	static const http_reply ok[] = { { 0 } };
+	http_server *other = http_server_start(ok);
+	char *out, *args;
+	cr_assert(asprintf(&args, "--dsn http://k3y@127.0.0.1:%u/42", http_server_port(other)) > 0);
+	cr_expect_eq(upload_cli(dir, args, &out), 0, "%s", out);
+	cr_expect_eq(http_server_count(other), 2, "%s", out);
+	free(args);
+	free(out);
+	free(log);
+	free(dsn);
+	http_server_stop(other);
+	http_server_stop(srv);
+	pm_test_rmdir(dir);
+}
+
 enum { STORM = 20 };
 
 /* A crash, its uploader's first request held, then 19 crashes at once: none of them starts an
