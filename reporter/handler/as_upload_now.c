@@ -164,12 +164,13 @@ as_upload_now_start(void)
 		return AS_UPLOAD_OFF;
 	bool busy;
 	int lock = take_lock(u->lock_path, &busy);
-	/* Another uploader takes this report too, unless it is our own thread, which our end
-	 * ends: then one is started that waits for the lock. */
-	if (lock < 0 && !(busy && u->thread_here))
-		return busy ? AS_UPLOAD_BUSY : AS_UPLOAD_FAILED;
 	pid_t me = getpid();
-	bool waited = ending_takes_it_along(me);
+	bool waited = lock >= 0 && ending_takes_it_along(me);
+	/* Another uploader takes this report too, unless it is our own thread, which our end
+	 * ends: then one is started that waits for the lock.  (Not where our end ends it too:
+	 * the thread, frozen with the others, would hold the lock until then.) */
+	if (lock < 0 && !(busy && u->thread_here && !ending_takes_it_along(me)))
+		return busy ? AS_UPLOAD_BUSY : AS_UPLOAD_FAILED;
 	char *end = u->pid_text + sizeof u->pid_text - 1;
 	*end = '\0';
 	u->argv[AS_UPLOAD_ARGV_PID] = as_put_dec(end, (uint64_t)me);
