@@ -75,6 +75,9 @@ pmi_upload_lock_take(upload_lock *l, int root, uint32_t wait_ms)
 			break;
 		}
 		if (waited >= wait_ms) {
+			if (wait_ms)
+				pmi_upload_log("another uploader still delivers this directory's reports after %u s: they are its",
+				               (wait_ms + 999) / 1000);
 			pmi_upload_lock_close(l);
 			return UPLOAD_LOCK_BUSY;
 		}
