@@ -460,7 +460,7 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 		pmi_upload_session_close(&p.session);
 	}
 	for (size_t i = 0; opt.dsn && i < pmi_store_sessions_waiting(s); i++)
-		res->sessions_kept += sendable(pm_store_session_get(s, i));
+		res->sessions_kept += sendable(pm_store_session_get(s, i)) && pmi_store_session_waits(s, i);
 	free(list);
 	hold_after(&p, &mine, pmi_upload_now_ms());
 	ctl->cut_short = held || !go_on || p.out_of_time || pmi_upload_stopping(stop);

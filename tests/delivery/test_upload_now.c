@@ -333,6 +333,48 @@ Test(upload_now, a_servers_retry_after_holds_the_next_uploader)
 	pm_test_rmdir(dir);
 }
 
+/* `postmortem upload` while a crash's uploader delivers the same directory: it waits for the
+ * directory, then finds the report delivered and sends nothing twice. */
+Test(upload_now, two_uploaders_at_once_send_each_report_once)
+{
+	static const http_reply script[] = { { .status = 200, .hold = true }, { 0 } };
+	http_server *srv = http_server_start(script);
+	char *dir = pm_test_tmpdir(), *dsn = dsn_env(srv), *out = upload_file(dir, "cli.out"), *cmd;
+	const char *env[] = { dsn, "POSTMORTEM_APP_VERSION=2.5.0", NULL };
+	int st = crash_wait(crash_spawn(crash_sample_path("null_deref"), NULL, dir, env));
+	cr_assert(WIFSIGNALED(st));
+	cr_assert(http_server_wait(srv, 1, 30000), "%s", uploader_log(dir));
+	cr_assert(asprintf(&cmd, "exec '%s' upload --dir '%s' --dsn '%s' >'%s' 2>&1", pm_test_build("tools/postmortem"), dir,
+	                   dsn + strlen("POSTMORTEM_DSN="), out) > 0);
+	const char *args[] = { "-c", cmd, NULL };
+	pid_t cli = crash_spawn("/bin/sh", args, dir, NULL);
+	char *said = NULL;
+	for (int i = 0; i < 3000; i++, upload_sleep_ms(10)) {
+		free(said);
+		said = access(out, F_OK) == 0 ? pm_test_slurp(out, NULL) : strdup("");
+		if (strstr(said, "waiting for it"))
+			break;
+	}
+	cr_assert(strstr(said, "another uploader is delivering this directory's reports: waiting for it"), "%s", said);
+	http_server_release(srv);
+	st = crash_wait(cli);
+	free(said);
+	said = pm_test_slurp(out, NULL);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", said);
+	cr_expect(strstr(said, "sent 0, kept 0, quarantined 0"), "%s", said);
+	free(uploaders_done(dir, 1));
+	size_t n;
+	char **ids = event_ids(srv, &n);
+	cr_expect_eq(n, 1, "the report was sent %zu times", n);
+	free_ids(ids, n);
+	free(said);
+	free(cmd);
+	free(out);
+	free(dsn);
+	http_server_stop(srv);
+	pm_test_rmdir(dir);
+}
+
 enum { STORM = 20 };
 
 /* A crash, its uploader's first request held, then 19 crashes at once: none of them starts an
