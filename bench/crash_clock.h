@@ -13,12 +13,13 @@
 /* pm_install (reports in $POSTMORTEM_DIR) with a callback that prints
  * "<ns from the fault to the callback> <1 if both files were written>"
  * then the handler's phases in ns (pm_crash_phases, in its order: freeze
- * images threads symbols write fsync minidump) on stdout.  Reports hold
+ * images threads symbols write fsync minidump upload) on stdout.  Reports hold
  * max_threads threads (0: postmortem's default).  On stderr, "faults TAKEN
  * RESIDENT": the page faults the faulting thread took from the fault to the
  * callback (perf's software counter, -1 when refused) and the pages made
  * resident for it meanwhile (getrusage's minor faults, which count pages
- * populated ahead too).  0, or -1 with errno set. */
+ * populated ahead too), then "fault_at NS": the fault's CLOCK_MONOTONIC time.  0, or -1
+ * with errno set. */
 int crash_clock_install(uint32_t max_threads);
 
 /* Note the time and fault (SIGSEGV).  The argument is unused: the function

@@ -69,6 +69,8 @@ typedef struct pm_crash_phases {
 	uint64_t write;           /* rendering and writing the .crash and the .json */
 	uint64_t fsync;           /* making the report durable: waiting for its writeback, and its fsyncs */
 	uint64_t minidump;        /* rendering, writing and fsync'ing the .dmp (0 when turned off) */
+	uint64_t upload;          /* starting the uploader, once all three are durable (0 when no destination
+	                           * is known: pm_config.upload, docs/upload.md) */
 } pm_crash_phases;
 
 /* What the crash callback is told.  Strings point into preallocated storage. */
@@ -106,6 +108,12 @@ typedef struct pm_config {
 	                             off by default: it often holds tokens and passwords */
 	bool no_sessions;         /* record no session for this run (also POSTMORTEM_SESSIONS=0): no release
 	                             health (docs/sentry.md, "Sessions") */
+	const struct pm_upload_options *upload; /* where a crash goes at once: with its url or dsn set, the
+	                             crash handler starts the uploader once the report is durable (its url,
+	                             dsn, headers, ca_file, allow_http, insecure_tls, no_gzip and environment
+	                             are used); NULL: $POSTMORTEM_DSN or $POSTMORTEM_UPLOAD_URL, else the
+	                             report waits for pm_upload_start or `postmortem upload`.
+	                             POSTMORTEM_UPLOAD=next-launch: it always waits (docs/upload.md) */
 } pm_config;
 
 /*

@@ -110,5 +110,12 @@ void pmi_store_sessions_free(pm_store *s);
 pm_err pmi_store_session_mark_sent(pm_store *s, size_t i);
 /* The number of sessions waiting for delivery: pm_store_session_get's first ones. */
 size_t pmi_store_sessions_waiting(const pm_store *s);
+/* Whether waiting session i is still in sessions/: another uploader of the directory may
+ * have delivered it since this store collected it. */
+bool pmi_store_session_waits(const pm_store *s, size_t i);
+/* Whether a run of pid still holds its record in the runs file below the reports directory
+ * root: its process (or `postmortem run`, which records it) has not ended, and its session
+ * cannot be collected yet. */
+bool pmi_runs_held_by(int root, int64_t pid);
 
 #endif

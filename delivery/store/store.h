@@ -178,6 +178,9 @@ int64_t pmi_sgroup_first_mtime(const pm_sgroup *g);
 pm_sdir pmi_store_state_dir(pm_report_state st);
 /* The entry of a report, or NULL. */
 pm_sentry *pmi_store_find(pm_store *s, const char *id);
+/* Whether report id still has a file in pending/: another uploader of the directory may
+ * have delivered it since this store listed it. */
+bool pmi_store_in_pending(const pm_store *s, const char *id);
 /* Remove a report's files from d (and its reason); PM_E_NOTFOUND when none was there. */
 pm_err pmi_store_remove(pm_store *s, pm_sdir d, const char *id);
 /* Move a report's files (the crash handler's temporaries too, under their

@@ -27,6 +27,20 @@ pmi_store_find(pm_store *s, const char *id)
 	return NULL;
 }
 
+bool
+pmi_store_in_pending(const pm_store *s, const char *id)
+{
+	static const pm_skind kinds[] = { PM_SK_JSON, PM_SK_CRASH };
+	struct stat st;
+	char name[PM_ID_MAX + 16];
+	for (size_t i = 0; s->dir[PM_SDIR_PENDING] >= 0 && i < sizeof kinds / sizeof kinds[0]; i++) {
+		pmi_store_file_name(name, sizeof name, id, kinds[i]);
+		if (fstatat(s->dir[PM_SDIR_PENDING], name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* One file's outcome folded into its report's: one file found is found, a real error wins. */
 static pm_err
 fold(pm_err report, pm_err file)

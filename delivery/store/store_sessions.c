@@ -293,6 +293,34 @@ pmi_store_session_mark_sent(pm_store *s, size_t i)
 	return e;
 }
 
+bool
+pmi_store_session_waits(const pm_store *s, size_t i)
+{
+	struct stat st;
+	char name[64];
+	if (i >= s->session_n || s->sessions[i].sent || s->session_dir[WAITING] < 0)
+		return false;
+	pmi_session_file_name(&s->sessions[i], name, sizeof name);
+	return fstatat(s->session_dir[WAITING], name, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+bool
+pmi_runs_held_by(int root, int64_t pid)
+{
+	int runs = openat(root, PMI_RUNS_FILE, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	bool held = false;
+	for (int slot = runs < 0 ? -1 : pmi_run_next(runs, 0); !held && slot >= 0;
+	     slot = pmi_run_next(runs, (unsigned)slot + 1)) {
+		char rec[PMI_RUN_TEXT] = { 0 };
+		pmi_run run;
+		held = pread(runs, rec, sizeof rec, (off_t)slot * PMI_RUN_BYTES) > 0 && pmi_run_parse(rec, sizeof rec, &run) &&
+		       run.pid == pid && pmi_run_held(runs, (unsigned)slot);
+	}
+	if (runs >= 0)
+		close(runs);
+	return held;
+}
+
 /* A read-only store collects when first asked (store.c); the reports it looks at are the
  * same then, and nothing on disk changes: a const store stays the same to its caller. */
 static const pm_store *

@@ -19,6 +19,7 @@
 
 #include "postmortem-tools.h"
 #include "sentry.h"
+#include "upload_dir.h"
 
 /* Longest quarantine reason we store: status line plus a body excerpt. */
 #define UPLOAD_REASON_MAX 512
@@ -26,9 +27,6 @@
 #define UPLOAD_EXCERPT_MAX 256
 /* No Retry-After is believed beyond a day. */
 #define UPLOAD_RETRY_AFTER_MAX_MS (24u * 3600u * 1000u)
-
-/* Log one line to stderr, prefixed "postmortem: upload: ".  Callers never pass secrets. */
-void pmi_upload_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Lets the background thread interrupt a pass: waits end early and the
@@ -124,9 +122,44 @@ void pmi_upload_session_send(upload_session *u, const upload_body *body, upload_
 pm_err pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
                          curl_mime **form, char *why, size_t why_cap);
 
-/* A pass; *retry_after_ms (when not NULL) gets how long the server asked us to stay away, or 0. */
-pm_err pmi_upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res,
-                   const upload_stop *stop, uint32_t *retry_after_ms);
+/* What a pass is given beside the store and the options, and what it tells back. */
+typedef struct upload_pass_ctl {
+	const upload_stop *stop;  /* NULL: it cannot be stopped */
+	uint32_t deadline_ms;     /* at most this, when less than opt->pass_timeout_ms (0: that) */
+	upload_hold hold;         /* in: what servers asked before (nothing is sent that they refused);
+	                             out: with what they asked during the pass */
+	bool cut_short;           /* out: it ended before its list did (offline, a hold, its deadline, stopped,
+	                             the server unwell) */
+} upload_pass_ctl;
+
+/* A pass over s's listing; each report and session is looked for again before it goes
+ * (another uploader may have sent it since s listed it).  ctl may be NULL. */
+pm_err pmi_upload_pass(pm_store *s, const pm_upload_options *opt, pm_upload_result *res, upload_pass_ctl *ctl);
+
+/* ---- upload_lock.c: one uploader at a time per reports directory ------------------- */
+
+typedef struct upload_lock {
+	int fd;                   /* <reports_dir>/upload.lock, -1: none */
+} upload_lock;
+
+typedef enum upload_lock_state {
+	UPLOAD_LOCK_TAKEN,
+	UPLOAD_LOCK_BUSY,         /* another uploader has it (waited for wait_ms) */
+	UPLOAD_LOCK_ERROR,        /* logged */
+} upload_lock_state;
+
+/* Take the lock of the reports directory root, waiting at most wait_ms for another uploader. */
+upload_lock_state pmi_upload_lock_take(upload_lock *l, int root, uint32_t wait_ms);
+/* Take over fd, the lock a crash handler took and passed on: true when it is root's lock
+ * file, locked. */
+bool pmi_upload_lock_adopt(upload_lock *l, int root, int fd);
+/* Take it again after pmi_upload_lock_release, without waiting: false when another has it. */
+bool pmi_upload_lock_retake(upload_lock *l);
+void pmi_upload_lock_release(upload_lock *l);
+void pmi_upload_lock_close(upload_lock *l);
+/* The holds kept in the file (zeros when none); written only by the lock's holder. */
+void pmi_upload_hold_read(const upload_lock *l, upload_hold *h);
+void pmi_upload_hold_write(const upload_lock *l, const upload_hold *h);
 
 /* curl_global_init once per process (thread-safe). */
 bool pmi_upload_curl_init(void);

@@ -28,6 +28,7 @@
 #include <time.h>
 
 #include "sessions.h"
+#include "store.h"
 #include "upload.h"
 
 /* Reports in a row that used all their attempts before the pass gives up. */
@@ -44,6 +45,7 @@ typedef struct pass {
 	pm_store *store;
 	const pm_upload_options *opt;
 	const upload_stop *stop;
+	upload_pass_ctl *ctl;
 	upload_session session;
 	pm_upload_result *res;
 	uint32_t retry_after_ms;
@@ -51,6 +53,7 @@ typedef struct pass {
 	struct timespec deadline;   /* CLOCK_MONOTONIC */
 	bool out_of_time;
 	bool sessions_limited;      /* Sentry asked for no sessions for a while */
+	int64_t session_limit_ms;   /* for how long, the longest it said in this pass */
 	char where[256];   /* the URL as logs show it */
 } pass;
 
@@ -88,6 +91,8 @@ attempt_all(pass *p, const char *what, const upload_body *body, upload_reply *re
 		                 (long)(left < p->opt->timeout_ms ? left : p->opt->timeout_ms));
 		pmi_upload_session_send(&p->session, body, reply);
 		p->sessions_limited |= reply->session_limit_ms > 0;
+		if (reply->session_limit_ms > p->session_limit_ms)
+			p->session_limit_ms = reply->session_limit_ms;
 		switch (reply->outcome) {
 		case UPLOAD_SENT: return V_SENT;
 		case UPLOAD_REJECTED: return V_REJECTED;
@@ -153,7 +158,8 @@ sessions_of(const pass *p, const char *id, pmi_session_set *set)
 	set->n = 0;
 	for (size_t i = 0; p->opt->dsn && !p->sessions_limited && i < pmi_store_sessions_waiting(p->store); i++) {
 		const pm_session *ss = pm_store_session_get(p->store, i);
-		if (sendable(ss) && strcmp(ss->report, id) == 0 && set->n < PMI_SENTRY_SESSIONS_MAX)
+		if (sendable(ss) && strcmp(ss->report, id) == 0 && set->n < PMI_SENTRY_SESSIONS_MAX &&
+		    pmi_store_session_waits(p->store, i))
 			set->i[set->n++] = i;
 	}
 }
@@ -175,6 +181,9 @@ sessions_sent(pass *p, const pmi_session_set *set)
 static bool
 deliver(pass *p, const pm_store_entry *en, size_t left)
 {
+	/* Delivered or quarantined by another uploader since the store listed it. */
+	if (!pmi_store_in_pending(p->store, en->id))
+		return true;
 	upload_body body = { .category = PMI_SENTRY_EVENTS };
 	char why[256];
 	pmi_session_set with;
@@ -325,7 +334,7 @@ deliver_all_sessions(pass *p)
 	size_t waiting = pmi_store_sessions_waiting(p->store);
 	for (size_t i = 0; i < waiting && !p->sessions_limited && !pmi_upload_stopping(p->stop); i++) {
 		const pm_session *ss = pm_store_session_get(p->store, i);
-		if (!sendable(ss) || report_pending(p->store, ss))
+		if (!sendable(ss) || report_pending(p->store, ss) || !pmi_store_session_waits(p->store, i))
 			continue;
 		set.i[set.n++] = i;
 		if (set.n == PMI_SENTRY_SESSIONS_MAX) {
@@ -340,33 +349,92 @@ deliver_all_sessions(pass *p)
 		pmi_upload_log("Sentry limits sessions for now: they stay waiting");
 }
 
+/* The server a pass delivers to, as logs and the hold name it. */
+static void
+endpoint_of(const pm_upload_options *opt, char *out, size_t cap)
+{
+	sentry_dsn dsn;
+	out[0] = '\0';
+	if (!opt->dsn)
+		pmi_upload_url_display(opt->url, out, cap);
+	else if (pmi_sentry_dsn_parse(opt->dsn, &dsn) == PM_OK)
+		pmi_upload_url_display(dsn.envelope_url, out, cap);
+}
+
+/* Reports are held back while a server's Retry-After lasts: said once, all kept. */
+static bool
+events_held(const upload_hold *h, int64_t now, size_t count, pm_upload_result *res)
+{
+	int64_t left = h->events_until_ms - now;
+	if (left <= 0 || count == 0)
+		return left > 0;
+	pmi_upload_log("%s asked to be left alone for %lld s more: %zu report(s) stay pending until then", h->endpoint,
+	               (long long)(left + 999) / 1000, count);
+	res->kept += (uint32_t)count;
+	return true;
+}
+
+/* What this pass's server asked, for the passes after it (another server's hold is kept as it was). */
+static void
+hold_after(pass *p, const upload_hold *mine, int64_t now)
+{
+	bool asked = p->retry_after_ms > 0 || p->session_limit_ms > 0;
+	if (!asked && strcmp(p->ctl->hold.endpoint, mine->endpoint) != 0)
+		return;
+	upload_hold *h = &p->ctl->hold;
+	*h = *mine;
+	if (p->retry_after_ms > 0)
+		h->events_until_ms = now + p->retry_after_ms;
+	if (p->session_limit_ms > 0 && now + p->session_limit_ms > h->sessions_until_ms)
+		h->sessions_until_ms = now + p->session_limit_ms;
+	if (h->events_until_ms <= now)
+		h->events_until_ms = 0;
+	if (h->sessions_until_ms <= now)
+		h->sessions_until_ms = 0;
+}
+
 pm_err
-pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res,
-            const upload_stop *stop, uint32_t *retry_after_ms)
+pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result *res, upload_pass_ctl *ctl)
 {
 	pm_upload_result unused;
+	upload_pass_ctl no_ctl = { 0 };
 	pm_upload_options opt;
 	if (!res)
 		res = &unused;
+	if (!ctl)
+		ctl = &no_ctl;
 	memset(res, 0, sizeof *res);
-	if (retry_after_ms)
-		*retry_after_ms = 0;
+	ctl->cut_short = false;
 	if (!s)
 		return PM_E_INVAL;
 	pm_err e = pmi_upload_options_resolve(options, &opt);
 	if (e != PM_OK)
 		return e;
+	if (ctl->deadline_ms && ctl->deadline_ms < opt.pass_timeout_ms)
+		opt.pass_timeout_ms = ctl->deadline_ms;
 	size_t count = 0;
 	pm_store_entry *list = snapshot(s, &count);
 	if (!list)
 		return PM_E_NOMEM;
-	pass p = { .store = s, .opt = &opt, .stop = stop, .res = res,
+	const upload_stop *stop = ctl->stop;
+	pass p = { .store = s, .opt = &opt, .stop = stop, .ctl = ctl, .res = res,
 	           .deadline = pmi_upload_deadline(CLOCK_MONOTONIC, opt.pass_timeout_ms) };
+	/* What an earlier uploader was asked, when it delivered to this server. */
+	upload_hold mine = { .events_until_ms = 0 };
+	endpoint_of(&opt, mine.endpoint, sizeof mine.endpoint);
+	if (strcmp(ctl->hold.endpoint, mine.endpoint) == 0)
+		mine = ctl->hold;
+	int64_t now = pmi_upload_now_ms();
+	bool held = events_held(&mine, now, count, res);
+	if (held)
+		count = 0;
+	p.sessions_limited = mine.sessions_until_ms > now;
 	bool sessions = opt.dsn && pmi_store_sessions_waiting(s) > 0;
 	if (sessions)
 		settle_unversioned(&p);
 	bool go_on = true;
-	if ((count > 0 || sessions) && (e = pmi_upload_session_open(&p.session, &opt, stop)) == PM_OK) {
+	if ((count > 0 || (sessions && !p.sessions_limited)) &&
+	    (e = pmi_upload_session_open(&p.session, &opt, stop)) == PM_OK) {
 		pmi_upload_url_display(p.session.url, p.where, sizeof p.where);
 		uint64_t total_bytes = 0, done_bytes = 0;
 		for (size_t i = 0; i < count; i++)
@@ -375,6 +443,7 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 			if (pmi_upload_stopping(stop)) {
 				pmi_upload_log("stopping: %zu report(s) stay pending", count - i);
 				res->kept += (uint32_t)(count - i);
+				go_on = false;
 				break;
 			}
 			go_on = deliver(&p, &list[i], count - i);
@@ -391,15 +460,9 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 		pmi_upload_session_close(&p.session);
 	}
 	for (size_t i = 0; opt.dsn && i < pmi_store_sessions_waiting(s); i++)
-		res->sessions_kept += sendable(pm_store_session_get(s, i));
+		res->sessions_kept += sendable(pm_store_session_get(s, i)) && pmi_store_session_waits(s, i);
 	free(list);
-	if (retry_after_ms)
-		*retry_after_ms = p.retry_after_ms;
+	hold_after(&p, &mine, pmi_upload_now_ms());
+	ctl->cut_short = held || !go_on || p.out_of_time || pmi_upload_stopping(stop);
 	return e;
-}
-
-pm_err
-pm_upload_pending(pm_store *s, const pm_upload_options *opt, pm_upload_result *res)
-{
-	return pmi_upload_pass(s, opt, res, NULL, NULL);
 }

@@ -7,7 +7,10 @@
  * starting it never delays the application.  The thread runs a pass at
  * once, then one every UPLOAD_INTERVAL_MS (longer when a server asked us
  * to stay away), because non-fatal reports (snapshots, hangs) appear while
- * the program runs.  pm_upload_stop wakes it; a transfer in flight is
+ * the program runs.  Each run is the directory's one uploader's
+ * (upload_dir.c): when another uploader holds the directory (a crash's, or
+ * another process's thread), this run sends nothing; that one takes every
+ * report it finds.  pm_upload_stop wakes it; a transfer in flight is
  * aborted from curl's progress callback.
  */
 #include <errno.h>
@@ -113,21 +116,17 @@ uploader_new(const char *dir, const pm_upload_options *opt)
 	return u;
 }
 
+/* One run over the directory; how long to wait before the next (a server may have asked for more). */
 static uint32_t
 run_pass(uploader *u)
 {
-	pm_store *s = NULL;
-	pm_store_options so = { .dir = u->dir };
-	pm_err e = pm_store_open(&s, &so);
-	if (e != PM_OK) {
+	upload_dir_run run = { .dir = u->dir, .opt = &u->opt, .stop = &u->stop, .lock_fd = -1 };
+	upload_dir_result out;
+	pm_err e = pmi_upload_dir(&run, NULL, &out);
+	if (e != PM_OK && e != PM_E_INVAL)
 		pmi_upload_log("cannot open the reports directory: %s", pm_strerror(e));
-		return 0;
-	}
-	pm_upload_result res;
-	uint32_t retry_after_ms = 0;
-	pmi_upload_pass(s, &u->opt, &res, &u->stop, &retry_after_ms);
-	pm_store_close(s);
-	return retry_after_ms;
+	int64_t asked = out.hold.events_until_ms - pmi_upload_now_ms();
+	return asked > UPLOAD_INTERVAL_MS ? (uint32_t)(asked < UINT32_MAX ? asked : UINT32_MAX) : UPLOAD_INTERVAL_MS;
 }
 
 static void *
@@ -135,11 +134,8 @@ run(void *arg)
 {
 	uploader *u = arg;
 	pthread_setname_np(pthread_self(), "pm-upload");
-	for (;;) {
-		uint32_t asked = run_pass(u);
-		if (!pmi_upload_sleep(&u->stop, asked > UPLOAD_INTERVAL_MS ? asked : UPLOAD_INTERVAL_MS))
-			break;
-	}
+	while (pmi_upload_sleep(&u->stop, run_pass(u)))
+		;
 	pthread_mutex_lock(&u->lock);
 	u->finished = true;
 	bool detached = u->detached;

@@ -14,6 +14,8 @@
  *                             nothing below reads as_g
  *     report()                freeze others, images, header, exception,
  *                             threads, symbols, write both files
+ *     as_upload_now_start()   the uploader, when a destination is known
+ *                             (as_upload_now.c): the report leaves at once
  *     notify()                the user's AS-safe callback
  *     chain_or_reraise()      a previous function handler is called from
  *                             here, with ours still armed (a signal sent
@@ -50,6 +52,7 @@
 #include "as_landing.h"
 #include "as_memory.h"
 #include "as_unwind.h"
+#include "as_upload_now.h"
 
 /* How long a second crashing thread waits for the report before dying itself. */
 static const uint64_t second_crash_wait_ns = 10ull * 1000000000u;
@@ -294,6 +297,10 @@ capture(pid_t tid, int sig, const siginfo_t *info, const mcontext_t *mc, const a
 	c.moved = moved;
 	as_prefault_entry(&c, &c, alt);
 	bool written = report(&c);
+	/* Before the app's callback, which may fault or hang: the report is durable. */
+	uint64_t t = as_sys_now_ns();
+	if (written && as_upload_now_start() != AS_UPLOAD_OFF)
+		c.phases->upload = as_sys_now_ns() - t;
 	notify(&c, written);
 }
 

@@ -4,8 +4,9 @@
  * control signal's router (as_control.c); the alternate signal stacks every
  * thread gets (altstack.h), asking threads for something through the
  * control signal (control_send.h), the program's sigaction as the
- * preload library shows it (as_interpose.h), and the end of the run's
- * session record, which _exit writes too (as_session.h).
+ * preload library shows it (as_interpose.h), the end of the run's
+ * session record, which _exit writes too (as_session.h), and the uploader
+ * the crash handler starts (as_upload_now.h).
  */
 #ifndef PM_REPORTER_AS_HANDLER_H
 #define PM_REPORTER_AS_HANDLER_H
@@ -17,6 +18,7 @@
 #include "altstack.h"
 #include "as_interpose.h"
 #include "as_session.h"
+#include "as_upload_now.h"
 #include "control_send.h"
 
 void as_on_fatal(int sig, siginfo_t *info, void *uctx);

@@ -16,17 +16,6 @@
 /* In .data beside what install writes first (start_data.h). */
 PM_START_DATA as_session_state as_session = { .fd = -1 };
 
-/* Decimal digits of v before end; the first one's address. */
-static char *
-put_dec(char *end, unsigned long long v)
-{
-	do {
-		*--end = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	return end;
-}
-
 void
 as_session_end(int status)
 {
@@ -42,9 +31,9 @@ as_session_end(int status)
 	/* "end exit <code> <us>\n", built from its end. */
 	char line[64], *p = line + sizeof line;
 	*--p = '\n';
-	p = put_dec(p, (unsigned long long)now.tv_sec * 1000000ull + (unsigned long long)now.tv_nsec / 1000);
+	p = as_put_dec(p, (uint64_t)now.tv_sec * 1000000u + (uint64_t)now.tv_nsec / 1000u);
 	*--p = ' ';
-	p = put_dec(p, (unsigned)status & 0xff);
+	p = as_put_dec(p, (unsigned)status & 0xff);
 	static const char head[] = "end exit ";
 	p -= sizeof head - 1;
 	for (size_t i = 0; i < sizeof head - 1; i++)

@@ -313,6 +313,7 @@ pm_install(const pm_config *cfg)
 		pmi_go_text_note(&as_g.previous[i]);
 	as_g.installed = true;
 	pmi_session_begin(runs, &as_g.facts, sessions_off(cfg));
+	pmi_upload_now_prepare(cfg, as_g.reports_dir);
 	pmi_altstack_ensure(true);
 	/* A process that never started a thread has none to ask: the listing of
 	 * /proc/self/task (4 system calls, about 14 us at a first install) is
@@ -333,6 +334,7 @@ pm_uninstall(void)
 	restore_handlers();
 	pmi_altstack_release();
 	release_storage();
+	pmi_upload_now_release();
 	memset(&as_g, 0, sizeof as_g);
 }
 

@@ -19,6 +19,11 @@ void pmi_facts_gather(pm_facts *f, const pm_config *cfg, char *exe_room /* PATH_
  * (install.c). */
 #define PMI_PRELOAD_INSTALLED "pmi_preload_installed"
 
+/* The uploader the crash handler starts (as_upload_now.h), prepared for pm_install's
+ * reports directory when a destination is known (upload_now.c); released by pm_uninstall. */
+void pmi_upload_now_prepare(const pm_config *cfg, const char *reports_dir);
+void pmi_upload_now_release(void);
+
 /* The capture storage's fixed pieces, a crash's (install.c) and a stopped
  * process's alike: the image and map tables' entries, the writer's and
  * the scratch buffers, the report's room for strings beside its threads,

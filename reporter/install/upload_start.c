@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "as_handler.h"
 #include "as_memory.h"
 #include "install.h"
 #include "session.h"
@@ -120,6 +121,7 @@ pm_upload_start(const pm_upload_options *opt)
 		pm_err e = start_fn(dir, opt);
 		err = e == PM_OK ? 0 : errno_of(e);
 		running = e == PM_OK;
+		as_upload_now.thread_here = running;
 	}
 	pthread_mutex_unlock(&lock);
 	if (err) {
@@ -135,6 +137,7 @@ pm_upload_stop(uint32_t timeout_ms)
 	pthread_mutex_lock(&lock);
 	bool was = running;
 	running = false;
+	as_upload_now.thread_here = false;
 	pthread_mutex_unlock(&lock);
 	if (was)
 		stop_fn(timeout_ms);

@@ -106,6 +106,16 @@ as_parse_dec(const char **p, const char *end, uint64_t *out)
 	return true;
 }
 
+char *
+as_put_dec(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 int
 as_open_ro(const char *path)
 {

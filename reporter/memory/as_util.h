@@ -19,6 +19,8 @@ const char *as_basename(const char *path);
 bool as_parse_hex(const char **p, const char *end, uint64_t *out);
 /* Parse decimal digits at *p (advancing it); false if none. */
 bool as_parse_dec(const char **p, const char *end, uint64_t *out);
+/* Write v's decimal digits so that they end at end (no NUL); the first digit's address. */
+char *as_put_dec(char *end, uint64_t v);
 /* One of the engine's own files (/proc/self/..., /sys/..., /etc/os-release):
  * open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW),
  * retried on EINTR; -1 on failure, and always where a file server is set

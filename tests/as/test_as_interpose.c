@@ -71,13 +71,17 @@ Test(as_interpose, detects_thread_specific_data_in_a_real_time_handler)
 	free(text);
 }
 
+/* Crash sample (built at `built`) under the interposer, with extra env (NULL-terminated, may be
+ * NULL); the run is handed to `then` before it is freed (may be NULL). */
 static void
-expect_clean_crash_of(const char *sample, const char *built)
+crash_under_interposer(const char *sample, const char *built, const char *const *extra, void (*then)(crash_run *))
 {
 	char *path = strdup(built); /* pm_test_build's buffer is reused below */
 	char *log = log_path();
-	char *env[] = { env_kv("PM_INTERPOSE_LOG", log),
-	                env_kv("LD_PRELOAD", pm_test_build("tests/libpm_interpose.so")), NULL };
+	char *env[8] = { env_kv("PM_INTERPOSE_LOG", log),
+	                 env_kv("LD_PRELOAD", pm_test_build("tests/libpm_interpose.so")), NULL };
+	for (size_t i = 0; extra && extra[i] && i + 3 < sizeof env / sizeof env[0]; i++)
+		env[2 + i] = (char *)extra[i];
 	crash_run run;
 	crash_run_program(&run, path, NULL, (const char *const *)env);
 	char *text = pm_test_slurp(log, NULL);
@@ -88,6 +92,8 @@ expect_clean_crash_of(const char *sample, const char *built)
 	/* The minidump is written in the same handler: the interposer watched it too. */
 	char *dmp = crash_dmp_path(&run);
 	cr_expect(access(dmp, R_OK) == 0, "%s: no minidump was written", sample);
+	if (then)
+		then(&run);
 	free(dmp);
 	crash_run_free(&run);
 	free(path);
@@ -98,9 +104,38 @@ expect_clean_crash_of(const char *sample, const char *built)
 }
 
 static void
+expect_clean_crash_of(const char *sample, const char *built)
+{
+	crash_under_interposer(sample, built, NULL, NULL);
+}
+
+static void
 expect_clean_crash(const char *sample)
 {
 	expect_clean_crash_of(sample, crash_sample_path(sample));
+}
+
+/* The stand-in uploader wrote down how it was started: the start went through. */
+static void
+uploader_started(crash_run *run)
+{
+	char *record;
+	cr_assert(asprintf(&record, "%s/fake-uploader.txt", run->dir) > 0);
+	for (int i = 0; i < 3000 && access(record, F_OK) != 0; i++)
+		usleep(10000);
+	cr_expect(access(record, F_OK) == 0, "the crash handler did not start the uploader");
+	free(record);
+}
+
+/* With a destination known the handler also starts the uploader (reporter/handler/as_upload_now.c):
+ * no allocation, no lock, no loader call, even while another thread holds malloc's lock. */
+Test(as_interpose, uploader_start, .timeout = 60)
+{
+	char *fake;
+	cr_assert(asprintf(&fake, "POSTMORTEM_UPLOADER=%s", pm_test_build("tests/fake_uploader")) > 0);
+	const char *env[] = { fake, "POSTMORTEM_DSN=http://k3y@127.0.0.1:9/42", NULL };
+	crash_under_interposer("malloc_lock", crash_sample_path("malloc_lock"), env, uploader_started);
+	free(fake);
 }
 
 Test(as_interpose, null_deref, .timeout = 60) { expect_clean_crash("null_deref"); }

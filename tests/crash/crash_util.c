@@ -115,10 +115,9 @@ collect(crash_run *run)
 		load(run->json_path, &run->json);
 }
 
-void
-crash_run_program_noreport(crash_run *run, const char *path, const char *const *args, const char *const *env)
+pid_t
+crash_spawn(const char *path, const char *const *args, const char *dir, const char *const *env)
 {
-	start(run);
 	size_t n = 0;
 	while (args && args[n])
 		n++;
@@ -126,12 +125,25 @@ crash_run_program_noreport(crash_run *run, const char *path, const char *const *
 	argv[0] = (char *)path;
 	for (size_t i = 0; i < n; i++)
 		argv[i + 1] = (char *)args[i];
-	char **envp = child_env(run->dir, env);
+	char **envp = child_env(dir, env);
 	pid_t pid;
 	cr_assert_eq(posix_spawn(&pid, path, NULL, NULL, argv, envp), 0, "cannot run %s", path);
 	free(envp);
 	free(argv);
-	run->status = wait_bounded(pid);
+	return pid;
+}
+
+int
+crash_wait(pid_t pid)
+{
+	return wait_bounded(pid);
+}
+
+void
+crash_run_program_noreport(crash_run *run, const char *path, const char *const *args, const char *const *env)
+{
+	start(run);
+	run->status = wait_bounded(crash_spawn(path, args, run->dir, env));
 	collect(run);
 }
 

@@ -6,6 +6,7 @@
 #define PM_TESTS_CRASH_UTIL_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "postmortem-tools.h"
 
@@ -27,6 +28,10 @@ void crash_run_program(crash_run *run, const char *path, const char *const *args
 /* The same, but leaving no report is not a failure (run->reports says how many). */
 void crash_run_program_noreport(crash_run *run, const char *path, const char *const *args,
                                 const char *const *env);
+/* Start path (args, env as above) with POSTMORTEM_DIR=dir without waiting; its pid. */
+pid_t crash_spawn(const char *path, const char *const *args, const char *dir, const char *const *env);
+/* Wait for a crash_spawn'd child (bounded: fails the test after 30 s); its waitpid status. */
+int crash_wait(pid_t pid);
 /* Run `postmortem run --dir DIR -- path args` (args: shell words) in a shell, its output
  * and the program's in *out (malloc'd); run->status is run's exit status. */
 void crash_run_cli(crash_run *run, const char *path, const char *args, char **out);

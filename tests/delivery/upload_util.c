@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fixture_report.h"
@@ -164,3 +165,74 @@ upload_preloaded_sleep(const char *dir, const char *key, http_server *srv, size_
 	free(dsn);
 	return arrived;
 }
+
+void
+upload_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+char *
+upload_file(const char *dir, const char *name)
+{
+	char *p;
+	cr_assert(asprintf(&p, "%s/%s", dir, name) > 0);
+	return p;
+}
+
+/* The uploaders' log of dir ("" when none), malloc'd. */
+char *
+uploader_log(const char *dir)
+{
+	char *path = upload_file(dir, "upload.log");
+	char *text = access(path, F_OK) == 0 ? pm_test_slurp(path, NULL) : strdup("");
+	free(path);
+	return text;
+}
+
+unsigned
+text_count(const char *text, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Whether someone holds dir's upload lock (the byte every uploader locks). */
+bool
+lock_taken(const char *dir)
+{
+	char *path = upload_file(dir, "upload.lock");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	free(path);
+	if (fd < 0)
+		return false;
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 1 };
+	cr_assert_eq(fcntl(fd, F_OFD_GETLK, &fl), 0);
+	close(fd);
+	return fl.l_type != F_UNLCK;
+}
+
+/* At least `started` uploaders have started in dir and every one has ended (as many "end:"
+ * lines as "start" lines, the lock free, twice in a row); 30 s at most.  Their log. */
+char *
+uploaders_done(const char *dir, unsigned started)
+{
+	for (int i = 0, quiet = 0; i < 3000; i++) {
+		char *log = uploader_log(dir);
+		unsigned starts = text_count(log, "]: start");
+		bool done = starts >= started && starts == text_count(log, "]: end:") && !lock_taken(dir);
+		if (done && ++quiet == 2)
+			return log;
+		if (!done)
+			quiet = 0;
+		free(log);
+		upload_sleep_ms(10);
+	}
+	char *log = uploader_log(dir);
+	cr_assert_fail("the uploaders of %s did not end within 30 s:\n%s", dir, log);
+	return log;
+}
+

@@ -31,6 +31,19 @@ int upload_cli(const char *dir, const char *args, char **out);
  * http://<key>@127.0.0.1:<srv's port>/42 (its background upload), until n requests have
  * arrived at srv (60 s at most), then end it; whether they did. */
 bool upload_preloaded_sleep(const char *dir, const char *key, http_server *srv, size_t n);
+/* <dir>/<name> (malloc'd). */
+char *upload_file(const char *dir, const char *name);
+void upload_sleep_ms(long ms);
+/* How many times needle occurs in text. */
+unsigned text_count(const char *text, const char *needle);
+/* The log of the uploaders the crash handler started in dir ("" when none), malloc'd. */
+char *uploader_log(const char *dir);
+/* Whether someone holds dir's upload lock (the byte every uploader locks). */
+bool lock_taken(const char *dir);
+/* Wait until at least `started` uploaders have started in dir and every one has ended (as
+ * many "end:" lines in its log as "start" lines, the lock free); fails the test after 30 s.
+ * The log (malloc'd). */
+char *uploaders_done(const char *dir, unsigned started);
 /* Options for url with quick retries, so failing tests fail fast. */
 pm_upload_options upload_options(const char *url);
 

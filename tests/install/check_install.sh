@@ -6,7 +6,8 @@
 # pkg-config postmortem alone (plain, with a sysroot, with --define-prefix)
 # and one built with CMake's find_package(postmortem) (shared and static)
 # link, run and crash into a report, load nothing but libc besides
-# libpostmortem, and upload that report at their next launch; a tool built
+# libpostmortem, and upload that report at their next launch, or at once
+# through the installed uploader given a destination; a tool built
 # with pkg-config postmortem-tools reads it and writes it as .crash text.
 # Installs into a scratch DESTDIR, never onto the system.
 set -eu
@@ -143,6 +144,26 @@ for how in plain sysroot define-prefix; do
 	cc -o "$dest/app-$how" "$dest/app.c" $flags
 	crash "app-$how"
 done
+
+# Delivered at the crash: with a destination in its environment, the app's crash
+# handler starts the installed uploader, found from the library's directory (here
+# a DESTDIR, not the prefix it was configured for), and the collector has the
+# report with no next launch.
+uploader=$(find "$dest" -path '*/libexec/postmortem/postmortem-uploader')
+[ -x "$uploader" ] || { echo "not installed: libexec/postmortem/postmortem-uploader"; exit 1; }
+before=$(cat "$dest/collector.posts" 2>/dev/null | wc -l)
+status=0
+POSTMORTEM_DIR="$dest/reports-now" POSTMORTEM_UPLOAD_URL="$url" LD_LIBRARY_PATH="$libdir" "$dest/app-plain" || status=$?
+[ "$status" -eq 139 ] || { echo "app-plain with an uploader exited $status, not 139 (SIGSEGV)"; exit 1; }
+for _ in $(seq 300); do
+	grep -q ']: end:' "$dest/reports-now/upload.log" 2>/dev/null && break
+	sleep 0.1
+done
+after=$(cat "$dest/collector.posts" 2>/dev/null | wc -l)
+[ "$after" -gt "$before" ] ||
+	{ echo "the crash was not delivered at once: $(cat "$dest/reports-now/upload.log" 2>&1)"; exit 1; }
+grep -q ']: end: sent 1, kept 0' "$dest/reports-now/upload.log" ||
+	{ echo "the installed uploader did not say it sent the report: $(cat "$dest/reports-now/upload.log")"; exit 1; }
 
 # CMake: find_package(postmortem) with its imported targets, shared and static.
 mkdir -p "$dest/cmake-app"
