@@ -12,7 +12,8 @@
 # Seeds: the shared Apple samples (in place) and their JSON twins made with
 # `postmortem convert`, the sample reports in sample_crashes/reports, the
 # committed fuzz/corpus/<target>/ (minidumps postmortem wrote among them), and
-# every input in fuzz/regressions/; small cores for the core reader.
+# every input in fuzz/regressions/; small cores for the core reader and for the
+# whole report of a core.
 # Exit 1 when a target fails; the failing input is copied into
 # fuzz/regressions/ (the unit tests replay it), to be committed with its fix.
 set -eu
@@ -98,7 +99,11 @@ cp "$root"/fuzz/regressions/fuzz_table* "$work/table/" 2>/dev/null || true
 # core, their notes kept and their segments emptied, so that they stay small.
 mkdir -p "$work/core"
 cp "$here"/corpus/core/* "$work/core/"
-cp "$root"/fuzz/regressions/fuzz_core* "$work/core/" 2>/dev/null || true
+cp "$root"/fuzz/regressions/fuzz_core-* "$work/core/" 2>/dev/null || true
+# The whole report of a core: small kernel cores (fuzz/core_seed.py), one with its executable.
+mkdir -p "$work/core_report"
+cp "$here"/corpus/core_report/* "$work/core_report/"
+cp "$root"/fuzz/regressions/fuzz_core_report-* "$work/core_report/" 2>/dev/null || true
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -139,4 +144,5 @@ run fuzz_read_minidump "$work/minidump" ""
 run fuzz_macho "$work/macho" ""
 run fuzz_table "$work/table" ""
 run fuzz_core "$work/core" ""
+run fuzz_core_report "$work/core_report" ""
 echo "fuzz: no failures"
