@@ -18,15 +18,10 @@
 #include "corefile/core_internal.h"
 #include "fuzz/checks.h"
 
-typedef struct bytes {
-	const uint8_t *p;
-	size_t n;
-} bytes;
-
-static long
-mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
+long
+fuzz_bytes_pread(void *ctx, void *buf, size_t n, uint64_t off)
 {
-	const bytes *b = ctx;
+	const fuzz_bytes *b = ctx;
 	if (off >= b->n)
 		return 0;
 	size_t k = b->n - off < n ? (size_t)(b->n - off) : n;
@@ -91,10 +86,10 @@ fuzz_check_core(const uint8_t *data, size_t size, char *why, size_t cap)
 {
 	/* No file of the host is opened for a mapping the bytes name. */
 	pm_core_options opt = { .sysroot = "/nonexistent-fuzz-sysroot", .mem_fd = -1 };
-	bytes b = { data, size };
+	fuzz_bytes b = { data, size };
 	pm_core *file = NULL, *stream = NULL, *notes = NULL;
 	char w[256];
-	pm_err fe = pmi_core_open_pread(mem_pread, &b, size, &opt, &file, w, sizeof w);
+	pm_err fe = pmi_core_open_pread(fuzz_bytes_pread, &b, size, &opt, &file, w, sizeof w);
 	bool ok = fe != PM_OK || holds_together(file, why, cap);
 	int fd = ok ? as_fd(data, size) : -1, fd2 = ok ? as_fd(data, size) : -1;
 	if (ok && (fd < 0 || fd2 < 0))

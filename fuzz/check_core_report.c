@@ -26,22 +26,6 @@
 #include "fuzz/checks.h"
 #include "system/core_capture.h"
 
-typedef struct bytes {
-	const uint8_t *p;
-	size_t n;
-} bytes;
-
-static long
-mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
-{
-	const bytes *b = ctx;
-	if (off >= b->n)
-		return 0;
-	size_t k = b->n - off < n ? (size_t)(b->n - off) : n;
-	memcpy(buf, b->p + off, k);
-	return (long)k;
-}
-
 /* Where the executable's bytes and the reports go: a directory of this process's, in memory. */
 static char dir[64], exe[96];
 static int out_fd = -1;
@@ -105,7 +89,7 @@ fuzz_check_core_report(const uint8_t *data, size_t size, char *why, size_t cap)
 	if (size >= 4)
 		n = (uint32_t)data[0] | (uint32_t)data[1] << 8 | (uint32_t)data[2] << 16 | (uint32_t)data[3] << 24;
 	size_t head = size < 4 ? size : 4;
-	bytes core = { data + head, n < size - head ? n : size - head };
+	fuzz_bytes core = { data + head, n < size - head ? n : size - head };
 	const uint8_t *file = core.p + core.n;
 	size_t file_n = size - head - core.n;
 	if (file_n && !put_exe(file, file_n))
@@ -113,7 +97,7 @@ fuzz_check_core_report(const uint8_t *data, size_t size, char *why, size_t cap)
 	pm_core_options opt = { .sysroot = "/nonexistent-fuzz-sysroot", .exe = file_n ? exe : NULL, .mem_fd = -1 };
 	pm_core *c;
 	char w[512];
-	if (pmi_core_open_pread(mem_pread, &core, core.n, &opt, &c, w, sizeof w) != PM_OK)
+	if (pmi_core_open_pread(fuzz_bytes_pread, &core, core.n, &opt, &c, w, sizeof w) != PM_OK)
 		return true;
 	pm_core_facts f = { .time = { 1700000000, 0 }, .source = "fuzz" };
 	pm_core_capture *cc;

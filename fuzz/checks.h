@@ -53,6 +53,12 @@ bool fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap);
 
 /* The core reader (corefile/), as a file and as a stream (check_core.c). */
 bool fuzz_check_core(const uint8_t *data, size_t size, char *why, size_t cap);
+/* Bytes in memory read as a core file (a pm_core_pread_fn over a fuzz_bytes). */
+typedef struct fuzz_bytes {
+	const uint8_t *p;
+	size_t n;
+} fuzz_bytes;
+long fuzz_bytes_pread(void *ctx, void *buf, size_t n, uint64_t off);
 
 /* The whole report of a core (check_core_report.c): a little-endian u32 n,
  * n bytes of core, then the bytes of the executable it maps; the report the
