@@ -163,7 +163,9 @@ feed_notes(stream *s, uint64_t off, const unsigned char *buf, size_t n)
 			s->nr.err = pmi_core_notes_feed(&s->nr, buf + (lo - off), hi - lo, s->why, s->cap);
 			s->ni_fed += hi - lo;
 		}
-		if (s->nr.err == PM_OK && s->ni_fed == sp->size) {
+		/* Whole once the stream has come to its end, as a file's reader wants it inside the file
+		 * (an empty note past the stream's end too). */
+		if (s->nr.err == PM_OK && end >= sp->offset + sp->size) {
 			pmi_core_notes_feed(&s->nr, zeros, ((sp->size + 3) & ~(uint64_t)3) - sp->size, s->why, s->cap);
 			s->ni++;
 			s->ni_fed = 0;
