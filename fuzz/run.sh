@@ -134,6 +134,27 @@ run() {
 	grep -E "^#[0-9]+.*(DONE|pulse)" "$work/$name.log" | tail -1 || true
 }
 
+# Each of files through target name again, one a process, under the seccomp
+# filter the system reporter's analysis runs under (PM_FUZZ_SANDBOX:
+# fuzz/check_core_report.c); a failing one is saved as a regression.
+sandboxed() {
+	name=$1
+	shift
+	n=0
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		if ! PM_FUZZ_SANDBOX=1 ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/$name" "$f" > "$work/$name-sandboxed.log" 2>&1; then
+			tail -40 "$work/$name-sandboxed.log"
+			mkdir -p "$root/fuzz/regressions"
+			cp "$f" "$root/fuzz/regressions/$name-sandboxed-$(basename "$f")"
+			echo "fuzz: $name failed under the seccomp filter, saved as fuzz/regressions/$name-sandboxed-$(basename "$f")"
+			exit 1
+		fi
+		n=$((n + 1))
+	done
+	echo "== $name: $n inputs again, one a process, under the analysis's seccomp filter"
+}
+
 run fuzz_read_text "$work/reports" "$here/text.dict"
 run fuzz_read_ips "$work/reports" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
@@ -145,4 +166,5 @@ run fuzz_macho "$work/macho" ""
 run fuzz_table "$work/table" ""
 run fuzz_core "$work/core" ""
 run fuzz_core_report "$work/core_report" ""
+sandboxed fuzz_core_report "$work"/core_report/* "$work"/out-fuzz_core_report/*
 echo "fuzz: no failures"
