@@ -207,7 +207,7 @@ Test(corefile, an_endless_stream_ends_at_the_time_cap)
 	pthread_t t;
 	feed f;
 	int fd = start(&t, &f, true);
-	pm_core_stream_limits lim = { .max_ms = 300 };
+	pm_core_stream_limits lim = { .max_ms = 1000 };
 	pm_core_options opt = { .mem_fd = -1 };
 	pm_core *c;
 	uint64_t n;
@@ -233,7 +233,7 @@ Test(corefile, the_rest_stops_at_its_caps)
 	pm_core_stream_limits lim = { .max_bytes = n + 1000 };
 	cr_expect_eq(pmi_core_stream_rest(fd, n, &lim, NULL, NULL, &rest, why, sizeof why), PM_E_LIMIT);
 	cr_expect(rest == 1000 && strstr(why, "byte limit"), "%llu: %s", (unsigned long long)rest, why);
-	lim = (pm_core_stream_limits){ .max_ms = 200 };
+	lim = (pm_core_stream_limits){ .max_ms = 1000 };
 	cr_expect_eq(pmi_core_stream_rest(fd, n + rest, &lim, NULL, NULL, &rest, why, sizeof why), PM_E_LIMIT);
 	cr_expect(strstr(why, "time limit"), "%s", why);
 	pmi_core_close(c);
