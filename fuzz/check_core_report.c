@@ -22,10 +22,12 @@
  * that way, after the campaign).  The unit test that replays the saved
  * inputs runs unfiltered.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "corefile/core.h"
@@ -36,15 +38,17 @@
 #include "system/sandbox.h"
 #endif
 
-/* Where the file's bytes and the reports go: a directory of this process's, in memory. */
-static char dir[64];
+/* Where the file's bytes and the reports go: one directory of this user's
+ * in memory, for every process of the target (a directory of each would be
+ * left behind: the filter forbids removing it), the file's bytes in
+ * "file-<pid>", the reports under their unique ids. */
+static char dir[64], file[32];
 static int out_fd = -1;
 
 static void
-remove_dir(void)
+remove_file(void)
 {
-	unlinkat(out_fd, "file", 0);
-	rmdir(dir);
+	unlinkat(out_fd, file, 0);
 }
 
 /* Once per process, before the first input: the place to write to, and the
@@ -56,10 +60,14 @@ init(char *why, size_t cap)
 {
 	if (out_fd >= 0)
 		return true;
-	snprintf(dir, sizeof dir, "/dev/shm/pm-fuzz-report-XXXXXX");
-	if (!mkdtemp(dir) || (out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return fuzz_say(why, cap, "cannot make %s", dir);
-	atexit(remove_dir);
+	snprintf(dir, sizeof dir, "/dev/shm/pm-fuzz-report-%u", (unsigned)geteuid());
+	snprintf(file, sizeof file, "file-%d", (int)getpid());
+	struct stat st;
+	if ((mkdir(dir, 0700) != 0 && errno != EEXIST) ||
+	    (out_fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 || fstat(out_fd, &st) != 0 ||
+	    st.st_uid != geteuid() || (st.st_mode & 077))
+		return fuzz_say(why, cap, "cannot make %s, or it is not this user's alone", dir);
+	atexit(remove_file);
 #ifdef FUZZ_SANDBOX
 	if (getenv("PM_FUZZ_SANDBOX") && !pmi_sandbox_filter(out_fd, out_fd))
 		return fuzz_say(why, cap, "cannot install the analysis's seccomp filter");
@@ -71,11 +79,11 @@ init(char *why, size_t cap)
 static int
 put_file(const uint8_t *p, size_t n)
 {
-	int fd = openat(out_fd, "file", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	int fd = openat(out_fd, file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	bool ok = fd >= 0 && write(fd, p, n) == (ssize_t)n;
 	if (fd >= 0)
 		close(fd);
-	return ok ? openat(out_fd, "file", O_RDONLY | O_CLOEXEC) : -1;
+	return ok ? openat(out_fd, file, O_RDONLY | O_CLOEXEC) : -1;
 }
 
 /* The core, with fd given as the file of every mapping NT_FILE names (the core read once to learn them). */
