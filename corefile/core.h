@@ -9,7 +9,11 @@
  * ranges a capture needs (each thread's stack above its stack pointer, the
  * bytes around the crashed thread's pointers, each image's ELF header page,
  * the vDSO) before the segments go by; it hands every byte to a tee
- * callback and always reads to the end.
+ * callback and reads to the end, or to a cap of bytes and time.  Or it
+ * stops after the notes, leaving the segments in the pipe for later (or
+ * for nobody), the memory then read from the live process.  Either way the
+ * notes are read by one reader as they come, and only what a report needs
+ * of them is held (core_notes.c).
  *
  * Memory is then read through pmi_core_mem_read (a pm_mem reader: the
  * capture engine plugs it in as { pmi_core_mem_read, core }): the core's own
@@ -118,6 +122,7 @@ typedef struct pm_core {
 	size_t nsegs;
 	uint64_t size;           /* bytes of the core read or found */
 	uint64_t end;            /* where the last segment's bytes end: size < end means the core was cut */
+	bool stopped;            /* a stream read to a cap (bytes, time), not to its end */
 	pm_core_src *src;        /* where memory comes from (core_mem.c) */
 } pm_core;
 
@@ -143,25 +148,30 @@ typedef struct pm_core_options {
 	size_t nmapped;
 } pm_core_options;
 
-/* What a stream keeps, at most.  Zeros: the defaults below. */
+/* How far a stream is read, and what is kept of it.  Zeros: the defaults below. */
 typedef struct pm_core_stream_limits {
-	size_t notes_bytes;      /* the PT_NOTE segment (default 16 MiB) */
 	size_t stack_bytes;      /* above each thread's stack pointer (default 256 KiB) */
 	size_t keep_bytes;       /* everything kept from the segments (default 16 MiB) */
 	int stall_ms;            /* give up when no byte came for this long (default 60 s) */
+	uint64_t max_bytes;      /* read no byte of the stream past this many (default 32 GiB) */
+	int max_ms;              /* read for no longer than this (default 300 s) */
 } pm_core_stream_limits;
 
 enum {
 	PM_CORE_THREADS_MAX = 16384,
-	PM_CORE_NOTES_MAX = 64 << 20,     /* a file's notes, read whole */
-	PM_CORE_STREAM_NOTES = 16 << 20,
+	PM_CORE_NOTES_MAX = 1 << 30,      /* the PT_NOTEs together: 64 KiB for each of 16384 threads (never held) */
+	PM_CORE_NOTE_MAX = 16 << 20,      /* one note a report needs, held whole while it is read: NT_FILE, which
+	                                   * the kernel writes 16 MiB of at most (kernel.core_file_note_size_limit) */
 	PM_CORE_STREAM_STACK = 256 << 10,
 	PM_CORE_STREAM_KEEP = 16 << 20,
 	PM_CORE_STREAM_STALL_MS = 60000,
+	PM_CORE_STREAM_MAX_MS = 300000,   /* docs/system-reporter.md, "Bounds" */
 	PM_CORE_AROUND_REG = 256,         /* bytes kept each side of a pointer in a register of the crashed thread */
 	PM_CORE_REDZONE = 128,            /* below a stack pointer: x86_64's red zone */
 	PM_CORE_OVERFLOW_REACH = 64 << 10, /* a stack pointer this far below a segment overflowed its stack */
 };
+/* systemd-coredump's own default ProcessSizeMax: a previous handler gets no less than it would keep. */
+#define PM_CORE_STREAM_MAX_BYTES ((uint64_t)32 << 30)
 
 /* Every byte of a stream, as it is read; false: stop teeing (the stream is still read to the end). */
 typedef bool pm_core_tee_fn(void *ctx, const void *buf, size_t n);
@@ -178,12 +188,38 @@ pm_err pmi_core_open(const char *path, const pm_core_options *opt, pm_core **out
 pm_err pmi_core_open_pread(pm_core_pread_fn *pr, void *ctx, uint64_t size, const pm_core_options *opt,
                            pm_core **out, char *why, size_t cap);
 /* Read a core stream from fd to its end (never seeks; tee, if not NULL, gets
- * every byte).  On PM_OK *out holds the notes and the ranges kept; on an
- * error the stream was still read to its end (unless it stalled) and *out
- * is NULL.  *read_bytes: how many bytes came. */
+ * every byte, until it returns false).  On PM_OK *out holds the notes and
+ * the ranges kept; on an error the stream was still read to its end (unless
+ * it stalled or met a cap) and *out is NULL.  A stream longer than
+ * lim->max_bytes, or that takes longer than lim->max_ms (an endless sparse
+ * core streams zeros for hours), is read no further: (*out)->stopped, its
+ * rest left unread in fd (close it: the kernel then ends its dump).
+ * *read_bytes: how many bytes came. */
 pm_err pmi_core_read_stream(int fd, const pm_core_options *opt, const pm_core_stream_limits *lim,
                             pm_core_tee_fn *tee, void *tee_ctx, pm_core **out, uint64_t *read_bytes,
                             char *why, size_t cap);
+/* Read a core stream only as far as the end of its notes: the ELF header,
+ * the program headers and the notes, and not a byte after the last note (in
+ * a kernel's core, no byte of a segment), so fd is left where they end, at
+ * *read_bytes (tee got every byte read).  Nothing of the segments is kept:
+ * the core's memory then comes through opt->mem_fd, the /proc/<pid>/mem the
+ * kernel holds open while the stream is unread, and the mapped files.  The
+ * caps and errors of pmi_core_read_stream, but an error leaves the stream
+ * where it stopped (nothing is drained).  Then either close fd (the kernel
+ * ends the dump) or hand the rest to whoever needs it with
+ * pmi_core_stream_rest. */
+pm_err pmi_core_read_stream_notes(int fd, const pm_core_options *opt, const pm_core_stream_limits *lim,
+                                  pm_core_tee_fn *tee, void *tee_ctx, pm_core **out, uint64_t *read_bytes,
+                                  char *why, size_t cap);
+/* The rest of a stream from offset `at` (where pmi_core_read_stream_notes
+ * left it), every byte to tee (a previous core_pattern handler, a core
+ * file), until the stream ends or tee returns false (PM_OK: nothing wants
+ * more), the stream reaches lim->max_bytes (counted from its start) or this
+ * call lim->max_ms (PM_E_LIMIT: the rest is left unread; close fd), or no
+ * byte came for lim->stall_ms (PM_E_IO).  A NULL tee drains the stream.
+ * *read_bytes: how many bytes this call read. */
+pm_err pmi_core_stream_rest(int fd, uint64_t at, const pm_core_stream_limits *lim, pm_core_tee_fn *tee,
+                            void *tee_ctx, uint64_t *read_bytes, char *why, size_t cap);
 void pmi_core_close(pm_core *c);
 
 /* pm_mem's reader over a core (ctx: the pm_core): true only when all n bytes came. */

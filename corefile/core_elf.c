@@ -100,6 +100,7 @@ pmi_core_parse_phdrs(pm_core *c, const unsigned char *p, size_t n, pm_core_span 
 	if (!c->segs || !*notes)
 		return pmi_core_fail(why, cap, PM_E_NOMEM, "out of memory for %zu program headers", n);
 	*nnotes = 0;
+	uint64_t notes_total = 0;
 	c->nsegs = 0;
 	c->end = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -113,6 +114,11 @@ pmi_core_parse_phdrs(pm_core *c, const unsigned char *p, size_t n, pm_core_span 
 			return pmi_core_fail(why, cap, PM_E_FORMAT, "program header %zu: offset %llu + size %llu wraps", i,
 			                     (unsigned long long)off, (unsigned long long)filesz);
 		if (type == PT_NOTE) {
+			/* Each bounded before it is added, and its padding counted: no sum wraps. */
+			if (filesz > PM_CORE_NOTES_MAX || notes_total + ((filesz + 3) & ~(uint64_t)3) > PM_CORE_NOTES_MAX)
+				return pmi_core_fail(why, cap, PM_E_LIMIT, "notes larger than the %d-byte limit",
+				                     PM_CORE_NOTES_MAX);
+			notes_total += (filesz + 3) & ~(uint64_t)3;
 			(*notes)[(*nnotes)++] = (pm_core_span){ off, filesz };
 			continue;
 		}
@@ -183,7 +189,7 @@ pmi_core_close(pm_core *c)
 			close(s->sysroot_fd);
 		free(s->mapped);
 		free(s->kept);
-		free(s->notes);
+		free(s->file_note);
 		free(s->sysroot);
 		free(s->exe);
 		free(s->files);

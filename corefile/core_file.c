@@ -2,7 +2,8 @@
  * core_file.c — a core FILE, read with pread where it is needed: the
  * headers and the notes now, the segments when memory is read.  Nothing
  * bounds the file's size (a gcore of a large process is gigabytes); what
- * is held is bounded: the program headers and the notes.  NOT AS-safe.
+ * is held is bounded: the program headers and the notes a report needs
+ * (core_notes.c).  NOT AS-safe.
  */
 #include "core_internal.h"
 
@@ -12,6 +13,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+enum { NOTES_PIECE = 64 << 10 };
 
 static long
 fd_pread(void *ctx, void *buf, size_t n, uint64_t off)
@@ -61,29 +64,47 @@ extended_phnum(pm_core_pread_fn *pr, void *ctx, uint64_t size, const pm_core_ehd
 	return e;
 }
 
-/* Every PT_NOTE, one after the other, each padded to 4 bytes. */
+/* Every PT_NOTE, one after the other, each padded to 4 bytes, through the
+ * notes' reader: read in pieces, what it will not look at sought over. */
 static pm_err
 read_notes(pm_core *c, pm_core_pread_fn *pr, void *ctx, uint64_t size, const pm_core_span *notes, size_t nn,
-           size_t *len, char *why, size_t cap)
+           char *why, size_t cap)
 {
-	uint64_t total = 0;
-	for (size_t i = 0; i < nn; i++) {
-		total += (notes[i].size + 3) & ~(uint64_t)3;
-		if (notes[i].size > PM_CORE_NOTES_MAX || total > PM_CORE_NOTES_MAX)
-			return pmi_core_fail(why, cap, PM_E_LIMIT, "notes larger than the %d-byte limit", PM_CORE_NOTES_MAX);
-	}
-	unsigned char *buf = c->src->notes = calloc(1, total ? (size_t)total : 1);
+	for (size_t i = 0; i < nn; i++)
+		if (notes[i].offset > size || notes[i].size > size - notes[i].offset)
+			return pmi_core_fail(why, cap, PM_E_FORMAT,
+			                     "the notes (%llu bytes at %llu) lie past the end of the core (%llu bytes)",
+			                     (unsigned long long)notes[i].size, (unsigned long long)notes[i].offset,
+			                     (unsigned long long)size);
+	unsigned char *buf = malloc(NOTES_PIECE);
 	if (!buf)
-		return pmi_core_fail(why, cap, PM_E_NOMEM, "out of memory for %llu bytes of notes", (unsigned long long)total);
-	size_t at = 0;
-	for (size_t i = 0; i < nn; i++) {
-		pm_err e = read_exact(pr, ctx, size, buf + at, (size_t)notes[i].size, notes[i].offset, "the notes", why, cap);
-		if (e != PM_OK)
-			return e;
-		at += ((size_t)notes[i].size + 3) & ~(size_t)3;
+		return pmi_core_fail(why, cap, PM_E_NOMEM, "out of memory for the notes");
+	static const unsigned char zeros[3];
+	pm_core_notes r;
+	pmi_core_notes_begin(&r, c);
+	pm_err e = PM_OK;
+	for (size_t i = 0; i < nn && e == PM_OK; i++) {
+		uint64_t at = notes[i].offset, end = at + notes[i].size;
+		while (at < end && e == PM_OK) {
+			uint64_t skip = pmi_core_notes_skippable(&r);
+			if (skip) {
+				skip = skip < end - at ? skip : end - at;
+				e = pmi_core_notes_feed(&r, NULL, skip, why, cap);
+				at += skip;
+				continue;
+			}
+			size_t n = end - at < NOTES_PIECE ? (size_t)(end - at) : NOTES_PIECE;
+			if ((e = read_exact(pr, ctx, size, buf, n, at, "the notes", why, cap)) == PM_OK)
+				e = pmi_core_notes_feed(&r, buf, n, why, cap);
+			at += n;
+		}
+		if (e == PM_OK)
+			e = pmi_core_notes_feed(&r, zeros, ((notes[i].size + 3) & ~(uint64_t)3) - notes[i].size, why, cap);
 	}
-	*len = at;
-	return PM_OK;
+	free(buf);
+	if (e != PM_OK)
+		r.err = e; /* end then only frees */
+	return pmi_core_notes_end(&r, why, cap);
 }
 
 static pm_err
@@ -108,16 +129,14 @@ parse(pm_core *c, pm_core_pread_fn *pr, void *ctx, uint64_t size, char *why, siz
 	if (!ph)
 		return pmi_core_fail(why, cap, PM_E_NOMEM, "out of memory for %u program headers", phnum);
 	pm_core_span *notes = NULL;
-	size_t nn = 0, len = 0;
+	size_t nn = 0;
 	e = read_exact(pr, ctx, size, ph, (size_t)phnum * PM_CORE_PHDR, h.phoff, "the program headers", why, cap);
 	if (e == PM_OK)
 		e = pmi_core_parse_phdrs(c, ph, phnum, &notes, &nn, why, cap);
 	free(ph);
 	if (e == PM_OK)
-		e = read_notes(c, pr, ctx, size, notes, nn, &len, why, cap);
+		e = read_notes(c, pr, ctx, size, notes, nn, why, cap);
 	free(notes);
-	if (e == PM_OK)
-		e = pmi_core_parse_notes(c, c->src->notes, len, why, cap);
 	c->size = size;
 	return e;
 }

@@ -66,7 +66,7 @@ struct pm_core_src {
 	int fd;                   /* the file pmi_core_open opened, or -1 */
 	pm_core_kept *kept;       /* a stream's ranges, by vaddr */
 	size_t nkept;
-	unsigned char *notes;     /* the notes (the maps' paths point into them) */
+	unsigned char *file_note; /* NT_FILE's bytes (the maps' paths point into them) */
 	int mem_fd;
 	char *sysroot, *exe;      /* the sysroot's real path */
 	int sysroot_fd;           /* the sysroot as given (O_PATH), or -1 */
@@ -81,11 +81,35 @@ struct pm_core_src {
 pm_err pmi_core_fail(char *why, size_t cap, pm_err e, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 /* Check the ELF header. */
 pm_err pmi_core_parse_ehdr(const unsigned char *p, size_t n, pm_core_ehdr *h, char *why, size_t cap);
-/* Take the program headers (n entries at p) into c->segs and the PT_NOTEs into *notes (malloc'd). */
+/* Take the program headers (n entries at p) into c->segs and the PT_NOTEs into *notes (malloc'd).  The
+ * one rule for the notes' size, both ways in: each PT_NOTE and their total, padded to 4 bytes each as
+ * they are joined, at most PM_CORE_NOTES_MAX (checked before each is added: no sum wraps). */
 pm_err pmi_core_parse_phdrs(pm_core *c, const unsigned char *p, size_t n, pm_core_span **notes, size_t *nnotes,
                             char *why, size_t cap);
-/* Take the notes of len bytes at p (which c->src->notes owns, and the maps point into) into c. */
-pm_err pmi_core_parse_notes(pm_core *c, const unsigned char *p, size_t len, char *why, size_t cap);
+/* The notes, read as they come (core_notes.c): the PT_NOTEs one after the
+ * other, each padded to 4 bytes, fed in pieces of any size. */
+enum { PM_NOTE_HEAD, PM_NOTE_NAME, PM_NOTE_DESC, PM_NOTE_PAD };
+typedef struct pm_core_notes {
+	pm_core *c;
+	int part;                 /* PM_NOTE_*: the part of a note being read */
+	uint64_t need, have;      /* its bytes, and how many came */
+	uint64_t at, note_at;     /* bytes fed, and where this note began */
+	unsigned char head[12];   /* namesz, descsz, type */
+	uint32_t namesz, descsz, type;
+	unsigned char name[8];    /* the name's first bytes ("CORE") */
+	bool keep;                /* a note the report needs: its desc is held */
+	unsigned char *desc;
+	size_t desc_cap;
+	pm_err err;
+} pm_core_notes;
+void pmi_core_notes_begin(pm_core_notes *r, pm_core *c);
+/* The next n bytes of the notes (p may be NULL for at most pmi_core_notes_skippable bytes). */
+pm_err pmi_core_notes_feed(pm_core_notes *r, const unsigned char *p, uint64_t n, char *why, size_t cap);
+/* How many of the next bytes the reader will not look at (a file's reader seeks over them). */
+uint64_t pmi_core_notes_skippable(const pm_core_notes *r);
+/* The notes are all in: check the last note was whole, then what needs every note (the fault's
+ * address, the files' index); frees the reader's buffer on every path. */
+pm_err pmi_core_notes_end(pm_core_notes *r, char *why, size_t cap);
 /* One thread's registers from NT_PRSTATUS's pr_reg (core_regs.c); false when n is not the arch's size. */
 bool pmi_core_take_regs(pm_core_arch arch, const unsigned char *reg, size_t n, pm_core_thread *t);
 /* Put a fault's address where the thread's mcontext keeps it (SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGTRAP). */

@@ -2,7 +2,15 @@
  * core_notes.c — a core's notes: each thread's NT_PRSTATUS (and the
  * NT_FPREGSET and NT_SIGINFO after it), NT_PRPSINFO, NT_AUXV, NT_FILE.
  * Every size and count is checked against the note that holds it; a note
- * of another kind or owner is passed over.  NOT AS-safe.
+ * of another kind or owner is passed over.
+ *
+ * The notes are read as they come, in pieces of any size — a stream's
+ * chunks as they go by, a file's reads — by the one reader both ways in
+ * share: a note the report needs is held whole (one at a time, at most
+ * PM_CORE_NOTE_MAX bytes), what it keeps of it taken at once; every other
+ * note (NT_X86_XSTATE, SVE and the rest: most of the notes' bytes) goes by
+ * unheld, and a file's reader seeks over it.  So what the notes cost grows
+ * with the threads' registers, never with the notes' bytes.  NOT AS-safe.
  */
 #include "core_internal.h"
 
@@ -135,10 +143,8 @@ take_files(pm_core *c, const unsigned char *d, size_t n, char *why, size_t cap)
 }
 
 static pm_err
-take_note(pm_core *c, uint32_t type, bool core_owner, const unsigned char *d, size_t n, char *why, size_t cap)
+take_note(pm_core *c, uint32_t type, const unsigned char *d, size_t n, char *why, size_t cap)
 {
-	if (!core_owner)
-		return PM_OK;
 	pm_core_thread *last = c->nthreads ? &c->threads[c->nthreads - 1] : NULL;
 	switch (type) {
 	case NT_PRSTATUS:
@@ -173,33 +179,149 @@ take_note(pm_core *c, uint32_t type, bool core_owner, const unsigned char *d, si
 	}
 }
 
-static size_t
-align4(size_t n)
+static uint64_t
+align4(uint64_t n)
 {
-	return (n + 3) & ~(size_t)3;
+	return (n + 3) & ~(uint64_t)3;
+}
+
+/* The notes a report needs (take_note's); every other note goes by unheld. */
+static bool
+wanted(uint32_t type)
+{
+	return type == NT_PRSTATUS || type == NT_PRPSINFO || type == NT_AUXV || type == NT_FILE ||
+	       type == NT_SIGINFO || type == NT_FPREGSET;
+}
+
+void
+pmi_core_notes_begin(pm_core_notes *r, pm_core *c)
+{
+	memset(r, 0, sizeof *r);
+	r->c = c;
+	r->need = sizeof r->head;
+}
+
+/* The next part of a note: its `need` bytes, or at once the one after when it has none. */
+static void
+next_part(pm_core_notes *r, int part, uint64_t need, char *why, size_t cap);
+
+static void
+desc_done(pm_core_notes *r, char *why, size_t cap)
+{
+	if (r->keep) {
+		r->err = take_note(r->c, r->type, r->desc, r->descsz, why, cap);
+		if (r->type == NT_FILE && !r->c->src->file_note) { /* the maps' paths point into it */
+			r->c->src->file_note = r->desc;
+			r->desc = NULL;
+			r->desc_cap = 0;
+		}
+	}
+	if (r->err == PM_OK)
+		next_part(r, PM_NOTE_PAD, align4(r->descsz) - r->descsz, why, cap);
+}
+
+static void
+name_done(pm_core_notes *r, char *why, size_t cap)
+{
+	bool core_owner = r->namesz == 5 && memcmp(r->name, "CORE", 5) == 0;
+	r->keep = core_owner && wanted(r->type);
+	if (r->keep && r->descsz > PM_CORE_NOTE_MAX) {
+		r->err = pmi_core_fail(why, cap, PM_E_LIMIT, "a note of type %#x of %u bytes (at %llu): more than the %d-byte limit",
+		                       r->type, r->descsz, (unsigned long long)r->at, PM_CORE_NOTE_MAX);
+		return;
+	}
+	/* One byte at least: take_note's memcpy never gets a NULL. */
+	if (r->keep && r->descsz >= r->desc_cap) {
+		unsigned char *d = realloc(r->desc, (size_t)r->descsz + 1);
+		if (!d) {
+			r->err = pmi_core_fail(why, cap, PM_E_NOMEM, "out of memory for a note of %u bytes", r->descsz);
+			return;
+		}
+		r->desc = d;
+		r->desc_cap = (size_t)r->descsz + 1;
+	}
+	next_part(r, PM_NOTE_DESC, r->descsz, why, cap);
+}
+
+static void
+head_done(pm_core_notes *r, char *why, size_t cap)
+{
+	r->namesz = pmi_core_u32(r->head);
+	r->descsz = pmi_core_u32(r->head + 4);
+	r->type = pmi_core_u32(r->head + 8);
+	memset(r->name, 0, sizeof r->name);
+	next_part(r, PM_NOTE_NAME, align4(r->namesz), why, cap);
+}
+
+static void
+next_part(pm_core_notes *r, int part, uint64_t need, char *why, size_t cap)
+{
+	r->part = part;
+	r->have = 0;
+	if (part == PM_NOTE_HEAD)
+		r->note_at = r->at;
+	r->need = part == PM_NOTE_HEAD ? sizeof r->head : need;
+	if (r->need)
+		return;
+	if (part == PM_NOTE_NAME)
+		name_done(r, why, cap);
+	else if (part == PM_NOTE_DESC)
+		desc_done(r, why, cap);
+	else if (part == PM_NOTE_PAD)
+		next_part(r, PM_NOTE_HEAD, 0, why, cap);
+}
+
+uint64_t
+pmi_core_notes_skippable(const pm_core_notes *r)
+{
+	bool unheld = r->part == PM_NOTE_PAD || (r->part == PM_NOTE_DESC && !r->keep);
+	return r->err == PM_OK && unheld ? r->need - r->have : 0;
 }
 
 pm_err
-pmi_core_parse_notes(pm_core *c, const unsigned char *p, size_t len, char *why, size_t cap)
+pmi_core_notes_feed(pm_core_notes *r, const unsigned char *p, uint64_t n, char *why, size_t cap)
 {
-	size_t at = 0;
-	while (len - at >= 12) {
-		uint32_t namesz = pmi_core_u32(p + at), descsz = pmi_core_u32(p + at + 4), type = pmi_core_u32(p + at + 8);
-		size_t name_at = at + 12;
-		if (align4(namesz) > len - name_at)
-			return pmi_core_fail(why, cap, PM_E_FORMAT, "a note's name runs past the notes (at %zu)", at);
-		size_t desc_at = name_at + align4(namesz);
-		if (descsz > len - desc_at)
-			return pmi_core_fail(why, cap, PM_E_FORMAT, "a note of %u bytes runs past the notes (at %zu)", descsz, at);
-		bool core_owner = namesz == 5 && memcmp(p + name_at, "CORE", 5) == 0;
-		pm_err e = take_note(c, type, core_owner, p + desc_at, descsz, why, cap);
-		if (e != PM_OK)
-			return e;
-		size_t next = desc_at + align4(descsz);
-		if (next > len)
-			break;
-		at = next;
+	while (n && r->err == PM_OK) {
+		uint64_t k = r->need - r->have < n ? r->need - r->have : n;
+		if (r->part == PM_NOTE_HEAD)
+			memcpy(r->head + r->have, p, (size_t)k);
+		else if (r->part == PM_NOTE_NAME && r->have < sizeof r->name)
+			memcpy(r->name + r->have, p, (size_t)(k < sizeof r->name - r->have ? k : sizeof r->name - r->have));
+		else if (r->part == PM_NOTE_DESC && r->keep)
+			memcpy(r->desc + r->have, p, (size_t)k);
+		r->have += k;
+		r->at += k;
+		n -= k;
+		if (p)
+			p += k;
+		if (r->have < r->need)
+			continue;
+		if (r->part == PM_NOTE_HEAD)
+			head_done(r, why, cap);
+		else if (r->part == PM_NOTE_NAME)
+			name_done(r, why, cap);
+		else if (r->part == PM_NOTE_DESC)
+			desc_done(r, why, cap);
+		else
+			next_part(r, PM_NOTE_HEAD, 0, why, cap);
 	}
+	return r->err;
+}
+
+pm_err
+pmi_core_notes_end(pm_core_notes *r, char *why, size_t cap)
+{
+	pm_core *c = r->c;
+	free(r->desc);
+	r->desc = NULL;
+	if (r->err != PM_OK)
+		return r->err;
+	if (r->part == PM_NOTE_NAME)
+		return pmi_core_fail(why, cap, PM_E_FORMAT, "a note's name runs past the notes (at %llu)",
+		                     (unsigned long long)r->note_at);
+	if (r->part == PM_NOTE_DESC)
+		return pmi_core_fail(why, cap, PM_E_FORMAT, "a note of %u bytes runs past the notes (at %llu)", r->descsz,
+		                     (unsigned long long)r->note_at);
 	if (c->nthreads == 0)
 		return pmi_core_fail(why, cap, PM_E_FORMAT, "a core without threads (no NT_PRSTATUS)");
 	if (c->has_siginfo)

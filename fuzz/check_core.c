@@ -5,7 +5,9 @@
  * hang or read out of bounds (the sanitizers watch); what reads must hold
  * together (threads, mappings in order, NUL-terminated paths), memory reads
  * at each thread's registers must stay inside the bytes given, the tee must
- * see every byte, and a stream that reads must agree with the file.
+ * see every byte, and a stream that reads must agree with the file.  The
+ * stream is also read as far as its notes (no byte past them, nothing
+ * kept), then the rest: the same answer, and every byte teed once.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,17 +15,13 @@
 #include <unistd.h>
 
 #include "corefile/core.h"
+#include "corefile/core_internal.h"
 #include "fuzz/checks.h"
 
-typedef struct bytes {
-	const uint8_t *p;
-	size_t n;
-} bytes;
-
-static long
-mem_pread(void *ctx, void *buf, size_t n, uint64_t off)
+long
+fuzz_bytes_pread(void *ctx, void *buf, size_t n, uint64_t off)
 {
-	const bytes *b = ctx;
+	const fuzz_bytes *b = ctx;
 	if (off >= b->n)
 		return 0;
 	size_t k = b->n - off < n ? (size_t)(b->n - off) : n;
@@ -64,45 +62,80 @@ holds_together(pm_core *c, char *why, size_t cap)
 	return true;
 }
 
+/* The bytes as a descriptor read front to back (a memfd: no pipe's size to wait on). */
+static int
+as_fd(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("core", MFD_CLOEXEC);
+	if (fd >= 0 && (write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* The two readings of a core that read agree (the first thread is the crashed one). */
+static bool
+same(const pm_core *a, const pm_core *b)
+{
+	return a->nthreads == b->nthreads && a->threads[0].tid == b->threads[0].tid && a->nmaps == b->nmaps;
+}
+
 bool
 fuzz_check_core(const uint8_t *data, size_t size, char *why, size_t cap)
 {
 	/* No file of the host is opened for a mapping the bytes name. */
 	pm_core_options opt = { .sysroot = "/nonexistent-fuzz-sysroot", .mem_fd = -1 };
-	bytes b = { data, size };
-	pm_core *file = NULL, *stream = NULL;
+	fuzz_bytes b = { data, size };
+	pm_core *file = NULL, *stream = NULL, *notes = NULL;
 	char w[256];
-	pm_err fe = pmi_core_open_pread(mem_pread, &b, size, &opt, &file, w, sizeof w);
-	if (fe == PM_OK && !holds_together(file, why, cap)) {
-		pmi_core_close(file);
-		return false;
+	pm_err fe = pmi_core_open_pread(fuzz_bytes_pread, &b, size, &opt, &file, w, sizeof w);
+	bool ok = fe != PM_OK || holds_together(file, why, cap);
+	int fd = ok ? as_fd(data, size) : -1, fd2 = ok ? as_fd(data, size) : -1;
+	if (ok && (fd < 0 || fd2 < 0))
+		ok = fuzz_say(why, cap, "cannot make the stream's descriptor");
+	uint64_t teed = 0, read_bytes = 0, teed2 = 0, head_bytes = 0, rest_bytes = 0;
+	pm_core_stream_limits lim = { .keep_bytes = 1 << 20, .stall_ms = 1000 };
+	pm_err se = PM_E_IO, ne = PM_E_IO;
+	if (ok) {
+		se = pmi_core_read_stream(fd, &opt, &lim, count, &teed, &stream, &read_bytes, w, sizeof w);
+		ne = pmi_core_read_stream_notes(fd2, &opt, &lim, count, &teed2, &notes, &head_bytes, w, sizeof w);
+		if (teed != size || read_bytes != size)
+			ok = fuzz_say(why, cap, "the stream read %llu bytes and teed %llu of %zu", (unsigned long long)read_bytes,
+			              (unsigned long long)teed, size);
+		else if (teed2 != head_bytes || lseek(fd2, 0, SEEK_CUR) != (off_t)head_bytes)
+			ok = fuzz_say(why, cap, "the notes' reading read %llu bytes, teed %llu, left the descriptor at %lld",
+			              (unsigned long long)head_bytes, (unsigned long long)teed2,
+			              (long long)lseek(fd2, 0, SEEK_CUR));
+		else if ((se == PM_OK) != (ne == PM_OK))
+			ok = fuzz_say(why, cap, "the stream %s, its notes alone %s", se == PM_OK ? "read" : "did not",
+			              ne == PM_OK ? "read" : "did not");
 	}
-	int fd = memfd_create("core", MFD_CLOEXEC);
-	if (fd < 0 || write(fd, data, size) != (ssize_t)size || lseek(fd, 0, SEEK_SET) != 0) {
-		snprintf(why, cap, "cannot make the stream's descriptor");
-		if (fd >= 0)
-			close(fd);
-		pmi_core_close(file);
-		return false;
+	if (ok && ne == PM_OK) {
+		pm_err re = pmi_core_stream_rest(fd2, head_bytes, &lim, count, &teed2, &rest_bytes, w, sizeof w);
+		if (re != PM_OK || teed2 != size || head_bytes + rest_bytes != size)
+			ok = fuzz_say(why, cap, "the rest read %llu bytes after %llu (%s), teed %llu of %zu",
+			              (unsigned long long)rest_bytes, (unsigned long long)head_bytes, re == PM_OK ? "ok" : w,
+			              (unsigned long long)teed2, size);
+		else if (notes->src->nkept != 0)
+			ok = fuzz_say(why, cap, "the notes' reading kept %zu ranges of memory", notes->src->nkept);
+		else if (!holds_together(notes, why, cap))
+			ok = false;
+		else if (!same(stream, notes))
+			ok = fuzz_say(why, cap, "the notes alone read %zu threads, the whole stream %zu", notes->nthreads,
+			              stream->nthreads);
 	}
-	bool ok = true;
-	uint64_t teed = 0, read_bytes = 0;
-	pm_core_stream_limits lim = { .notes_bytes = 1 << 20, .keep_bytes = 1 << 20, .stall_ms = 1000 };
-	pm_err se = pmi_core_read_stream(fd, &opt, &lim, count, &teed, &stream, &read_bytes, w, sizeof w);
-	close(fd);
-	if (teed != size || read_bytes != size) {
-		snprintf(why, cap, "the stream read %llu bytes and teed %llu of %zu", (unsigned long long)read_bytes,
-		         (unsigned long long)teed, size);
+	if (ok && se == PM_OK && !holds_together(stream, why, cap))
 		ok = false;
-	} else if (se == PM_OK && !holds_together(stream, why, cap))
-		ok = false;
-	else if (se == PM_OK && (fe != PM_OK || file->nthreads != stream->nthreads ||
-	                         file->threads[0].tid != stream->threads[0].tid)) {
-		snprintf(why, cap, "the stream read %zu threads, the file %s", stream->nthreads,
-		         fe == PM_OK ? "others" : "none");
-		ok = false;
-	}
+	else if (ok && se == PM_OK && (fe != PM_OK || !same(file, stream)))
+		ok = fuzz_say(why, cap, "the stream read %zu threads, the file %s", stream->nthreads,
+		              fe == PM_OK ? "others" : "none");
+	if (fd >= 0)
+		close(fd);
+	if (fd2 >= 0)
+		close(fd2);
 	pmi_core_close(file);
 	pmi_core_close(stream);
+	pmi_core_close(notes);
 	return ok;
 }

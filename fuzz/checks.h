@@ -49,9 +49,21 @@ bool fuzz_check_macho(const uint8_t *data, size_t size, char *why, size_t cap);
 
 /* Bytes as a pre-parsed symbol table (symbolicate/table.c): what the check
  * accepts answers lookups anywhere without reading outside the bytes. */
+bool fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap);
+
 /* The core reader (corefile/), as a file and as a stream (check_core.c). */
 bool fuzz_check_core(const uint8_t *data, size_t size, char *why, size_t cap);
-bool fuzz_check_table(const uint8_t *data, size_t size, char *why, size_t cap);
+/* Bytes in memory read as a core file (a pm_core_pread_fn over a fuzz_bytes). */
+typedef struct fuzz_bytes {
+	const uint8_t *p;
+	size_t n;
+} fuzz_bytes;
+long fuzz_bytes_pread(void *ctx, void *buf, size_t n, uint64_t off);
+
+/* The whole report of a core (check_core_report.c): a little-endian u32 n,
+ * n bytes of core, then the bytes of the executable it maps; the report the
+ * engine makes of it must hold (fuzz_check_report) and land. */
+bool fuzz_check_core_report(const uint8_t *data, size_t size, char *why, size_t cap);
 
 /* Writes the reason into why; always false, so a check can return it. */
 static inline bool __attribute__((format(printf, 3, 4)))

@@ -12,7 +12,8 @@
 # Seeds: the shared Apple samples (in place) and their JSON twins made with
 # `postmortem convert`, the sample reports in sample_crashes/reports, the
 # committed fuzz/corpus/<target>/ (minidumps postmortem wrote among them), and
-# every input in fuzz/regressions/; small cores for the core reader.
+# every input in fuzz/regressions/; small cores for the core reader and for the
+# whole report of a core.
 # Exit 1 when a target fails; the failing input is copied into
 # fuzz/regressions/ (the unit tests replay it), to be committed with its fix.
 set -eu
@@ -98,7 +99,11 @@ cp "$root"/fuzz/regressions/fuzz_table* "$work/table/" 2>/dev/null || true
 # core, their notes kept and their segments emptied, so that they stay small.
 mkdir -p "$work/core"
 cp "$here"/corpus/core/* "$work/core/"
-cp "$root"/fuzz/regressions/fuzz_core* "$work/core/" 2>/dev/null || true
+cp "$root"/fuzz/regressions/fuzz_core-* "$work/core/" 2>/dev/null || true
+# The whole report of a core: small kernel cores (fuzz/core_seed.py), one with its executable.
+mkdir -p "$work/core_report"
+cp "$here"/corpus/core_report/* "$work/core_report/"
+cp "$root"/fuzz/regressions/fuzz_core_report-* "$work/core_report/" 2>/dev/null || true
 
 run() {
 	name=$1 corpus=$2 dict=$3
@@ -129,6 +134,27 @@ run() {
 	grep -E "^#[0-9]+.*(DONE|pulse)" "$work/$name.log" | tail -1 || true
 }
 
+# Each of files through target name again, one a process, under the seccomp
+# filter the system reporter's analysis runs under (PM_FUZZ_SANDBOX:
+# fuzz/check_core_report.c); a failing one is saved as a regression.
+sandboxed() {
+	name=$1
+	shift
+	n=0
+	for f in "$@"; do
+		[ -f "$f" ] || continue
+		if ! PM_FUZZ_SANDBOX=1 ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/$name" "$f" > "$work/$name-sandboxed.log" 2>&1; then
+			tail -40 "$work/$name-sandboxed.log"
+			mkdir -p "$root/fuzz/regressions"
+			cp "$f" "$root/fuzz/regressions/$name-sandboxed-$(basename "$f")"
+			echo "fuzz: $name failed under the seccomp filter, saved as fuzz/regressions/$name-sandboxed-$(basename "$f")"
+			exit 1
+		fi
+		n=$((n + 1))
+	done
+	echo "== $name: $n inputs again, one a process, under the analysis's seccomp filter"
+}
+
 run fuzz_read_text "$work/reports" "$here/text.dict"
 run fuzz_read_ips "$work/reports" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
@@ -139,4 +165,6 @@ run fuzz_read_minidump "$work/minidump" ""
 run fuzz_macho "$work/macho" ""
 run fuzz_table "$work/table" ""
 run fuzz_core "$work/core" ""
+run fuzz_core_report "$work/core_report" ""
+sandboxed fuzz_core_report "$work"/core_report/* "$work"/out-fuzz_core_report/*
 echo "fuzz: no failures"

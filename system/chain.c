@@ -13,7 +13,8 @@
  * user, from its working directory, any file there first unlinked, then
  * created O_EXCL | O_NOFOLLOW, 0600 under its umask, owned by it, a single
  * link; not at all when RLIMIT_CORE is under a page, and no more than
- * RLIMIT_CORE bytes.  A set-user-ID process's core (dumpable 2) only to an
+ * RLIMIT_CORE bytes; sparse, as the kernel writes it (a block of zeros is
+ * a hole).  A set-user-ID process's core (dumpable 2) only to an
  * absolute path, as root, nothing replaced; and nothing at all for one
  * when fs.suid_dumpable was 0, since the kernel would not have dumped it.
  * NOT AS-safe.
@@ -207,28 +208,82 @@ feed_pipe(pm_chain *c, const unsigned char *p, size_t n)
 	}
 }
 
+/* A core file is written sparse, as the kernel writes its own: a whole
+ * block of zeros is left a hole (a process's untouched memory is most of
+ * its core: 8 GiB of zeros would take 8 GiB of the user's disk). */
+enum { BLOCK = sizeof ((pm_chain *)0)->block };
+static const unsigned char zero_block[BLOCK];
+
+/* n bytes (whole blocks, or the last short one) at the core file's offset off. */
+static void
+put(pm_chain *c, const unsigned char *p, size_t n, uint64_t off)
+{
+	while (n && !c->file_failed) {
+		ssize_t w = pwrite(c->file_fd, p, n, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			c->file_failed = true;
+		else {
+			p += w;
+			n -= (size_t)w;
+			off += (uint64_t)w;
+		}
+	}
+}
+
+/* Whole blocks at the core file's offset off: each run of blocks with data in one write, zeros skipped. */
+static void
+put_blocks(pm_chain *c, const unsigned char *p, size_t n, uint64_t off)
+{
+	size_t run = 0; /* blocks with data, not yet written, before p + at */
+	for (size_t at = 0; at < n; at += BLOCK) {
+		if (memcmp(p + at, zero_block, BLOCK) != 0) {
+			run += BLOCK;
+			continue;
+		}
+		put(c, p + at - run, run, off + at - run);
+		run = 0;
+	}
+	put(c, p + n - run, run, off + n - run);
+}
+
+static void
+file_tee(pm_chain *c, const unsigned char *p, size_t n)
+{
+	uint64_t room = c->file_limit - c->file_written;
+	size_t k = n < room ? n : (size_t)room;
+	while (k && !c->file_failed) {
+		uint64_t off = c->file_written - c->block_len;
+		if (c->block_len == 0 && k >= BLOCK) {
+			size_t whole = k - k % BLOCK;
+			put_blocks(c, p, whole, off);
+			p += whole;
+			k -= whole;
+			c->file_written += whole;
+			continue;
+		}
+		size_t m = BLOCK - c->block_len < k ? BLOCK - c->block_len : k;
+		memcpy(c->block + c->block_len, p, m);
+		c->block_len += m;
+		c->file_written += m;
+		p += m;
+		k -= m;
+		if (c->block_len == BLOCK) {
+			put_blocks(c, c->block, BLOCK, off);
+			c->block_len = 0;
+		}
+	}
+}
+
 bool
 pmi_chain_tee(void *ctx, const void *buf, size_t n)
 {
 	pm_chain *c = ctx;
 	if (c->pipe_fd >= 0)
 		feed_pipe(c, buf, n);
-	if (c->file_fd >= 0 && !c->file_failed) {
-		uint64_t room = c->file_limit - c->file_written;
-		size_t k = n < room ? n : (size_t)room;
-		for (const char *p = buf; k;) {
-			ssize_t w = write(c->file_fd, p, k);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0) {
-				c->file_failed = true;
-				break;
-			}
-			p += w;
-			k -= (size_t)w;
-			c->file_written += (uint64_t)w;
-		}
-	}
+	if (c->file_fd >= 0 && !c->file_failed)
+		file_tee(c, buf, n);
 	return c->pipe_fd >= 0 || (c->file_fd >= 0 && !c->file_failed && c->file_written < c->file_limit);
 }
 
@@ -240,7 +295,9 @@ pmi_chain_close(pm_chain *c)
 		close(c->pipe_fd);
 	c->pipe_fd = -1;
 	if (c->file_fd >= 0) {
-		bool ok = !c->file_failed && fsync(c->file_fd) == 0;
+		/* The short last block, then the length: a core that ends in a hole ends where it should. */
+		put(c, c->block, c->block_len, c->file_written - c->block_len);
+		bool ok = !c->file_failed && ftruncate(c->file_fd, (off_t)c->file_written) == 0 && fsync(c->file_fd) == 0;
 		ok = close(c->file_fd) == 0 && ok;
 		snprintf(c->what + at, sizeof c->what - at, ": %llu bytes%s", (unsigned long long)c->file_written,
 		         ok ? "" : " (a write failed)");

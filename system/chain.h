@@ -12,8 +12,10 @@ typedef struct pm_chain {
 	int pipe_fd;              /* its standard input, or -1 once closed */
 	bool pipe_stalled;        /* it stopped reading: the rest was not given to it */
 	int file_fd;              /* the previous file pattern's core file, or -1 */
-	uint64_t file_limit, file_written;
+	uint64_t file_limit, file_written; /* file_written: the core's bytes taken, holes and the block below in */
 	bool file_failed;
+	size_t block_len;         /* the core file's last bytes, short of a whole block: a hole or not, once full */
+	unsigned char block[4096];
 	char what[PATH_MAX + 64]; /* what was done, for the crash's log line */
 } pm_chain;
 

@@ -24,39 +24,11 @@ plain(unsigned char c)
 	return !needs_escape[c];
 }
 
-/*
- * Whether a byte of x needs an escape: one below 0x20 ("has a byte less
- * than"), or a '"' or '\\' (a zero byte in x xor that byte repeated).
- * Each test is exact about whether such a byte exists, which is all that
- * is asked: eight bytes a step, where a table load per byte was the
- * writer's largest cost.
- */
-static bool
-word_needs_escape(uint64_t x)
-{
-	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
-	uint64_t quote = x ^ (ones * '"'), slash = x ^ (ones * '\\');
-	return (((x - ones * 0x20) & ~x) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & highs;
-}
-
-/* Whether s[0..n) needs no escape.  Never reads outside it: the last word
- * overlaps the one before, and a string shorter than a word is padded. */
+/* Whether s[0..n) needs no escape. */
 static bool
 all_plain(const char *s, size_t n)
 {
-	uint64_t x;
-	if (n < sizeof x) {
-		x = 0x6161616161616161u; /* "aaaaaaaa" */
-		memcpy(&x, s, n);
-		return !word_needs_escape(x);
-	}
-	for (size_t i = 0; i + sizeof x < n; i += sizeof x) {
-		memcpy(&x, s + i, sizeof x);
-		if (word_needs_escape(x))
-			return false;
-	}
-	memcpy(&x, s + n - sizeof x, sizeof x);
-	return !word_needs_escape(x);
+	return pmi_out_plain(s, n, '"', '\\');
 }
 
 static void

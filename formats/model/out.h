@@ -7,6 +7,8 @@
 #ifndef PM_FORMATS_OUT_H
 #define PM_FORMATS_OUT_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "postmortem-tools.h"
@@ -133,6 +135,41 @@ pmi_lens_get(pmi_lens *c, const char *s)
 		c->n[k] = strlen(s);
 	}
 	return c->n[k];
+}
+
+/*
+ * Whether a byte of x is below 0x20, or is a or b (a zero byte in x xor
+ * that byte repeated).  Each test is exact about whether such a byte
+ * exists, which is all that is asked: eight bytes a step.
+ */
+static inline bool
+pmi_word_has(uint64_t x, unsigned char a, unsigned char b)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	uint64_t xa = x ^ (ones * a), xb = x ^ (ones * b);
+	return (((x - ones * 0x20) & ~x) | ((xa - ones) & ~xa) | ((xb - ones) & ~xb)) & highs;
+}
+
+/* Whether s[0..n) has no byte below 0x20 and none equal to a or b: a string
+ * a writer may copy as it is (the JSON writer's '"' and '\\', the text
+ * writer's DEL and '\\').  Never reads outside it: the last word overlaps
+ * the one before, and a string shorter than a word is padded. */
+static inline bool
+pmi_out_plain(const char *s, size_t n, unsigned char a, unsigned char b)
+{
+	uint64_t x;
+	if (n < sizeof x) {
+		x = 0x6161616161616161u; /* "aaaaaaaa" */
+		memcpy(&x, s, n);
+		return !pmi_word_has(x, a, b);
+	}
+	for (size_t i = 0; i + sizeof x < n; i += sizeof x) {
+		memcpy(&x, s + i, sizeof x);
+		if (pmi_word_has(x, a, b))
+			return false;
+	}
+	memcpy(&x, s + n - sizeof x, sizeof x);
+	return !pmi_word_has(x, a, b);
 }
 
 /* Append c n times. */

@@ -113,7 +113,9 @@ bool pmi_tx_hex(tx_span s, uint64_t *v);
 void pmi_tx_name_pid(tx_span s, tx_span *name, int64_t *pid);
 /* Split "name  Dispatch queue: q" (either part optional). */
 void pmi_tx_name_queue(tx_span s, tx_span *name, tx_span *queue);
-/* Arena copy with a NUL; NULL for an empty span (or a full arena). */
+/* A copy of n bytes at p in the arena, the writer's escapes undone (text_escape.h). */
+const char *pmi_tx_strndup(pm_arena *a, const char *p, size_t n);
+/* The same of a span; NULL for an empty span (or a full arena). */
 const char *pmi_tx_copy(pm_arena *a, tx_span s);
 /* The same, but "???" (Apple's "unknown") is NULL too. */
 const char *pmi_tx_copy_known(pm_arena *a, tx_span s);

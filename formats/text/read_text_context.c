@@ -60,8 +60,8 @@ pmi_tx_annotation_line(tx_parser *p, tx_span raw)
 	pm_kv *kv = push(p, (void **)&r->annotations, &r->annotation_count, &p->annotation_cap, sizeof *kv);
 	if (kv) {
 		size_t kn = (size_t)(colon - t.p);
-		kv->key = pmi_arena_strndup(r->arena, t.p, kn);
-		kv->value = pmi_arena_strndup(r->arena, colon + 2, t.n - kn - 2);
+		kv->key = pmi_tx_strndup(r->arena, t.p, kn);
+		kv->value = pmi_tx_strndup(r->arena, colon + 2, t.n - kn - 2);
 	}
 	return true;
 }
@@ -87,7 +87,7 @@ pmi_tx_crumb_line(tx_parser *p, tx_span raw)
 	pm_crumb *c = push(p, (void **)&r->breadcrumbs, &r->breadcrumb_count, &p->crumb_cap, sizeof *c);
 	if (c) {
 		c->time = time;
-		c->message = pmi_arena_strndup(r->arena, t.p + end + 2, t.n - end - 2);
+		c->message = pmi_tx_strndup(r->arena, t.p + end + 2, t.n - end - 2);
 	}
 	return true;
 }

@@ -112,8 +112,8 @@ pmi_tx_header_extra(tx_parser *p, tx_span key, tx_span value)
 	if (!kv)
 		return;
 	h->extra = kv;
-	kv[h->extra_count].key = pmi_arena_strndup(p->r->arena, key.p, key.n);
-	kv[h->extra_count].value = pmi_arena_strndup(p->r->arena, value.p, value.n);
+	kv[h->extra_count].key = pmi_tx_strndup(p->r->arena, key.p, key.n);
+	kv[h->extra_count].value = pmi_tx_strndup(p->r->arena, value.p, value.n);
 	h->extra_count++;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "model.h"
 #include "read_text.h"
+#include "text_escape.h"
 
 #include <string.h>
 
@@ -238,9 +239,18 @@ pmi_tx_name_queue(tx_span s, tx_span *name, tx_span *queue)
 }
 
 const char *
+pmi_tx_strndup(pm_arena *a, const char *p, size_t n)
+{
+	char *c = (char *)pmi_arena_strndup(a, p, n);
+	if (c)
+		c[pmi_text_unescape(c, n)] = '\0';
+	return c;
+}
+
+const char *
 pmi_tx_copy(pm_arena *a, tx_span s)
 {
-	return s.n ? pmi_arena_strndup(a, s.p, s.n) : NULL;
+	return s.n ? pmi_tx_strndup(a, s.p, s.n) : NULL;
 }
 
 const char *
@@ -280,7 +290,7 @@ pmi_tx_push_line(pm_arena *a, const char ***arr, uint32_t *count, uint32_t *cap,
 	if (*count >= TX_MAX_LINES)
 		return;
 	const char **n = pmi_tx_grow(a, *arr, *count, cap, sizeof **arr);
-	const char *copy = pmi_arena_strndup(a, s.p, s.n);
+	const char *copy = pmi_tx_strndup(a, s.p, s.n);
 	if (!n || !copy)
 		return;
 	*arr = n;

@@ -2,6 +2,8 @@
  * write_text.c — AS-SAFE writer of the Apple-style .crash text (classic iOS
  * layout, docs/text-format.md).  Runs in the crash handler and offline alike:
  * only pm_out_* and strlen/strcmp are used; the model is never modified.
+ * Every string of the model goes out through text_escape.c: a name with a
+ * newline stays on its line (docs/text-format.md, "Escapes").
  *
  *   pmi_write_text()
  *     write_header()      identity block, time/OS block
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "text_escape.h"
 
 /* Header values start at column 21: the label with its colon fills 20, then a space. */
 static void
@@ -26,7 +29,7 @@ field(pm_out *o, const char *label, const char *value)
 		return;
 	pmi_out_lpad(o, label, 20);
 	pmi_out_ch(o, ' ');
-	pmi_out_str(o, value);
+	pmi_text_put(o, value);
 	pmi_out_ch(o, '\n');
 }
 
@@ -38,7 +41,7 @@ field_proc(pm_out *o, const char *label, const char *name, int64_t pid)
 		return;
 	pmi_out_lpad(o, label, 20);
 	pmi_out_ch(o, ' ');
-	pmi_out_str(o, name ? name : "???");
+	pmi_text_put_proc(o, name ? name : "???");
 	if (pid >= 0) {
 		pmi_out_str(o, " [");
 		pmi_out_i64(o, pid);
@@ -84,11 +87,11 @@ write_header(const pm_report *r, pm_out *o)
 	field(o, "Report Version:", h->report_version);
 	for (uint32_t i = 0; i < h->extra_count; i++) {
 		/* The stored key has no colon; the label column includes one. */
-		pmi_out_str(o, h->extra[i].key);
+		pmi_text_put(o, h->extra[i].key);
 		pmi_out_ch(o, ':');
-		size_t n = strlen(h->extra[i].key) + 1;
+		size_t n = pmi_text_len(h->extra[i].key) + 1;
 		pmi_out_rep(o, ' ', n < 20 ? 21 - n : 1);
-		pmi_out_str(o, h->extra[i].value);
+		pmi_text_put(o, h->extra[i].value);
 		pmi_out_ch(o, '\n');
 	}
 	pmi_out_ch(o, '\n');
@@ -101,7 +104,7 @@ literal(pm_out *o, const char *prefix, const char *value)
 	if (!value)
 		return;
 	pmi_out_str(o, prefix);
-	pmi_out_str(o, value);
+	pmi_text_put(o, value);
 	pmi_out_ch(o, '\n');
 }
 
@@ -112,12 +115,12 @@ write_exception_type(const pm_exception *e, pm_out *o)
 		return;
 	pmi_out_str(o, "Exception Type:  ");
 	if (e->type && e->signal_name) {
-		pmi_out_str(o, e->type);
+		pmi_text_put(o, e->type);
 		pmi_out_str(o, " (");
-		pmi_out_str(o, e->signal_name);
+		pmi_text_put(o, e->signal_name);
 		pmi_out_ch(o, ')');
 	} else {
-		pmi_out_str(o, e->type ? e->type : e->signal_name);
+		pmi_text_put(o, e->type ? e->type : e->signal_name);
 	}
 	pmi_out_ch(o, '\n');
 }
@@ -146,7 +149,7 @@ write_termination(const pm_exception *e, pm_out *o)
 	literal(o, "Termination Signal: ", e->term_indicator);
 	if (e->term_namespace) {
 		pmi_out_str(o, "Termination Reason: Namespace ");
-		pmi_out_str(o, e->term_namespace);
+		pmi_text_put(o, e->term_namespace);
 		if (e->has_term_code) {
 			pmi_out_str(o, ", Code 0x");
 			pmi_out_hex(o, e->term_code, 0);
@@ -154,13 +157,13 @@ write_termination(const pm_exception *e, pm_out *o)
 		pmi_out_ch(o, '\n');
 	}
 	for (uint32_t i = 0; i < e->term_reason_count; i++) {
-		pmi_out_str(o, e->term_reasons[i]);
+		pmi_text_put(o, e->term_reasons[i]);
 		pmi_out_ch(o, '\n');
 	}
 	literal(o, "Termination Description: ", e->term_description);
 	if (e->terminating_process || e->terminating_pid >= 0) {
 		pmi_out_str(o, "Terminating Process: ");
-		pmi_out_str(o, e->terminating_process ? e->terminating_process : "???");
+		pmi_text_put_proc(o, e->terminating_process ? e->terminating_process : "???");
 		if (e->terminating_pid >= 0) {
 			pmi_out_str(o, " [");
 			pmi_out_i64(o, e->terminating_pid);
@@ -206,8 +209,8 @@ write_symbol(pm_out *o, pmi_lens *lens, const char *symbol, bool has_offset, uin
 {
 	size_t n = pmi_lens_get(lens, symbol);
 	char *p = pmi_out_room(o, n + 3 + PMI_U64_MAX);
-	if (!p) {
-		pmi_out_put(o, symbol, n);
+	if (!p || !pmi_text_plain(symbol, n)) {
+		pmi_text_put(o, symbol);
 		if (has_offset) {
 			pmi_out_put(o, " + ", 3);
 			pmi_out_u64(o, offset);
@@ -240,7 +243,7 @@ write_location(const pm_report *r, const pm_frame *f, pmi_lens *lens, pm_out *o)
 	 * a source location only with its line (the JSON twin keeps the rest). */
 	if (f->file && f->line) {
 		pmi_out_str(o, " (");
-		pmi_out_str(o, f->file);
+		pmi_text_put(o, f->file);
 		pmi_out_ch(o, ':');
 		pmi_out_u64(o, f->line);
 		pmi_out_ch(o, ')');
@@ -283,7 +286,8 @@ typedef struct image_columns {
 	char text[PMI_LENS_SLOTS][COLUMN];
 } image_columns;
 
-/* name's padded column, or NULL when name is longer than IMAGE_WIDTH; *n: its length. */
+/* name's padded column, or NULL when name is longer than IMAGE_WIDTH or
+ * needs an escape (then *n is more than IMAGE_WIDTH); *n: its length. */
 static const char *
 image_column(image_columns *c, const char *name, size_t *n)
 {
@@ -291,7 +295,7 @@ image_column(image_columns *c, const char *name, size_t *n)
 	if (c->lens.s[k] != name) {
 		size_t len = strlen(name);
 		c->lens.s[k] = name;
-		c->lens.n[k] = len;
+		c->lens.n[k] = pmi_text_plain(name, len) ? len : IMAGE_WIDTH + 1;
 		if (len <= IMAGE_WIDTH) {
 			memcpy(c->text[k], name, len);
 			memset(c->text[k] + len, ' ', COLUMN - len);
@@ -310,12 +314,11 @@ write_frame_head(pm_out *o, image_columns *columns, uint32_t i, const char *imag
 {
 	size_t n;
 	const char *column = image_column(columns, image, &n);
-	size_t field = n > IMAGE_WIDTH ? n : IMAGE_WIDTH;
-	char *p = pmi_out_room(o, PMI_U64_MAX + field + 3 + PMI_HEX_MAX + 1), idx[24];
+	char *p = column ? pmi_out_room(o, PMI_U64_MAX + COLUMN + 3 + PMI_HEX_MAX + 1) : NULL, idx[24];
 	if (!p) {
 		pmi_fmt_u64(idx, sizeof idx, i);
 		pmi_out_lpad(o, idx, INDEX_WIDTH);
-		pmi_out_lpad(o, image, IMAGE_WIDTH);
+		pmi_text_lpad(o, image, IMAGE_WIDTH);
 		pmi_out_put(o, "\t0x", 3);
 		pmi_out_hex(o, address, digits);
 		pmi_out_ch(o, ' ');
@@ -324,12 +327,8 @@ write_frame_head(pm_out *o, image_columns *columns, uint32_t i, const char *imag
 	char *q = pmi_put_u64(p, i);
 	while (q < p + INDEX_WIDTH)
 		*q++ = ' ';
-	if (column) {
-		memcpy(q, column, COLUMN);
-	} else {
-		memcpy(q, image, n);
-	}
-	q += field;
+	memcpy(q, column, COLUMN);
+	q += IMAGE_WIDTH;
 	memcpy(q, "\t0x", 3);
 	q = pmi_put_hex(q + 3, address, digits);
 	*q++ = ' ';
@@ -369,9 +368,9 @@ write_context(const pm_report *r, pm_out *o)
 		pmi_out_str(o, "Annotations:\n");
 		for (uint32_t i = 0; i < r->annotation_count; i++) {
 			pmi_out_str(o, "  ");
-			pmi_out_str(o, r->annotations[i].key);
+			pmi_text_put(o, r->annotations[i].key);
 			pmi_out_str(o, ": ");
-			pmi_out_str(o, r->annotations[i].value);
+			pmi_text_put(o, r->annotations[i].value);
 			pmi_out_ch(o, '\n');
 		}
 		pmi_out_ch(o, '\n');
@@ -382,7 +381,7 @@ write_context(const pm_report *r, pm_out *o)
 			pmi_out_str(o, "  ");
 			pmi_out_time(o, &r->breadcrumbs[i].time);
 			pmi_out_str(o, "  ");
-			pmi_out_str(o, r->breadcrumbs[i].message);
+			pmi_text_put(o, r->breadcrumbs[i].message);
 			pmi_out_ch(o, '\n');
 		}
 		pmi_out_ch(o, '\n');
@@ -400,7 +399,7 @@ write_sections(const pm_report *r, pm_out *o)
 	if (e->asi_count > 0) {
 		pmi_out_str(o, "Application Specific Information:\n");
 		for (uint32_t i = 0; i < e->asi_count; i++) {
-			pmi_out_str(o, e->asi[i]);
+			pmi_text_put(o, e->asi[i]);
 			pmi_out_ch(o, '\n');
 		}
 		pmi_out_ch(o, '\n');
@@ -421,12 +420,12 @@ write_thread_title(const pm_thread *t, pm_out *o)
 		pmi_out_u64(o, t->number);
 		pmi_out_str(o, " name:  ");
 		if (t->name)
-			pmi_out_str(o, t->name);
+			pmi_text_put(o, t->name);
 		if (t->name && t->queue)
 			pmi_out_str(o, "  ");
 		if (t->queue) {
 			pmi_out_str(o, "Dispatch queue: ");
-			pmi_out_str(o, t->queue);
+			pmi_text_put(o, t->queue);
 		}
 		pmi_out_ch(o, '\n');
 	}
@@ -465,7 +464,7 @@ write_image_path(const pm_image *im, pm_out *o)
 	const char *path = im->path ? im->path : "???";
 	if (path[0] != '/')
 		pmi_out_ch(o, '/');
-	pmi_out_str(o, path);
+	pmi_text_put(o, path);
 }
 
 static void
@@ -480,12 +479,12 @@ write_images(const pm_report *r, pm_out *o)
 		pmi_out_ch(o, ' ');
 		if (im->is_app)
 			pmi_out_ch(o, '+');
-		pmi_out_str(o, im->name ? im->name : "???");
+		pmi_text_put(o, im->name ? im->name : "???");
 		pmi_out_ch(o, ' ');
-		pmi_out_str(o, im->arch ? im->arch : "unknown-arch");
+		pmi_text_put(o, im->arch ? im->arch : "unknown-arch");
 		if (im->version) {
 			pmi_out_str(o, " (");
-			pmi_out_str(o, im->version);
+			pmi_text_put(o, im->version);
 			pmi_out_str(o, ") ");
 		} else {
 			pmi_out_str(o, "  ");

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "text_escape.h"
 
 typedef struct layout {
 	pm_arch arch;
@@ -71,7 +72,7 @@ write_rows(const layout *l, const pm_regs *g, pm_out *o)
 		pmi_out_0x(o, reg->value, in_list(l->narrow, reg->name) ? 8 : l->digits);
 		if (g->esr_description && strcmp(reg->name, "esr") == 0) {
 			pmi_out_ch(o, ' ');
-			pmi_out_str(o, g->esr_description);
+			pmi_text_put(o, g->esr_description);
 		}
 		col++;
 		if (col == 4 || in_list(l->breaks, reg->name) || i + 1 == g->count) {
@@ -102,7 +103,7 @@ write_x86_exception_state(const pm_regs *g, pm_out *o)
 		pmi_out_0x(o, g->error_code, 8);
 		if (g->trap_description) {
 			pmi_out_ch(o, ' ');
-			pmi_out_str(o, g->trap_description);
+			pmi_text_put(o, g->trap_description);
 		}
 		pmi_out_ch(o, '\n');
 		x86_line(o, "Trap Number:");

@@ -337,7 +337,10 @@ Test(fs_hostile, escape_sequences_from_a_report_never_reach_the_terminal)
 	cr_assert_eq(pm_store_paths(s, id, &crash_path, NULL), PM_OK);
 	char *crash = strdup(crash_path), *stored = pm_test_slurp(crash, NULL);
 	pm_store_close(s);
-	cr_assert(has_escape(stored), "the report keeps the name as it was");
+	/* The .crash writes the name's control bytes escaped (docs/text-format.md, "Escapes"); its
+	 * reader gives them back, which explain's masked name below shows. */
+	cr_assert(strstr(stored, "x\\x1b[31mRED\\x1b]0;T\\x07") && !has_escape(stored),
+	          "the report keeps the name, its control bytes escaped");
 
 	cr_expect_eq(sh(&out, "'%s' explain '%s'", cli_path(), crash), 0, "%s", out);
 	cr_expect(strstr(out, "x?[31mRED"), "%s", out);

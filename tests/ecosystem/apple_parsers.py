@@ -301,6 +301,20 @@ def lldb_parse(text):
 
 # --- the JSON twin, read with Python's json --------------------------------------------
 
+def text_escaped(s):
+    """A name as the .crash writes it (formats/text/text_escape.c): bytes below 0x20, DEL and a
+    backslash that "x" follows as \\xHH; what the Apple parsers read is that."""
+    if s is None:
+        return None
+    out = []
+    for i, c in enumerate(s):
+        if ord(c) < 0x20 or ord(c) == 0x7f or (c == '\\' and s[i + 1:i + 2] == 'x'):
+            out.append('\\x%02x' % ord(c))
+        else:
+            out.append(c)
+    return ''.join(out)
+
+
 def twin_facts(doc):
     images = doc.get('images') or []
     threads = []
@@ -309,10 +323,10 @@ def twin_facts(doc):
         for f in t.get('frames') or []:
             ix = f.get('image')
             name = images[ix].get('name') if ix is not None and ix < len(images) else f.get('image_name')
-            frames.append({'address': f['address'], 'module': name})
+            frames.append({'address': f['address'], 'module': text_escaped(name)})
         # A thread with a queue but no name reads, in Apple's layout and so for Sentry too,
         # as one named "Dispatch queue: q".
-        name = t.get('name') or ('Dispatch queue: ' + t['queue'] if t.get('queue') else None)
+        name = text_escaped(t.get('name') or ('Dispatch queue: ' + t['queue'] if t.get('queue') else None))
         threads.append({'index': i, 'id': t.get('id'), 'name': name, 'frames': frames,
                         'crashed': bool(t.get('crashed'))})
     crashed = [t['index'] for t in threads if t['crashed']]
@@ -322,8 +336,8 @@ def twin_facts(doc):
         path = im.get('path') or '???'
         out.append({'start': im['start'], 'end': (im['start'] + im['size'] - 1) % U64,
                     'uuid': (im.get('debug_id') or '0' * 32).replace('-', ''),
-                    'name': im.get('name') or '???', 'arch': im.get('arch') or 'unknown-arch',
-                    'path': path if path.startswith('/') else '/' + path})
+                    'name': text_escaped(im.get('name') or '???'), 'arch': im.get('arch') or 'unknown-arch',
+                    'path': text_escaped(path if path.startswith('/') else '/' + path)})
     return {'threads': threads, 'crashed': crashed[0] if crashed else None, 'images': out,
             'triggered': trig if trig is not None and 0 <= trig < len(threads) else None}
 

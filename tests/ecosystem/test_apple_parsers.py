@@ -3,14 +3,18 @@
 
 Crashes real programs (a fault in a worker thread, abort, a stack overflow), a
 watchdog hang and a snapshot, converts every shared Apple sample, and runs
-apple_parsers.py on each .crash against its JSON twin.  Also proves the check
+apple_parsers.py on each .crash against its JSON twin.  One of them names
+itself (its file, its threads) with a newline and a forged header line: its
+.crash keeps one `Process:` line, and the names come back whole from it.  Also proves the check
 can fail: the layout written before debug ids (the full build id in <…>) must
 be rejected, as both tools reject it.
 
 Environment (tests/meson.build): PM_BUILD_ROOT, PM_SHARED.
 """
 import glob
+import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -53,6 +57,35 @@ def capture(kind, argv, status, top):
     return crashes[0], crashes[0][:-len('.crash')] + '.json'
 
 
+def hostile_names(top):
+    """A process whose file name is "evil\\nProcess: x [1]" and whose threads' names hold a
+    newline too: one Process: line, and postmortem's reader gives every name back whole."""
+    d = tempfile.mkdtemp(prefix='names-', dir=top)
+    exe = os.path.join(d, 'evil\nProcess: x [1]')
+    shutil.copy(os.path.join(BUILD, 'tests', 'crash_names'), exe)
+    # The copy's $ORIGIN-relative RUNPATH no longer finds the library.
+    env = dict(os.environ, POSTMORTEM_DIR=os.path.join(d, 'reports'), LD_LIBRARY_PATH=BUILD)
+    p = subprocess.Popen([exe], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    status = p.wait(timeout=120)
+    crashes = glob.glob(os.path.join(d, 'reports', 'pending', '*.crash'))
+    if status != -11 or len(crashes) != 1:
+        sys.exit('crash_names ended with %d and left %d reports' % (status, len(crashes)))
+    with open(crashes[0], encoding='utf-8', errors='surrogateescape') as f:
+        lines = [line for line in f.read().split('\n') if line.startswith('Process:')]
+    read = subprocess.run([CLI, 'convert', '--to', 'json', crashes[0]], capture_output=True, text=True)
+    doc = json.loads(read.stdout) if read.returncode == 0 else {}
+    header = doc.get('header', {})
+    names = [t.get('name') for t in doc.get('threads', [])]
+    errors = []
+    if len(lines) != 1 or not lines[0].endswith(' [%d]' % p.pid):
+        errors.append('the .crash has %d Process: lines: %r' % (len(lines), lines))
+    if header.get('process_name') != 'evil\nProcess: x [1]' or header.get('pid') != p.pid:
+        errors.append('postmortem reads the process back as %r [%r]' % (header.get('process_name'), header.get('pid')))
+    if names != ['m\nProcess: x [1', 'w\nThread 0 Cr']:
+        errors.append('postmortem reads the threads\' names back as %r' % names)
+    return errors, (crashes[0], crashes[0][:-len('.crash')] + '.json')
+
+
 def convert(sample, top):
     base = os.path.join(top, os.path.basename(sample))
     for to in ('crash', 'json'):
@@ -80,6 +113,14 @@ def main():
     failed = 0
     with tempfile.TemporaryDirectory(prefix='pm-apple-parsers-') as top:
         pairs = [(kind, capture(kind, argv, status, top)) for kind, argv, status in RUNS]
+        errors, pair = hostile_names(top)
+        pairs.append(('names', pair))
+        if errors:
+            failed += 1
+            print('FAIL names     a newline in the process\'s and its threads\' names:\n    ' + '\n    '.join(errors))
+        else:
+            print('ok   names     a newline in the process\'s and its threads\' names: one Process: line, '
+                  'each name read back whole')
         samples = sorted(glob.glob(os.path.join(SHARED, 'samples', 'apple', '*.txt')) +
                          glob.glob(os.path.join(SHARED, 'samples', 'apple', '*.ips')) +
                          glob.glob(os.path.join(SHARED, 'samples', 'apple', '*.crash')))

@@ -11,17 +11,25 @@
  *                                       live source, and each thread's stack
  *                                       read both from what the stream kept
  *                                       and from /proc/PID/mem
+ *   core_show --probe-notes DIR PID     the same, but the stream read only as
+ *                                       far as its notes ("head BYTES"), each
+ *                                       stack read from /proc/PID/mem alone,
+ *                                       then the rest teed ("rest BYTES"), and
+ *                                       the stacks compared with the teed core
+ *                                       read as a file
  *
  * Lines: "arch A", "pid P", "comm C", "fault SIGNO CODE ADDR", "threads N",
  * then per thread "thread TID pc PC sp SP signal S fpregs BYTES" and
  * "reg TID NAME VALUE", "maps N", "map START END OFFSET PATH", and per
- * address "mem ADDR WORD" or "mem ADDR unreadable".
+ * address "mem ADDR WORD" or "mem ADDR unreadable"; a probe ends with
+ * "rss KIB", its peak resident memory.
  */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "corefile/core.h"
@@ -90,31 +98,79 @@ compare_stacks(FILE *f, pm_core *c, int mem_fd)
 	}
 }
 
-static int
-probe(const char *dir, const char *pid)
+static long
+peak_kib(void)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s.core", dir, pid);
-	FILE *core = fopen(path, "wxe");
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_maxrss;
+}
+
+enum { STACK_WORDS = 64 };
+
+/* Each thread's first stack words through /proc/PID/mem alone (a core read
+ * to its notes keeps nothing), then from the teed core read as a file. */
+static void
+stacks_live_then_file(FILE *f, pm_core *c, const char *core_path)
+{
+	uint64_t(*live)[STACK_WORDS] = calloc(c->nthreads, sizeof *live);
+	bool *ok = calloc(c->nthreads, sizeof *ok);
+	for (size_t i = 0; i < c->nthreads; i++)
+		ok[i] = pmi_core_mem_read(c, c->threads[i].sp, live[i], sizeof live[i]);
+	pm_core_options opt = { .mem_fd = -1 };
+	pm_core *file;
+	char why[256];
+	if (pmi_core_open(core_path, &opt, &file, why, sizeof why) != PM_OK) {
+		fprintf(f, "error the teed core: %s\n", why);
+		return;
+	}
+	for (size_t i = 0; i < c->nthreads; i++) {
+		uint64_t kept[STACK_WORDS];
+		bool k = pmi_core_mem_read(file, c->threads[i].sp, kept, sizeof kept);
+		fprintf(f, "stack %d kept %s live %s same %s\n", c->threads[i].tid, k ? "yes" : "no", ok[i] ? "yes" : "no",
+		        k && ok[i] && memcmp(kept, live[i], sizeof kept) == 0 ? "yes" : "no");
+	}
+	pmi_core_close(file);
+	free(live);
+	free(ok);
+}
+
+static int
+probe(const char *dir, const char *pid, bool notes_only)
+{
+	char path[4096], core_path[4096];
+	snprintf(core_path, sizeof core_path, "%s/%s.core", dir, pid);
+	FILE *core = fopen(core_path, "wxe");
 	snprintf(path, sizeof path, "%s/%s.txt", dir, pid);
 	FILE *out = fopen(path, "wxe");
 	snprintf(path, sizeof path, "/proc/%s/mem", pid);
 	int mem = open(path, O_RDONLY | O_CLOEXEC);
 	if (!core || !out)
 		return 1;
-	pm_core_options opt = { .mem_fd = -1 };
+	pm_core_options opt = { .mem_fd = notes_only ? mem : -1 };
 	pm_core *c;
-	uint64_t n;
+	uint64_t n, rest = 0;
 	char why[256];
-	pm_err e = pmi_core_read_stream(0, &opt, NULL, tee_to, core, &c, &n, why, sizeof why);
-	fprintf(out, "read %" PRIu64 "\n", n);
+	pm_err e = notes_only ? pmi_core_read_stream_notes(0, &opt, NULL, tee_to, core, &c, &n, why, sizeof why)
+	                      : pmi_core_read_stream(0, &opt, NULL, tee_to, core, &c, &n, why, sizeof why);
+	if (e == PM_OK && notes_only) {
+		fprintf(out, "head %" PRIu64 "\n", n);
+		e = pmi_core_stream_rest(0, n, NULL, tee_to, core, &rest, why, sizeof why);
+	}
+	fprintf(out, "read %" PRIu64 "\n", n + rest);
 	if (e != PM_OK) {
 		fprintf(out, "error %s\n", why);
 		return 1;
 	}
 	show(out, c, 0, NULL);
 	fprintf(out, "kept %zu\n", c->src->nkept);
-	compare_stacks(out, c, mem);
+	if (fflush(core) != 0)
+		return 1;
+	if (notes_only)
+		stacks_live_then_file(out, c, core_path);
+	else
+		compare_stacks(out, c, mem);
+	fprintf(out, "rss %ld\n", peak_kib());
 	pmi_core_close(c);
 	return fclose(core) != 0 || fclose(out) != 0;
 }
@@ -123,9 +179,11 @@ int
 main(int argc, char **argv)
 {
 	if (argc == 4 && strcmp(argv[1], "--probe") == 0)
-		return probe(argv[2], argv[3]);
+		return probe(argv[2], argv[3], false);
+	if (argc == 4 && strcmp(argv[1], "--probe-notes") == 0)
+		return probe(argv[2], argv[3], true);
 	if (argc < 2) {
-		fprintf(stderr, "usage: core_show CORE|- [ADDR...] | --probe DIR PID\n");
+		fprintf(stderr, "usage: core_show CORE|- [ADDR...] | --probe DIR PID | --probe-notes DIR PID\n");
 		return 2;
 	}
 	pm_core_options opt = { .mem_fd = -1 };

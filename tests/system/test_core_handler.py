@@ -43,6 +43,7 @@ STATIC = os.path.join(BUILD, 'tests', 'sys_crash_static')
 THREADS = os.path.join(BUILD, 'tests', 'sys_threads17')
 LINKED = os.path.join(BUILD, 'sample_crashes', 'crash_null_deref')
 SHOW = os.path.join(BUILD, 'tests', 'core_show')
+SPARSE = os.path.join(BUILD, 'tests', 'sys_sparse')
 USER = 'pmsystest'
 
 
@@ -253,6 +254,45 @@ def file_previous(work, settings, user, kmsg):
     disable(sysdir, before)
 
 
+def gdb_words(core, exe):
+    """What gdb reads in a core: the crashed thread's pc and sp, and the word of each touched page."""
+    cmd = ['gdb', '-batch', '-nx', '-ex', 'info registers rip rsp']
+    for i in range(8):
+        cmd += ['-ex', 'x/1gx %#x' % (0x200000000000 + i * (256 << 20))]
+    return subprocess.run(cmd + [exe, core], capture_output=True, text=True, timeout=300).stdout
+
+
+def sparse_previous(work, settings, user, kmsg):
+    """A previous file pattern's core is written sparse, as the kernel writes its own: the same
+    process (2 GiB mapped, 8 pages touched) dumped by the kernel itself and through the handler."""
+    cores = mkdir(os.path.join(work, 'sparse'), 0, 0o1777)
+    settings.set(os.path.join(cores, 'kernel.%p'))
+    kpid, _ = crash([SPARSE], {}, user, core_limit=resource.RLIM_INFINITY)
+    sysdir = os.path.join(work, 'sys')
+    before = enable(sysdir, os.path.join(cores, 'chained.%p'), settings)
+    pid, st = crash([SPARSE], {}, user, core_limit=resource.RLIM_INFINITY)
+    line = kmsg.line(pid)
+    disable(sysdir, before)
+    kernel, chained = os.path.join(cores, 'kernel.%d' % kpid), os.path.join(cores, 'chained.%d' % pid)
+    if not check(os.path.exists(kernel) and os.path.exists(chained),
+                 'the kernel\'s core and the chained one are both there (%s): %s' % (os.listdir(cores), line)):
+        return
+    k, c = os.stat(kernel), os.stat(chained)
+    print('note sparse core of %d bytes: the kernel\'s takes %d KiB, the chained %d KiB'
+          % (c.st_size, k.st_blocks // 2, c.st_blocks // 2))
+    check(c.st_size == k.st_size and c.st_size > 2 << 30,
+          'the chained core is as long as the kernel\'s (%d, %d bytes)' % (c.st_size, k.st_size))
+    check(c.st_blocks <= k.st_blocks + 128,
+          'the chained core takes no more disk than the kernel\'s: %d KiB, the kernel\'s %d KiB'
+          % (c.st_blocks // 2, k.st_blocks // 2))
+    # The two processes ran apart (their stacks and pids differ): the same code and the same words.
+    seen = lambda out: (re.findall(r'^rip .*(<.*>)$', out, re.M), re.findall(r'^(0x2000[0-9a-f]+):\s+(0x[0-9a-f]+)$', out, re.M))  # noqa: E731
+    mine, theirs = seen(gdb_words(chained, SPARSE)), seen(gdb_words(kernel, SPARSE))
+    check(len(mine[0]) == 1 and len(mine[1]) == 8 and mine == theirs and
+          all(int(w, 16) == 0x5350415253450000 + i for i, (_, w) in enumerate(mine[1])),
+          'gdb reads the chained core as it reads the kernel\'s: %s, kernel\'s %s' % (mine, theirs))
+
+
 def unread_previous(work, settings, kmsg):
     """A previous handler that reads nothing: the core is still read to its end."""
     sysdir = os.path.join(work, 'sys')
@@ -275,6 +315,7 @@ def main():
             with Searchable(BUILD), KernelSettings() as settings:
                 piped_previous(work, settings, user, kmsg)
                 file_previous(work, settings, user, kmsg)
+                sparse_previous(work, settings, user, kmsg)
                 unread_previous(work, settings, kmsg)
     finally:
         subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)

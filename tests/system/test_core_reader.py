@@ -25,6 +25,7 @@ import glob
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
@@ -53,7 +54,7 @@ def parse_show(text):
             regs.setdefault(int(w[1]), {})[w[2]] = int(w[3], 16)
         elif w[0] == 'mem':
             mem[int(w[1], 16)] = None if w[2] == 'unreadable' else int(w[2], 16)
-        elif w[0] in ('arch', 'pid', 'comm', 'threads', 'fault', 'read', 'kept', 'maps'):
+        elif w[0] in ('arch', 'pid', 'comm', 'threads', 'fault', 'read', 'kept', 'maps', 'head', 'rss'):
             facts[w[0]] = ' '.join(w[1:])
     return threads, regs, mem, facts
 
@@ -136,13 +137,102 @@ def kernel_cores(settings, work):
               '%s: each thread\'s stack kept from the stream equals /proc/<pid>/mem while the kernel holds it%s'
               % (name, '' if len(stacks) == n else ' (%s)' % stacks))
         as_file = subprocess.run([SHOW, core], capture_output=True, text=True)
-        strip = lambda t: [l for l in t.splitlines() if not re.match(r'^(read|kept|stack) ', l)]  # noqa: E731
+        strip = lambda t: [l for l in t.splitlines() if not re.match(r'^(read|kept|stack|head|rss) ', l)]  # noqa: E731
         check(as_file.returncode == 0 and strip(as_file.stdout) == strip(text),
               '%s: the core read as a file gives what the stream gave' % name)
         if name == 'clone_overflow' and threads:
             check(threads[0]['tid'] != int(facts.get('pid', 0)) and threads[0]['signal'] == 11,
                   'clone_overflow: the overflowing clone() thread comes first')
         against_gdb(name, exe, core, threads, regs)
+
+
+def elf_layout(core):
+    """Where a core's notes end and its first segment's bytes begin (its program headers)."""
+    with open(core, 'rb') as f:
+        eh = f.read(64)
+        phoff, = struct.unpack_from('<Q', eh, 32)
+        phnum, = struct.unpack_from('<H', eh, 56)
+        f.seek(phoff)
+        ph = f.read(56 * phnum)
+    notes_end, first = 0, None
+    for i in range(phnum):
+        typ, _, off, _, _, filesz, _, _ = struct.unpack_from('<IIQQQQQQ', ph, 56 * i)
+        if typ == 4:
+            notes_end = max(notes_end, off + filesz)
+        elif typ == 1 and filesz and (first is None or off < first):
+            first = off
+    return notes_end, first
+
+
+def run_probed(settings, work, mode, cases):
+    """Crash each (name, argv) with the probe in `mode` as kernel.core_pattern; what each probe wrote."""
+    probe = tempfile.mkdtemp(prefix='p', dir=work)
+    os.chmod(probe, 0o755)
+    pattern = '|%s %s %s %%P' % (SHOW, mode, probe)
+    if not check(len(pattern) < 128, 'the probe pattern fits the kernel (%d bytes)' % len(pattern)):
+        return {}
+    settings.set(pattern)
+    try:
+        runs = [(name, subprocess.run(argv, cwd=work, timeout=300, stdout=subprocess.DEVNULL,
+                                      stderr=subprocess.PIPE, text=True)) for name, argv in cases]
+    finally:
+        settings.restore()
+    out = {}
+    for name, p in runs:
+        check(p.returncode == -11, '%s died of SIGSEGV (%d%s)' % (name, p.returncode, p.stderr.strip()))
+        found = [f for f in glob.glob(os.path.join(probe, '*.txt'))
+                 if parse_show(open(f).read())[3].get('comm', '').startswith(name[:15])]
+        if check(len(found) == 1, '%s: the probe ran once (%s)' % (name, found)):
+            out[name] = (open(found[0]).read(), found[0][:-4] + '.core')
+    return out
+
+
+def notes_alone(settings, work):
+    """The stream read only to its notes' end: not a byte of a segment, every
+    stack read through /proc/<pid>/mem alone, the rest then teed whole."""
+    exe = os.path.join(HERE, 'sys_threads17')
+    got = run_probed(settings, work, '--probe-notes', [('sys_threads17', [exe])])
+    if 'sys_threads17' not in got:
+        return
+    text, core = got['sys_threads17']
+    threads, regs, _, facts = parse_show(text)
+    notes_end, first = elf_layout(core)
+    head = int(facts.get('head', -1))
+    check(head == notes_end and first is not None and head <= first,
+          'notes alone: read %d bytes, where the notes end (%d), before the first segment (%s)'
+          % (head, notes_end, first))
+    check(int(facts.get('read', -1)) == os.path.getsize(core),
+          'notes alone: the rest came after, teed whole (%s of %d bytes)' % (facts.get('read'), os.path.getsize(core)))
+    check(facts.get('kept') == '0', 'notes alone: nothing kept of the segments (%s)' % facts.get('kept'))
+    stacks = re.findall(r'^stack (\d+) kept (\w+) live (\w+) same (\w+)$', text, re.M)
+    check(len(stacks) == 17 and all(s[1:] == ('yes', 'yes', 'yes') for s in stacks),
+          'notes alone: each of the 17 stacks read through /proc/<pid>/mem alone equals the core\'s (%s)' % stacks)
+    against_gdb('notes alone', exe, core, threads, regs)
+
+
+def many_threads(settings, work):
+    """4000 threads (the notes of 4000 threads were past the old 16 MiB limit):
+    every thread read, both ways, in memory that grows with the threads' registers."""
+    exe = os.path.join(HERE, 'sys_threads_many')
+    for mode in ('--probe', '--probe-notes'):
+        got = run_probed(settings, work, mode, [('sys_threads_many', [exe, '4000'])])
+        if 'sys_threads_many' not in got:
+            continue
+        text, core = got['sys_threads_many']
+        threads, _, _, facts = parse_show(text)
+        notes_end, _ = elf_layout(core)
+        check(len(threads) == 4000 and int(facts.get('read', -1)) == os.path.getsize(core),
+              '4000 threads (%s): all read (%d), the core whole (%s bytes, %d of notes)'
+              % (mode, len(threads), facts.get('read'), notes_end))
+        stacks = re.findall(r'^stack \d+ kept (\w+) live (\w+) same (\w+)$', text, re.M)
+        check(sum(s == ('yes', 'yes', 'yes') for s in stacks) == 4000,
+              '4000 threads (%s): every stack the same both ways (%d)'
+              % (mode, sum(s == ('yes', 'yes', 'yes') for s in stacks)))
+        print('note 4000 threads (%s): %d bytes of notes, peak rss of the reader %s KiB'
+              % (mode, notes_end, facts.get('rss')))
+        check(int(facts.get('rss', 1 << 30)) < 64 << 10,
+              '4000 threads (%s): the reader\'s peak memory is under 64 MiB (%s KiB)' % (mode, facts.get('rss')))
+        os.unlink(core)
 
 
 def gcore_big(work):
@@ -207,6 +297,8 @@ def main():
         os.chmod(work, 0o755)
         with KernelSettings() as settings:
             kernel_cores(settings, work)
+            notes_alone(settings, work)
+            many_threads(settings, work)
         gcore_big(work)
         aarch64_core(work)
     finish()

@@ -43,6 +43,7 @@ static const struct {
 	{ "fuzz_upload_answer-", fuzz_check_answer },
 	{ "fuzz_macho-", fuzz_check_macho },
 	{ "fuzz_table-", fuzz_check_table },
+	{ "fuzz_core_report-", fuzz_check_core_report },
 	{ "fuzz_core-", fuzz_check_core },
 };
 
@@ -96,5 +97,6 @@ Test(fuzz_regressions, every_fuzzer_seed_passes_the_fuzzers_checks)
 	n += replay_dir(pm_test_source("sample_crashes/reports"), check_any);
 	n += replay_dir(pm_test_source("fuzz/corpus/minidump"), check_minidump);
 	n += replay_dir(pm_test_source("fuzz/corpus/core"), fuzz_check_core);
+	n += replay_dir(pm_test_source("fuzz/corpus/core_report"), fuzz_check_core_report);
 	cr_expect(n > 10, "only %d seeds found", n);
 }
