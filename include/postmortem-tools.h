@@ -238,6 +238,9 @@ typedef struct pm_report {
 	pm_crumb *breadcrumbs;   /* pm_breadcrumb's last messages, oldest first */
 	uint32_t breadcrumb_count;
 	const char *os_name;     /* Linux: "Linux" (uname sysname); JSON only */
+	const char *signature;   /* its crash group as the crash handler computed it (JSON only; NULL:
+	                            not carried): read it through pm_report_group */
+	const char *title;       /* that group's title, as carried (JSON only) */
 } pm_report;
 
 /* Empty report that owns storage of its own, growing as readers fill it.  Out of memory
@@ -255,6 +258,20 @@ const char *pm_report_strdup(pm_report *r, const char *s);
 int32_t pm_report_crashed_thread(const pm_report *r);
 /* Index of the image containing addr, or -1.  AS-safe. */
 int32_t pm_report_image_for(const pm_report *r, uint64_t addr);
+/* Hex digits of a crash signature (docs/grouping.md). */
+#define PM_SIGNATURE_LEN 16
+/* Bytes of a crash group's title, its NUL included. */
+#define PM_TITLE_MAX 160
+/*
+ * The crash group of a report (docs/grouping.md): a signature, the same for
+ * every crash of one site whatever its addresses, machine or build (as long
+ * as the functions on the way did not change), and a short title
+ * ("SIGSEGV in parse_header").  The ones r carries when its signature is
+ * well-formed (the crash handler writes both into the JSON twin), else
+ * computed from its crashed thread's frames and its exception exactly as the
+ * crash handler computes them.  Always fills both.  AS-safe.
+ */
+void pm_report_group(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char title[PM_TITLE_MAX]);
 /*
  * The debug id of an image in a report of OS `os` (docs/identifiers.md): Linux
  * (ELF) build ids cut or zero-padded to 16 bytes, then read as a little-endian
