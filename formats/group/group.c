@@ -352,3 +352,17 @@ pm_report_group(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char t
 	pmi_group_compute(r, ignored, computed_title);
 	memcpy(title, computed_title, PM_TITLE_MAX);
 }
+
+bool
+pmi_group_keep(pm_report *r)
+{
+	if (!r || pmi_group_signature_valid(r->signature))
+		return true;
+	char *room = pm_report_alloc(r, PM_SIGNATURE_LEN + 1 + PM_TITLE_MAX, 1);
+	if (!room)
+		return false;
+	pmi_group_compute(r, room, room + PM_SIGNATURE_LEN + 1);
+	r->signature = room;
+	r->title = room + PM_SIGNATURE_LEN + 1;
+	return true;
+}

@@ -31,6 +31,10 @@
  * carries: signature (PM_SIGNATURE_LEN hex digits and a NUL) and title
  * (NUL-terminated, at most PM_TITLE_MAX bytes). */
 void pmi_group_compute(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char title[PM_TITLE_MAX]);
+/* Before a report's frames are renamed (symbolicated, demangled): it keeps the group its
+ * frames as captured give, the one it carries or else the one computed now, so that the
+ * report stays in its group whoever reads it later.  False when out of memory. */
+bool pmi_group_keep(pm_report *r);
 /* True when s is a signature as this library writes it: PM_SIGNATURE_LEN
  * lower-case hex digits. */
 bool pmi_group_signature_valid(const char *s);

@@ -236,19 +236,6 @@ populate_io_buf(const as_capture_ctx *c)
 	as_sys_populate(c->io_buf, want < c->io_cap ? want : c->io_cap);
 }
 
-/* The crash group (docs/grouping.md), from the frames the report has, as every reader
- * computes it for a report that does not carry it; none when the arena is full. */
-static void
-fill_group(pm_report *r)
-{
-	char *room = pm_report_alloc(r, PM_SIGNATURE_LEN + 1 + PM_TITLE_MAX, 1);
-	if (!room)
-		return;
-	pmi_group_compute(r, room, room + PM_SIGNATURE_LEN + 1);
-	r->signature = room;
-	r->title = room + PM_SIGNATURE_LEN + 1;
-}
-
 /* Both files are written before either is landed: the .crash's bytes are
  * on their way while the .json is rendered, and on a filesystem that orders
  * renames one journal commit makes the whole report durable. */
@@ -260,7 +247,9 @@ as_write_report(const as_capture_ctx *c)
 	int dir = files_dir(c);
 	staged f[2];
 	populate_io_buf(c);
-	fill_group(c->report);
+	/* The crash group (docs/grouping.md), as every reader computes it for a report
+	 * that does not carry it; none when the arena is full. */
+	(void)pmi_group_keep(c->report);
 	stage(c, dir, write_text, ".crash", c->crash_path, &f[0]);
 	c->report->complete = true;
 	stage(c, dir, write_json, ".json", c->json_path, &f[1]);
