@@ -438,6 +438,11 @@ typedef struct pm_store_options {
 	bool read_only;          /* look, never write: no directory is created, nothing salvaged,
 	                          * quarantined, capped or removed (a torn report lists as partial,
 	                          * with the reason), and changing a report is refused (PM_E_INVAL) */
+	/* Storm control (docs/store.md): of the pending reports of one crash group, the first
+	 * storm_first and the latest storm_last are kept, the others only counted.  0: the
+	 * numbers $POSTMORTEM_STORM_KEEP gives ("FIRST,LATEST"), else 3 and 3. */
+	uint32_t storm_first;
+	uint32_t storm_last;
 } pm_store_options;
 
 typedef struct pm_store_entry {
@@ -449,6 +454,8 @@ typedef struct pm_store_entry {
 	uint64_t bytes;          /* size of its files (text, JSON twin, minidump) */
 	bool crash_loop;         /* part of a detected crash loop: deliver first */
 	const char *reason;      /* quarantine reason, why a partial report is text only, or NULL */
+	char signature[PM_SIGNATURE_LEN + 1]; /* its crash group (pm_report_group); "" when it did not read */
+	char title[PM_TITLE_MAX];
 } pm_store_entry;
 
 typedef struct pm_store pm_store;
@@ -482,6 +489,38 @@ pm_err pm_store_mark_sent(pm_store *s, const char *id);
 pm_err pm_store_quarantine(pm_store *s, const char *id, const char *reason);
 /* Delete a report wherever it is. */
 pm_err pm_store_delete(pm_store *s, const char *id);
+/* Which crashes a listing shows: a time window and an app (docs/store.md, "Crash groups"). */
+typedef struct pm_store_filter {
+	int64_t since;           /* crashed at or after (seconds since the epoch); 0: no bound */
+	int64_t until;           /* crashed at or before; 0: no bound */
+	const char *app;         /* the entry's app (process name) is this; NULL: any */
+} pm_store_filter;
+
+/* True when e passes f (NULL: every entry).  An entry whose time is unknown passes no time bound. */
+bool pm_store_filter_match(const pm_store_filter *f, const pm_store_entry *e);
+
+/* One crash group of a store: every crash of one signature it knows of. */
+typedef struct pm_store_group {
+	char signature[PM_SIGNATURE_LEN + 1];
+	char title[PM_TITLE_MAX];
+	uint64_t count;          /* crashes: reports + dropped */
+	uint32_t reports;        /* reports the store holds (any state) */
+	uint64_t dropped;        /* crashes storm control or the caps counted without keeping their files */
+	bool count_exact;        /* false: a time bound falls inside the span the dropped ones crashed
+	                          * over, and all of them are counted */
+	int64_t first_time;      /* its first and last crash, seconds since the epoch (0 unknown) */
+	int64_t last_time;
+	char apps[256];          /* the apps it crashed, ", " between them (cut when longer) */
+	char latest_id[64];      /* its newest report, "" when none is kept */
+} pm_store_group;
+
+/*
+ * The crashes of s that pass f (NULL: all), one group per signature: the reports it lists
+ * and the crashes it only counted (pending/.groups/, docs/store.md), oldest last crash
+ * first, into *out (malloc'd, *count of them; free() it; NULL when there are none).
+ * PM_E_NOMEM, PM_E_INVAL.
+ */
+pm_err pm_store_groups(pm_store *s, const pm_store_filter *f, pm_store_group **out, size_t *count);
 /* True when the last crashes of this program form a crash loop (see pm_store_options;
  * the default count and window): the app may start in a safe mode.  Reads the pm_install
  * directory, only the newest few reports' headers. */

@@ -37,6 +37,7 @@ configure(pm_store *s, const pm_store_options *opt)
 	s->read_only = opt->read_only;
 	s->loop_count = opt->crash_loop_count ? opt->crash_loop_count : PM_DEFAULT_LOOP_COUNT;
 	s->loop_seconds = opt->crash_loop_seconds ? opt->crash_loop_seconds : PM_DEFAULT_LOOP_SECONDS;
+	pmi_storm_policy(&s->storm, opt->storm_first, opt->storm_last);
 }
 
 static pm_err
@@ -122,8 +123,11 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 		pm_store_close(s);
 		return e;
 	}
-	if (!s->read_only)
+	if (!s->read_only) {
+		/* Storm control before the caps: what it keeps of a crash loop leaves room for the rest. */
+		pmi_store_apply_storm(s);
 		pmi_store_apply_caps(s);
+	}
 	pmi_store_mark_loops(s);
 	build_listing(s);
 	/* After the reports (a run that crashed is told by its report) and before anything is

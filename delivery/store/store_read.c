@@ -107,6 +107,7 @@ pmi_store_summarize(pm_sentry *e, const pm_report *r)
 	else
 		snprintf(exc, sizeof exc, "%s", x->type ? x->type : x->signal_name ? x->signal_name : "");
 	copy_field(e->pub.exception, sizeof e->pub.exception, exc);
+	pm_report_group(r, e->pub.signature, e->pub.title);
 }
 
 pm_err
