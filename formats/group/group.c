@@ -4,14 +4,20 @@
  *
  * The signature is FNV-1a (64 bits, as 16 hex digits) of a few lines of
  * text: the algorithm's version, the kind of report, what ended it (the
- * signal, and an uncaught C++ exception's type), and the first
- * PM_GROUP_FRAMES frames of the crashed thread once the crash machinery is
- * passed (group_skip.c), each as "image!function" (names normalized,
- * group_name.c), or "image+0xOFFSET" where the frame has no name, or "?"
- * where it has neither.  No address, no build id, no path: the same crash
- * site gives the same text at any load address, on any machine, in any
- * build whose functions on the way kept their names.  A report without
- * frames hashes its process's name instead.
+ * signal, and an uncaught C++ exception's type), and the crashed thread's
+ * first PM_GROUP_FRAMES frames of the app's own code once the crash
+ * machinery is passed (group_skip.c), each as "image!function" (names
+ * normalized, group_name.c), "image+0xOFFSET" where the frame has no name,
+ * or "?" where it has neither.  Frames of the system's libraries count only
+ * when no frame of the app's own does: whether a library's frame has a name
+ * depends on the machine (a debug package installed or not), its offsets on
+ * the library's version.  No address, build id or path: the same crash site
+ * gives the same text at any load address, on any machine, in any build
+ * whose functions on the way kept their names.  A report without frames
+ * hashes its process's name instead.
+ *
+ * Everything comes from facts the .crash text and the JSON twin both hold,
+ * so that either file gives the same group.
  */
 #include "group.h"
 
@@ -101,14 +107,30 @@ same(const char *a, const char *b)
 	return a && b && strcmp(a, b) == 0;
 }
 
-/* The frame is in the app's main executable (as explain tells it). */
+/* Where the system's libraries live (Linux distributions, macOS): frames there are not the
+ * app's own.  Arrays, not pointers: no relocation in libpostmortem (group_skip.c). */
+static const char system_dirs[][16] = {
+	"/lib/", "/lib32/", "/lib64/", "/usr/lib/", "/usr/lib32/", "/usr/lib64/", "/usr/libexec/", "/System/",
+};
+
+/* The frame is in a library of the system's rather than in the app's own code: its main
+ * executable, the libraries it brings, code in no image. */
 static bool
-in_app(const pm_report *r, const pm_frame *fr)
+system_frame(const pm_report *r, const pm_frame *fr)
 {
 	const pm_image *im = image_of(r, fr);
 	if (im && (im->is_app || same(im->path, r->header.process_path)))
+		return false;
+	const char *name = image_name(r, fr);
+	if (same(name, r->header.process_name))
+		return false;
+	if (same(name, "[vdso]") || same(name, "linux-vdso.so.1") || same(name, "linux-gate.so.1"))
 		return true;
-	return same(image_name(r, fr), r->header.process_name);
+	const char *path = im ? im->path : NULL;
+	for (size_t i = 0; path && i < sizeof system_dirs / sizeof system_dirs[0]; i++)
+		if (strncmp(path, system_dirs[i], strlen(system_dirs[i])) == 0)
+			return true;
+	return false;
 }
 
 /* One frame as a signature and a title see it. */
@@ -204,17 +226,28 @@ thrown_type(const pm_report *r, char *out, size_t cap)
 	return false;
 }
 
+/* The kind of report as both files tell it: the .crash text has no place for the kind, but
+ * a hang names the watchdog and a snapshot says it is simulated. */
+static pm_kind
+kind_of(const pm_report *r)
+{
+	const pm_exception *e = &r->exception;
+	if (r->kind == PM_KIND_HANG || same(e->term_namespace, "WATCHDOG"))
+		return PM_KIND_HANG;
+	if (r->kind == PM_KIND_SNAPSHOT || (e->note && strncmp(e->note, "SIMULATED", 9) == 0))
+		return PM_KIND_SNAPSHOT;
+	return PM_KIND_CRASH;
+}
+
 /* What the title starts with ("SIGSEGV", "std::runtime_error", "Hang") and the signature's
- * lines for it. */
+ * lines for it.  A hang is one whether the watchdog killed the process or it recovered. */
 static void
 what(const pm_report *r, uint64_t *h, char *title_what, size_t cap)
 {
 	text t = { title_what, cap, 0 };
 	const pm_exception *e = &r->exception;
-	char thrown[PM_GROUP_NAME_MAX];
-	bool has_thrown = r->kind == PM_KIND_CRASH && thrown_type(r, thrown, sizeof thrown);
 	title_what[0] = '\0';
-	switch (r->kind) {
+	switch (kind_of(r)) {
 	case PM_KIND_HANG:
 		hash_line(h, "hang");
 		add(&t, "Hang");
@@ -227,9 +260,10 @@ what(const pm_report *r, uint64_t *h, char *title_what, size_t cap)
 		hash_line(h, "crash");
 		break;
 	}
+	char thrown[PM_GROUP_NAME_MAX];
 	const char *sig = known_name(e->signal_name) ? e->signal_name : known_name(e->type) ? e->type : "?";
 	hash_line(h, sig);
-	if (has_thrown) {
+	if (thrown_type(r, thrown, sizeof thrown)) {
 		hash_line(h, thrown);
 		add(&t, thrown);
 	} else {
@@ -256,6 +290,43 @@ clean_title(char *s)
 	}
 }
 
+/* The frames as a signature and a title take them, scanned once. */
+typedef struct scan {
+	uint64_t own, any;         /* the signature so far: of the app's own frames, of all */
+	uint32_t own_used, any_used;
+	char site[PM_TITLE_MAX];   /* the first frame with a name or in the app's own code */
+	bool site_set, site_own;
+	char app[PM_TITLE_MAX];    /* the first of the app's own */
+	bool app_set;
+} scan;
+
+static void
+take_frame(scan *sc, const pm_report *r, const pm_frame *fr, gframe *g)
+{
+	if (fr->inlined || !read_frame(r, fr, g))
+		return;
+	bool own = !system_frame(r, fr);
+	if (!sc->site_set && (own || g->named)) {
+		frame_title(g, &(text){ sc->site, sizeof sc->site, 0 });
+		sc->site_set = true;
+		sc->site_own = own;
+	}
+	if (own && !sc->app_set) {
+		frame_title(g, &(text){ sc->app, sizeof sc->app, 0 });
+		sc->app_set = true;
+	}
+	char line[COMPONENT_MAX];
+	component(g, line, sizeof line);
+	if (own && sc->own_used < PM_GROUP_FRAMES) {
+		hash_line(&sc->own, line);
+		sc->own_used++;
+	}
+	if (sc->any_used < PM_GROUP_FRAMES) {
+		hash_line(&sc->any, line);
+		sc->any_used++;
+	}
+}
+
 void
 pmi_group_compute(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char title[PM_TITLE_MAX])
 {
@@ -267,30 +338,15 @@ pmi_group_compute(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char
 	int32_t k = pm_report_crashed_thread(r);
 	const pm_thread *t = k >= 0 && r->threads ? &r->threads[k] : NULL;
 	uint32_t frames = t && t->frames ? t->frame_count : 0;
+	scan sc = { .own = h, .any = h };
 	gframe g;
-	char site[PM_TITLE_MAX], app[PM_TITLE_MAX];
-	uint32_t used = 0;
-	bool have_app = false, site_in_app = false;
-	for (uint32_t i = 0; i < frames && i < PM_GROUP_SCAN && !(used == PM_GROUP_FRAMES && have_app); i++) {
-		const pm_frame *fr = &t->frames[i];
-		if (fr->inlined || !read_frame(r, fr, &g))
-			continue;
-		bool app_frame = in_app(r, fr);
-		if (!have_app && app_frame) {
-			frame_title(&g, &(text){ app, sizeof app, 0 });
-			have_app = true;
-		}
-		if (used == PM_GROUP_FRAMES)
-			continue;
-		char line[COMPONENT_MAX];
-		component(&g, line, sizeof line);
-		hash_line(&h, line);
-		if (used++ == 0) {
-			frame_title(&g, &(text){ site, sizeof site, 0 });
-			site_in_app = app_frame;
-		}
-	}
-	if (used == 0) {
+	for (uint32_t i = 0; i < frames && i < PM_GROUP_SCAN && sc.own_used < PM_GROUP_FRAMES; i++)
+		take_frame(&sc, r, &t->frames[i], &g);
+	if (sc.own_used > 0) {
+		h = sc.own;
+	} else if (sc.any_used > 0) {
+		h = sc.any;
+	} else {
 		/* Nothing but the exception: the process's name keeps two programs apart. */
 		hash(&h, "app ", 4);
 		hash_line(&h, known_name(r->header.process_name) ? r->header.process_name : "?");
@@ -303,13 +359,17 @@ pmi_group_compute(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char
 	text tt = { title, PM_TITLE_MAX, 0 };
 	title[0] = '\0';
 	add(&tt, title_what);
-	if (used > 0) {
+	const char *where = sc.site_set ? sc.site : sc.app_set ? sc.app : NULL;
+	if (where) {
 		add(&tt, " in ");
-		add(&tt, site);
-		if (have_app && !site_in_app) {
+		add(&tt, where);
+		if (sc.site_set && !sc.site_own && sc.app_set) {
 			add(&tt, " from ");
-			add(&tt, app);
+			add(&tt, sc.app);
 		}
+	} else if (sc.any_used > 0) {
+		add(&tt, " in ");
+		add(&tt, "???");
 	} else if (known_name(r->header.process_name)) {
 		add(&tt, " in ");
 		add(&tt, r->header.process_name);
