@@ -295,25 +295,25 @@ typedef struct scan {
 	uint64_t own, any;         /* the signature so far: of the app's own frames, of all */
 	uint32_t own_used, any_used;
 	char site[PM_TITLE_MAX];   /* the first frame with a name or in the app's own code */
-	bool site_set, site_own;
-	char app[PM_TITLE_MAX];    /* the first of the app's own */
-	bool app_set;
+	char app[PM_TITLE_MAX];    /* the first of the app's own with a name, else the first */
+	int64_t site_at, app_at;   /* their indices, -1 while not found */
+	bool app_named;
 } scan;
 
 static void
-take_frame(scan *sc, const pm_report *r, const pm_frame *fr, gframe *g)
+take_frame(scan *sc, const pm_report *r, const pm_frame *fr, uint32_t i, gframe *g)
 {
 	if (fr->inlined || !read_frame(r, fr, g))
 		return;
 	bool own = !system_frame(r, fr);
-	if (!sc->site_set && (own || g->named)) {
+	if (sc->site_at < 0 && (own || g->named)) {
 		frame_title(g, &(text){ sc->site, sizeof sc->site, 0 });
-		sc->site_set = true;
-		sc->site_own = own;
+		sc->site_at = i;
 	}
-	if (own && !sc->app_set) {
+	if (own && (sc->app_at < 0 || (!sc->app_named && g->named))) {
 		frame_title(g, &(text){ sc->app, sizeof sc->app, 0 });
-		sc->app_set = true;
+		sc->app_at = i;
+		sc->app_named = g->named;
 	}
 	char line[COMPONENT_MAX];
 	component(g, line, sizeof line);
@@ -338,10 +338,10 @@ pmi_group_compute(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char
 	int32_t k = pm_report_crashed_thread(r);
 	const pm_thread *t = k >= 0 && r->threads ? &r->threads[k] : NULL;
 	uint32_t frames = t && t->frames ? t->frame_count : 0;
-	scan sc = { .own = h, .any = h };
+	scan sc = { .own = h, .any = h, .site_at = -1, .app_at = -1 };
 	gframe g;
-	for (uint32_t i = 0; i < frames && i < PM_GROUP_SCAN && sc.own_used < PM_GROUP_FRAMES; i++)
-		take_frame(&sc, r, &t->frames[i], &g);
+	for (uint32_t i = 0; i < frames && i < PM_GROUP_SCAN && !(sc.own_used == PM_GROUP_FRAMES && sc.app_named); i++)
+		take_frame(&sc, r, &t->frames[i], i, &g);
 	if (sc.own_used > 0) {
 		h = sc.own;
 	} else if (sc.any_used > 0) {
@@ -359,11 +359,10 @@ pmi_group_compute(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char
 	text tt = { title, PM_TITLE_MAX, 0 };
 	title[0] = '\0';
 	add(&tt, title_what);
-	const char *where = sc.site_set ? sc.site : sc.app_set ? sc.app : NULL;
-	if (where) {
+	if (sc.site_at >= 0) {
 		add(&tt, " in ");
-		add(&tt, where);
-		if (sc.site_set && !sc.site_own && sc.app_set) {
+		add(&tt, sc.site);
+		if (sc.app_at >= 0 && sc.app_at != sc.site_at) {
 			add(&tt, " from ");
 			add(&tt, sc.app);
 		}

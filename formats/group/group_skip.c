@@ -45,6 +45,9 @@ static const char exact[][NAME_LEN] = {
 	"__cxa_deleted_virtual", "__cxa_call_terminate", "__cxa_call_unexpected", "__cxa_bad_cast",
 	"__cxa_bad_typeid", "__cxa_throw_bad_array_new_length", "_Unwind_Resume", "_Unwind_RaiseException",
 	"_Unwind_Resume_or_Rethrow", "std::rethrow_exception", "std::__terminate", "demangling_terminate_handler",
+	/* the Objective-C and Swift runtimes' throw and trap paths, libc++abi's abort (Apple) */
+	"objc_exception_throw", "_objc_terminate", "objc_terminate", "__exceptionPreprocess", "abort_message",
+	"__abort", "_assertionFailure", "_fatalErrorMessage", "swift_unexpectedError",
 	/* Rust's panic path */
 	"rust_panic", "rust_begin_unwind", "__rust_start_panic", "__rust_abort", "__rust_drop_panic",
 	"__rust_foreign_exception", "std::process::abort", "core::result::unwrap_failed",
