@@ -274,6 +274,12 @@ void pmi_store_apply_storm(pm_store *s);
  * `counted`, before their files go: how many. */
 size_t pmi_store_count_dropped(pm_store *s, pm_sentry *const *v, size_t n);
 
+/* The record of a group when some of its dropped crashes were not told to a server yet
+ * (rec->dropped - rec->told of them). */
+bool pmi_store_group_untold(pm_store *s, const char *signature, pm_group_record *rec);
+/* A server was told of n more of a group's dropped crashes (upload, on its latest report). */
+void pmi_store_group_told(pm_store *s, const char *signature, uint64_t n);
+
 typedef enum pm_storm_verdict {
 	PM_STORM_KEEP = 0,   /* write the report */
 	PM_STORM_COUNT,      /* do not: it was counted in its group's record */

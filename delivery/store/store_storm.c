@@ -121,6 +121,34 @@ pmi_store_count_dropped(pm_store *s, pm_sentry *const *v, size_t n)
 	return counted;
 }
 
+bool
+pmi_store_group_untold(pm_store *s, const char *signature, pm_group_record *rec)
+{
+	int groups = pmi_group_signature_valid(signature) && s->dir[PM_SDIR_PENDING] >= 0
+	                     ? pmi_groups_open(s->dir[PM_SDIR_PENDING], false)
+	                     : -1;
+	if (groups < 0)
+		return false;
+	pmi_group_record_read(groups, signature, rec);
+	close(groups);
+	return rec->dropped > rec->told;
+}
+
+void
+pmi_store_group_told(pm_store *s, const char *signature, uint64_t n)
+{
+	if (s->read_only || n == 0)
+		return;
+	int groups = lock_records(s);
+	if (groups < 0)
+		return;
+	pm_group_record rec;
+	pmi_group_record_read(groups, signature, &rec);
+	rec.told = rec.dropped - rec.told < n ? rec.dropped : rec.told + n;
+	pmi_group_record_write(groups, &rec);
+	close(groups);
+}
+
 static int
 by_group(const void *a, const void *b)
 {

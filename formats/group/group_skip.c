@@ -61,6 +61,7 @@ static const char exact[][NAME_LEN] = {
 /* Names that begin so. */
 static const char prefixes[][NAME_LEN] = {
 	"std::__throw_",          /* libstdc++'s throwers: std::__throw_out_of_range_fmt, ... */
+	"__cxxabiv1::",           /* the C++ ABI library's own: __terminate, failed_throw, ... */
 	"std::panicking::", "core::panicking::", "std::sys::pal::unix::abort_internal", "std::sys::abort_internal",
 	"panic_abort::", "panic_unwind::", "std::rt::lang_start",
 };
