@@ -503,11 +503,12 @@ bool pm_store_filter_match(const pm_store_filter *f, const pm_store_entry *e);
 typedef struct pm_store_group {
 	char signature[PM_SIGNATURE_LEN + 1];
 	char title[PM_TITLE_MAX];
-	uint64_t count;          /* crashes: reports + dropped */
+	uint64_t count;          /* crashes: reports + dropped + sent */
 	uint32_t reports;        /* reports the store holds (any state) */
 	uint64_t dropped;        /* crashes storm control or the caps counted without keeping their files */
-	bool count_exact;        /* false: a time bound falls inside the span the dropped ones crashed
-	                          * over, and all of them are counted */
+	uint64_t sent;           /* crashes delivered whose reports were deleted then (keep_sent off) */
+	bool count_exact;        /* false: a time bound falls inside the span the dropped and sent ones
+	                          * crashed over, and all of them are counted */
 	int64_t first_time;      /* its first and last crash, seconds since the epoch (0 unknown) */
 	int64_t last_time;
 	char apps[256];          /* the apps it crashed, ", " between them (cut when longer) */

@@ -30,10 +30,11 @@ help(void)
 	       "the directory salvages torn reports and applies the caps, as an app's\n"
 	       "next launch does (docs/store.md).\n\n"
 	       "With --group, one line per crash group (docs/grouping.md): every crash of\n"
-	       "one signature, those whose reports storm control only counted too, with\n"
-	       "the first and last time, the apps, the newest report and a title.  A\n"
-	       "count marked ~ counts crashes that were dropped over a span a time bound\n"
-	       "cuts through.\n\n"
+	       "one signature the directory knows of, with the first and last time, the\n"
+	       "apps, the newest report and a title.  The count includes the crashes\n"
+	       "storm control and the caps counted without keeping their reports, and\n"
+	       "those delivered whose reports were deleted then.  A count marked ~\n"
+	       "counts such crashes over a span a time bound cuts through.\n\n"
 	       "%s"
 	       "  -g, --group      one line per crash group\n"
 	       "  -S, --since T    only crashes at or after T\n"
@@ -43,7 +44,8 @@ help(void)
 	       "  -j, --json       print a JSON array: of {id, time, app, exception, state,\n"
 	       "                   bytes, crash_loop, reason, signature, title}, or with --group\n"
 	       "                   of {signature, title, count, count_exact, reports, dropped,\n"
-	       "                   first_time, last_time, apps, latest_id}; times in seconds\n"
+	       "                   sent, first_time, last_time, apps, latest_id}; times in\n"
+	       "                   seconds\n"
 	       "                   since the epoch\n"
 	       "  -h, --help       show this help\n\n"
 	       "Exit status: 0 listed (an empty list too), 1 the directory cannot be opened,\n"
@@ -148,6 +150,7 @@ group_json(const pm_store_group *g)
 	cJSON_AddBoolToObject(o, "count_exact", g->count_exact);
 	cJSON_AddNumberToObject(o, "reports", g->reports);
 	cJSON_AddNumberToObject(o, "dropped", (double)g->dropped);
+	cJSON_AddNumberToObject(o, "sent", (double)g->sent);
 	add_time(o, "first_time", g->first_time);
 	add_time(o, "last_time", g->last_time);
 	cJSON *apps = cJSON_AddArrayToObject(o, "apps");

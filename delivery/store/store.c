@@ -144,6 +144,7 @@ pm_store_close(pm_store *s)
 {
 	if (!s)
 		return;
+	pmi_store_flush_sent(s);
 	pmi_store_sessions_free(s);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].reason_buf);
@@ -226,6 +227,8 @@ pm_store_mark_sent(pm_store *s, const char *id)
 			pm_crash_rec rec;
 			pmi_store_rec_of(&rec, e);
 			pmi_history_add(s->root, &rec);
+			/* Gone from the store, still one crash of its group. */
+			pmi_store_count_sent(s, e);
 		}
 	}
 	if (rc == PM_OK)

@@ -83,6 +83,17 @@ typedef struct pm_storm_policy {
 	uint32_t first, last;
 } pm_storm_policy;
 
+/* pending/.groups/<signature> (docs/store.md, "Storm control"). */
+typedef struct pm_group_record {
+	char signature[PM_SIGNATURE_LEN + 1];
+	uint64_t dropped;        /* crashes whose report files storm control or the caps removed */
+	uint64_t sent;           /* crashes delivered, their reports deleted then */
+	uint64_t told;           /* of the dropped, how many a server was told of */
+	int64_t first, last;     /* when the first and the last of them all crashed; 0 unknown */
+	char app[128];           /* the app of the last */
+	char title[PM_TITLE_MAX];
+} pm_group_record;
+
 struct pm_store {
 	int root;                     /* the reports directory */
 	int dir[PM_SDIR_COUNT];
@@ -92,6 +103,8 @@ struct pm_store {
 	bool keep_sent;
 	bool read_only;               /* pm_store_options.read_only */
 	pm_storm_policy storm;
+	pm_group_record *sent;        /* crashes delivered since open, by group, to count at close */
+	size_t sent_n, sent_cap;
 	int64_t now;                  /* wall clock at open, for staleness */
 	pm_sentry *v;                 /* sorted by state; a snapshot until close */
 	size_t n, cap;
@@ -234,23 +247,14 @@ void pmi_store_apply_caps(pm_store *s);
 /* The records' directory, below pending/. */
 #define PM_GROUPS_DIR ".groups"
 
-/* pending/.groups/<signature> (docs/store.md, "Storm control"). */
-typedef struct pm_group_record {
-	char signature[PM_SIGNATURE_LEN + 1];
-	uint64_t dropped;        /* crashes whose report files were not kept */
-	uint64_t told;           /* of them, how many a server was told of */
-	int64_t first, last;     /* when the first and the last of them crashed; 0 unknown */
-	char app[128];           /* the app of the last */
-	char title[PM_TITLE_MAX];
-} pm_group_record;
 
 /* Bytes as the record of `signature`: what reads is kept, the rest is empty.  False when
  * anything was off (torn, hostile, another signature's): then it is to be written again. */
 bool pmi_group_record_parse(const char *data, size_t len, const char *signature, pm_group_record *rec);
 /* The record as its file holds it (a pm_store_fill_fn over a pm_group_record). */
 pm_err pmi_group_record_format(const void *rec, pm_out *o);
-/* One more crash counted without its files. */
-void pmi_group_record_add(pm_group_record *rec, int64_t time, const char *app, const char *title);
+/* One more crash counted without its files: dropped, or delivered (`sent`). */
+void pmi_group_record_add(pm_group_record *rec, bool sent, int64_t time, const char *app, const char *title);
 /* pending/.groups below pending_fd, made 0700 with `create`; -1 (errno) when it is not there
  * or not ours alone. */
 int pmi_groups_open(int pending_fd, bool create);
@@ -270,9 +274,13 @@ void pmi_storm_window(size_t n, const pm_storm_policy *p, size_t *from, size_t *
 bool pmi_store_prefix_signature(const char *data, size_t len, char out[PM_SIGNATURE_LEN + 1]);
 /* Drop what storm control does not keep of each group in pending/, counted in its record. */
 void pmi_store_apply_storm(pm_store *s);
-/* Count pending entries of one group, each still there, in its record, marking them
- * `counted`, before their files go: how many. */
-size_t pmi_store_count_dropped(pm_store *s, pm_sentry *const *v, size_t n);
+/* Count entries of one group, each still there in d, in its record (pending/: dropped,
+ * sent/: sent), marking them `counted`, before their files go: how many. */
+size_t pmi_store_count_dropped(pm_store *s, pm_sdir d, pm_sentry *const *v, size_t n);
+/* A delivered report's files were deleted: its crash is counted as sent in its record, at
+ * pm_store_close (pmi_store_flush_sent): one write per group, not per report. */
+void pmi_store_count_sent(pm_store *s, const pm_sentry *e);
+void pmi_store_flush_sent(pm_store *s);
 
 /* The record of a group when some of its dropped crashes were not told to a server yet
  * (rec->dropped - rec->told of them). */

@@ -41,9 +41,8 @@ cap_dir(pm_store *s, pm_sdir d, pm_sentry **list)
 		else
 			pmi_store_log("dropped report %s (%" PRIu64 " bytes in %s/, over the cap of %" PRIu64 " bytes)",
 			             e->pub.id, bytes, pmi_sdir_names[d], s->max_bytes);
-		/* A pending crash dropped is still counted in its group (storm control's record). */
-		if (d == PM_SDIR_PENDING)
-			pmi_store_count_dropped(s, &e, 1);
+		/* A crash dropped is still counted in its group (storm control's record). */
+		pmi_store_count_dropped(s, d, &e, 1);
 		pmi_store_remove(s, d, e->pub.id);
 		e->dropped = true;
 		bytes -= e->pub.bytes;

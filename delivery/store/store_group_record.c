@@ -4,9 +4,10 @@
  *
  *   postmortem-group 1
  *   signature 0123456789abcdef
- *   dropped 144             crashes whose report files were not kept
- *   told 140                of them, how many a server was told of (upload)
- *   first 1732800000        when the first and the last of them crashed
+ *   dropped 144             crashes whose report files storm control or the caps removed
+ *   sent 6                  crashes delivered whose reports were then deleted
+ *   told 140                of the dropped, how many a server was told of (upload)
+ *   first 1732800000        when the first and the last of them all crashed
  *   last 1732800090
  *   app crasher             the app of the last
  *   title SIGSEGV in parse_header
@@ -74,7 +75,7 @@ read_text(const char *s, size_t n, char *out, size_t cap)
 
 /* Which lines were seen, so that one written twice is not taken twice. */
 enum { SEEN_SIGNATURE = 1, SEEN_DROPPED = 2, SEEN_TOLD = 4, SEEN_FIRST = 8, SEEN_LAST = 16, SEEN_APP = 32,
-       SEEN_TITLE = 64 };
+       SEEN_TITLE = 64, SEEN_SENT = 128 };
 
 static bool
 take_line(pm_group_record *rec, const char *key, size_t klen, const char *v, size_t n, unsigned *seen,
@@ -87,6 +88,10 @@ take_line(pm_group_record *rec, const char *key, size_t klen, const char *v, siz
 		return n == PM_SIGNATURE_LEN && memcmp(v, signature, n) == 0;
 	if (KEY("dropped") && ONCE(SEEN_DROPPED) && read_u64(v, n, COUNT_MAX, &u)) {
 		rec->dropped = u;
+		return true;
+	}
+	if (KEY("sent") && ONCE(SEEN_SENT) && read_u64(v, n, COUNT_MAX, &u)) {
+		rec->sent = u;
 		return true;
 	}
 	if (KEY("told") && ONCE(SEEN_TOLD) && read_u64(v, n, COUNT_MAX, &u)) {
@@ -119,7 +124,7 @@ settle(pm_group_record *rec)
 		rec->told = rec->dropped;
 		ok = false;
 	}
-	if (rec->dropped == 0 && (rec->first || rec->last)) {
+	if (rec->dropped == 0 && rec->sent == 0 && (rec->first || rec->last)) {
 		rec->first = rec->last = 0;
 		ok = false;
 	}
@@ -157,7 +162,8 @@ pmi_group_record_parse(const char *data, size_t len, const char *signature, pm_g
 		if (!take_line(rec, line, klen, sp + 1, n - klen - 1, &seen, signature))
 			whole = false;
 	}
-	whole &= (seen & (SEEN_SIGNATURE | SEEN_DROPPED)) == (SEEN_SIGNATURE | SEEN_DROPPED);
+	unsigned needed = SEEN_SIGNATURE | SEEN_DROPPED | SEEN_SENT | SEEN_TOLD | SEEN_FIRST | SEEN_LAST;
+	whole &= (seen & needed) == needed;
 	return settle(rec) && whole;
 }
 
@@ -170,6 +176,8 @@ pmi_group_record_format(const void *ctx, pm_out *o)
 	pmi_out_str(o, rec->signature);
 	pmi_out_str(o, "\ndropped ");
 	pmi_out_u64(o, rec->dropped);
+	pmi_out_str(o, "\nsent ");
+	pmi_out_u64(o, rec->sent);
 	pmi_out_str(o, "\ntold ");
 	pmi_out_u64(o, rec->told);
 	pmi_out_str(o, "\nfirst ");
@@ -202,10 +210,11 @@ set_text(char *out, size_t cap, const char *s)
 }
 
 void
-pmi_group_record_add(pm_group_record *rec, int64_t time, const char *app, const char *title)
+pmi_group_record_add(pm_group_record *rec, bool sent, int64_t time, const char *app, const char *title)
 {
-	if (rec->dropped < COUNT_MAX)
-		rec->dropped++;
+	uint64_t *count = sent ? &rec->sent : &rec->dropped;
+	if (*count < COUNT_MAX)
+		(*count)++;
 	if (time > 0 && time <= TIME_MAX) {
 		if (!rec->first || time < rec->first)
 			rec->first = time;

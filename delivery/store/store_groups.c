@@ -62,7 +62,7 @@ read_records(pm_store *s, records *rs)
 			break;
 		}
 		pmi_group_record_read(groups, de->d_name, &rs->v[rs->n]);
-		if (rs->v[rs->n].dropped > 0)
+		if (rs->v[rs->n].dropped > 0 || rs->v[rs->n].sent > 0)
 			rs->n++;
 	}
 	closedir(d);
@@ -115,7 +115,7 @@ add_app(pm_store_group *g, const char *app)
 	snprintf(g->apps + len, sizeof g->apps - len, "%s%s", len ? ", " : "", app);
 }
 
-/* The dropped crashes of rec that f lets through; false when none. */
+/* The crashes rec counted (dropped and sent) that f lets through; false when none. */
 static bool
 take_record(pm_store_group *g, const pm_group_record *rec, const pm_store_filter *f)
 {
@@ -129,6 +129,7 @@ take_record(pm_store_group *g, const pm_group_record *rec, const pm_store_filter
 	if (bounded && ((f->since && rec->first < f->since) || (f->until && rec->last > f->until)))
 		g->count_exact = false;
 	g->dropped = rec->dropped;
+	g->sent = rec->sent;
 	widen(g, rec->first);
 	widen(g, rec->last);
 	add_app(g, rec->app);
@@ -186,7 +187,7 @@ merge(const pm_store_entry **v, size_t n, const records *rs, const pm_store_filt
 		bool counted = c >= 0 && take_record(g, &rs->v[k], f);
 		if (c >= 0)
 			k++;
-		g->count = g->reports + g->dropped;
+		g->count = g->reports + g->dropped + g->sent;
 		if (g->reports || counted)
 			ng++;
 	}

@@ -93,10 +93,16 @@ lock_records(pm_store *s)
 	return fd;
 }
 
-size_t
-pmi_store_count_dropped(pm_store *s, pm_sentry *const *v, size_t n)
+static void
+add_entry(pm_group_record *rec, bool sent, const pm_sentry *e)
 {
-	if (n == 0 || !pmi_group_signature_valid(v[0]->pub.signature))
+	pmi_group_record_add(rec, sent, e->pub.time ? e->pub.time : e->order, e->pub.app, e->pub.title);
+}
+
+size_t
+pmi_store_count_dropped(pm_store *s, pm_sdir d, pm_sentry *const *v, size_t n)
+{
+	if (n == 0 || !pmi_group_signature_valid(v[0]->pub.signature) || d == PM_SDIR_QUARANTINE)
 		return 0;
 	int groups = lock_records(s);
 	if (groups < 0)
@@ -105,10 +111,9 @@ pmi_store_count_dropped(pm_store *s, pm_sentry *const *v, size_t n)
 	pmi_group_record_read(groups, v[0]->pub.signature, &rec);
 	size_t counted = 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!pmi_store_holds_report(s->dir[PM_SDIR_PENDING], v[i]->pub.id))
+		if (!pmi_store_holds_report(s->dir[d], v[i]->pub.id))
 			continue; /* gone since the listing: whoever took it answers for it */
-		pmi_group_record_add(&rec, v[i]->pub.time ? v[i]->pub.time : v[i]->order, v[i]->pub.app,
-		                     v[i]->pub.title);
+		add_entry(&rec, d == PM_SDIR_SENT, v[i]);
 		v[i]->counted = true;
 		counted++;
 	}
@@ -119,6 +124,48 @@ pmi_store_count_dropped(pm_store *s, pm_sentry *const *v, size_t n)
 	}
 	close(groups); /* and its lock */
 	return counted;
+}
+
+void
+pmi_store_count_sent(pm_store *s, const pm_sentry *e)
+{
+	if (!pmi_group_signature_valid(e->pub.signature))
+		return;
+	size_t i = 0;
+	while (i < s->sent_n && strcmp(s->sent[i].signature, e->pub.signature) != 0)
+		i++;
+	if (i == s->sent_n) {
+		if (!pmi_grow((void **)&s->sent, &s->sent_cap, s->sent_n + 1, sizeof *s->sent))
+			return; /* uncounted here: the server has it */
+		memset(&s->sent[i], 0, sizeof s->sent[i]);
+		memcpy(s->sent[i].signature, e->pub.signature, PM_SIGNATURE_LEN + 1);
+		s->sent_n++;
+	}
+	add_entry(&s->sent[i], true, e);
+}
+
+void
+pmi_store_flush_sent(pm_store *s)
+{
+	int groups = s->sent_n ? lock_records(s) : -1;
+	for (size_t i = 0; groups >= 0 && i < s->sent_n; i++) {
+		const pm_group_record *add = &s->sent[i];
+		pm_group_record rec;
+		pmi_group_record_read(groups, add->signature, &rec);
+		rec.sent = rec.sent + add->sent;
+		if (!rec.first || (add->first && add->first < rec.first))
+			rec.first = add->first;
+		if (add->last > rec.last)
+			rec.last = add->last;
+		memcpy(rec.app, add->app, sizeof rec.app);
+		memcpy(rec.title, add->title, sizeof rec.title);
+		pmi_group_record_write(groups, &rec);
+	}
+	if (groups >= 0)
+		close(groups);
+	free(s->sent);
+	s->sent = NULL;
+	s->sent_n = s->sent_cap = 0;
 }
 
 bool
@@ -167,7 +214,7 @@ drop_middle(pm_store *s, pm_sentry **v, size_t n)
 {
 	size_t from, to;
 	pmi_storm_window(n, &s->storm, &from, &to);
-	if (from == to || pmi_store_count_dropped(s, v + from, to - from) == 0)
+	if (from == to || pmi_store_count_dropped(s, PM_SDIR_PENDING, v + from, to - from) == 0)
 		return;
 	size_t dropped = 0;
 	for (size_t i = from; i < to; i++) {
@@ -275,9 +322,9 @@ pmi_storm_admit(int pending_fd, const char *signature, int64_t time, const char 
 		pm_group_record rec;
 		pmi_group_record_read(groups, signature, &rec);
 		for (size_t i = from; i < to; i++)
-			pmi_group_record_add(&rec, m[i].mtime, app, title);
+			pmi_group_record_add(&rec, false, m[i].mtime, app, title);
 		if (verdict == PM_STORM_COUNT)
-			pmi_group_record_add(&rec, time, app, title);
+			pmi_group_record_add(&rec, false, time, app, title);
 		if (pmi_group_record_write(groups, &rec) == PM_OK) {
 			for (size_t i = from; i < to; i++)
 				pmi_store_remove_files(pending_fd, m[i].id);
