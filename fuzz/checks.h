@@ -37,6 +37,16 @@ bool fuzz_check_read(fuzz_read_fn *read, const uint8_t *data, size_t size, char 
  */
 bool fuzz_check_store(const uint8_t *data, size_t size, char *why, size_t cap);
 
+/*
+ * Bytes as a crash group's record (pending/.groups/<signature>, docs/store.md "Storm
+ * control"): what reads of it is a sane record (its own signature, told not above dropped,
+ * times in order and only with crashes, one printable line of app and title), which
+ * written and read again comes back whole and the same; in a store beside one report of its
+ * group, a looking store and a writing one count that report and the crashes that read,
+ * and the writing one leaves the record rebuilt whole.
+ */
+bool fuzz_check_group_record(const uint8_t *data, size_t size, char *why, size_t cap);
+
 /* A server's answer header value, read as Retry-After (the wait is unreadable
  * (-1) or within [0, the cap], and plain digits are exactly that many seconds,
  * capped) and as X-Sentry-Rate-Limits (no limit (-1) or within [0, the cap]). */

@@ -127,6 +127,7 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 		/* Storm control before the caps: what it keeps of a crash loop leaves room for the rest. */
 		pmi_store_apply_storm(s);
 		pmi_store_apply_caps(s);
+		pmi_store_tidy_records(s);
 	}
 	pmi_store_mark_loops(s);
 	build_listing(s);

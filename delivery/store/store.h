@@ -48,6 +48,7 @@ enum {
 	PM_HISTORY_MAX = 32,     /* delivered crashes remembered for crash-loop detection */
 	PM_DEFAULT_STORM_FIRST = 3, /* storm control: a crash group's first reports kept ... */
 	PM_DEFAULT_STORM_LAST = 3,  /* ... and its latest */
+	PM_GROUP_RECORDS_MAX = 1024, /* records in pending/.groups; those of the oldest crashes go first */
 };
 
 /* One file seen by a directory scan. */
@@ -274,6 +275,10 @@ void pmi_storm_window(size_t n, const pm_storm_policy *p, size_t *from, size_t *
 bool pmi_store_prefix_signature(const char *data, size_t len, char out[PM_SIGNATURE_LEN + 1]);
 /* Drop what storm control does not keep of each group in pending/, counted in its record. */
 void pmi_store_apply_storm(pm_store *s);
+/* pending/.groups tidied at a writable open (store_groups.c): every record that does not read
+ * whole written again from what reads, the store's stale temporaries removed, at most
+ * PM_GROUP_RECORDS_MAX records kept. */
+void pmi_store_tidy_records(pm_store *s);
 /* Count entries of one group, each still there in d, in its record (pending/: dropped,
  * sent/: sent), marking them `counted`, before their files go: how many. */
 size_t pmi_store_count_dropped(pm_store *s, pm_sdir d, pm_sentry *const *v, size_t n);

@@ -161,6 +161,12 @@ pmi_group_record_parse(const char *data, size_t len, const char *signature, pm_g
 		size_t klen = (size_t)(sp - line);
 		if (!take_line(rec, line, klen, sp + 1, n - klen - 1, &seen, signature))
 			whole = false;
+		if (!whole && (seen & SEEN_SIGNATURE) && klen == 9 && memcmp(line, "signature", 9) == 0) {
+			/* Another group's record under this one's name: nothing in it is this group's. */
+			memset(rec, 0, sizeof *rec);
+			memcpy(rec->signature, signature, PM_SIGNATURE_LEN + 1);
+			return false;
+		}
 	}
 	unsigned needed = SEEN_SIGNATURE | SEEN_DROPPED | SEEN_SENT | SEEN_TOLD | SEEN_FIRST | SEEN_LAST;
 	whole &= (seen & needed) == needed;

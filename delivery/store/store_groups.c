@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "group.h"
@@ -70,6 +71,83 @@ read_records(pm_store *s, records *rs)
 	if (rs->n)
 		qsort(rs->v, rs->n, sizeof *rs->v, record_order);
 	return e;
+}
+
+/* ---- at a writable open: records rebuilt, stale temporaries removed, the cap ------------- */
+
+typedef struct aged {
+	char signature[PM_SIGNATURE_LEN + 1];
+	int64_t last;
+} aged;
+
+static int
+oldest_first(const void *a, const void *b)
+{
+	const aged *x = a, *y = b;
+	if (x->last != y->last)
+		return x->last < y->last ? -1 : 1;
+	return strcmp(x->signature, y->signature);
+}
+
+/* One name in .groups: a record that does not read whole is written again from what reads
+ * (a directory or a FIFO in its place is removed first); a temporary of the store's that
+ * outlived its writer goes. */
+static void
+tidy_one(pm_store *s, int groups, const char *name, aged **v, size_t *n, size_t *cap)
+{
+	char id[PM_ID_MAX];
+	if (pmi_store_parse_name(name, id) == PM_SK_STORE_TMP) {
+		struct stat st;
+		if (fstatat(groups, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_mtime < s->now - PM_STALE_SECONDS)
+			unlinkat(groups, name, 0);
+		return;
+	}
+	if (!pmi_group_signature_valid(name))
+		return; /* not ours: left alone */
+	pm_group_record rec;
+	if (!pmi_group_record_read(groups, name, &rec)) {
+		pmi_store_log("rebuilt the record of crash group %s in %s/pending/%s: it did not read whole", name,
+		              s->root_path, PM_GROUPS_DIR);
+		struct stat st;
+		if (fstatat(groups, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+			pmi_store_unlink(groups, name);
+		pmi_group_record_write(groups, &rec);
+	}
+	if (pmi_grow((void **)v, cap, *n + 1, sizeof **v)) {
+		memcpy((*v)[*n].signature, name, PM_SIGNATURE_LEN + 1);
+		(*v)[(*n)++].last = rec.last;
+	}
+}
+
+void
+pmi_store_tidy_records(pm_store *s)
+{
+	int groups = s->dir[PM_SDIR_PENDING] >= 0 ? pmi_groups_open(s->dir[PM_SDIR_PENDING], false) : -1;
+	if (groups < 0)
+		return;
+	int fd = pmi_groups_lock(groups) ? dup(groups) : -1;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		close(groups);
+		return;
+	}
+	aged *v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL)
+		tidy_one(s, groups, de->d_name, &v, &n, &cap);
+	closedir(d);
+	if (n > PM_GROUP_RECORDS_MAX) {
+		qsort(v, n, sizeof *v, oldest_first);
+		for (size_t i = 0; i < n - PM_GROUP_RECORDS_MAX; i++)
+			pmi_store_unlink(groups, v[i].signature);
+		pmi_store_log("dropped the records of %zu crash groups (over the cap of %d in pending/%s)",
+		              n - PM_GROUP_RECORDS_MAX, PM_GROUP_RECORDS_MAX, PM_GROUPS_DIR);
+	}
+	free(v);
+	close(groups);
 }
 
 static int
