@@ -357,3 +357,23 @@ Test(group, shared_samples)
 	}
 	cr_expect_gt(seen, 10);
 }
+
+/* explain shows the group, in both renderings. */
+Test(group, explain_shows_it)
+{
+	fspec f[] = { { 1, "abort", false }, { 0, "fail_hard", false }, { 0, "main", false } };
+	pm_report r;
+	build(&r, "SIGABRT", APP_START, f, 3);
+	grp g;
+	pm_report_group(&r, g.sig, g.title);
+	char *text = pm_explain(&r, false), *json = pm_explain(&r, true);
+	char want[256];
+	snprintf(want, sizeof want, "Crash group: %s, SIGABRT in fail_hard\n", g.sig);
+	cr_expect(strstr(text, want) != NULL, "%s", text);
+	snprintf(want, sizeof want, "\"signature\":\t\"%s\"", g.sig);
+	cr_expect(strstr(json, want) != NULL, "%s", json);
+	cr_expect(strstr(json, "\"title\":\t\"SIGABRT in fail_hard\"") != NULL, "%s", json);
+	free(text);
+	free(json);
+	pm_report_free(&r);
+}
