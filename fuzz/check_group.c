@@ -5,7 +5,6 @@
  */
 #include "fuzz/checks.h"
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,27 +69,6 @@ round_trip(const pm_group_record *r, char *why, size_t cap)
 	if (!same_record(r, &again))
 		return fuzz_say(why, cap, "a record read back differs:\n%.*s", (int)o.len, buf);
 	return true;
-}
-
-static void
-remove_tree(const char *path)
-{
-	DIR *d = opendir(path);
-	struct dirent *e;
-	while (d && (e = readdir(d)) != NULL) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-			continue;
-		char sub[4096];
-		snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
-		struct stat st;
-		if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-			remove_tree(sub);
-		else
-			unlink(sub);
-	}
-	if (d)
-		closedir(d);
-	rmdir(path);
 }
 
 /* One pending report that carries the signature. */
@@ -175,7 +153,7 @@ in_a_store(const uint8_t *data, size_t size, const pm_group_record *parsed, char
 			close(groups);
 		free(text);
 	}
-	remove_tree(root);
+	fuzz_remove_tree(root);
 	return ok;
 }
 

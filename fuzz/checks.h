@@ -75,6 +75,9 @@ long fuzz_bytes_pread(void *ctx, void *buf, size_t n, uint64_t off);
  * engine makes of it must hold (fuzz_check_report) and land. */
 bool fuzz_check_core_report(const uint8_t *data, size_t size, char *why, size_t cap);
 
+/* Remove a directory tree the checks laid out (check_store.c), never following a link. */
+void fuzz_remove_tree(const char *path);
+
 /* Writes the reason into why; always false, so a check can return it. */
 static inline bool __attribute__((format(printf, 3, 4)))
 fuzz_say(char *why, size_t cap, const char *fmt, ...)

@@ -168,6 +168,8 @@ pm_err pmi_store_read_torn(int dfd, const char *name, bool json, size_t max, boo
                           pm_read_error *err);
 /* A loadable report of id below dfd: the JSON twin, else the text. */
 pm_err pmi_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err);
+/* s (NULL: "") into out, cut to fit, control bytes as '?': one printable line. */
+void pmi_store_copy_printable(char *out, size_t cap, const char *s);
 /* Fill an entry's listing fields from a report. */
 void pmi_store_summarize(pm_sentry *e, const pm_report *r);
 

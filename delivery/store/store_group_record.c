@@ -205,16 +205,6 @@ pmi_group_record_format(const void *ctx, pm_out *o)
 	return PM_OK;
 }
 
-/* Keep a text for a record: printable, cut to fit. */
-static void
-set_text(char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-	for (; s && s[n] && n + 1 < cap; n++)
-		out[n] = (unsigned char)s[n] < 0x20 || s[n] == 0x7f ? '?' : s[n];
-	out[n] = '\0';
-}
-
 void
 pmi_group_record_add(pm_group_record *rec, bool sent, int64_t time, const char *app, const char *title)
 {
@@ -228,9 +218,9 @@ pmi_group_record_add(pm_group_record *rec, bool sent, int64_t time, const char *
 			rec->last = time;
 	}
 	if (app && *app)
-		set_text(rec->app, sizeof rec->app, app);
+		pmi_store_copy_printable(rec->app, sizeof rec->app, app);
 	if (title && *title)
-		set_text(rec->title, sizeof rec->title, title);
+		pmi_store_copy_printable(rec->title, sizeof rec->title, title);
 }
 
 int

@@ -53,6 +53,8 @@ size_t pmi_group_function(const char *name, char *out, size_t cap);
 /* The same for a name that is not mangled (or that pmi_group_itanium
  * declined): the demangled-text path alone. */
 size_t pmi_group_text_name(const char *name, char *out, size_t cap);
+/* c is one of the characters of set (never the NUL). */
+bool pmi_group_one_of(char c, const char *set);
 /* An image's name as a signature sees it: its file name, without a shared
  * object's version ("libc.so.6" is "libc.so"). */
 size_t pmi_group_image(const char *name, char *out, size_t cap);

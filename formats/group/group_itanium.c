@@ -65,16 +65,6 @@ ident_char(char c)
 	return is_digit(c) || is_lower(c) || is_upper(c) || c == '_' || c == '$';
 }
 
-/* c is one of the characters of set (never the NUL). */
-static bool
-one_of(char c, const char *set)
-{
-	for (; c && *set; set++)
-		if (*set == c)
-			return true;
-	return false;
-}
-
 static void
 decline(itp *s)
 {
@@ -185,7 +175,7 @@ skip_reference(itp *s)
 		const char *id;
 		size_t n;
 		source_name(s, &id, &n);
-	} else if (kind == 'S' && one_of(*s->p, "absiod")) {
+	} else if (kind == 'S' && pmi_group_one_of(*s->p, "absiod")) {
 		s->p++;
 	} else {
 		while (is_digit(*s->p) || is_upper(*s->p))
@@ -253,7 +243,7 @@ skip_d_type(itp *s)
 			s->p++;
 		if (*s->p == '_')
 			s->p++;
-	} else if (!one_of(c, "acdefhinsux")) {
+	} else if (!pmi_group_one_of(c, "acdefhinsux")) {
 		decline(s);
 	}
 }
@@ -286,7 +276,7 @@ skip_type(itp *s)
 	char c = *s->p;
 	const char *id;
 	size_t n;
-	if (one_of(c, "vwbcahstijlmxynofdegz")) {
+	if (pmi_group_one_of(c, "vwbcahstijlmxynofdegz")) {
 		s->p++;
 	} else if (c == 'r' || c == 'V' || c == 'K' || c == 'P' || c == 'R' || c == 'O' || c == 'C' || c == 'G') {
 		s->p++;

@@ -34,9 +34,8 @@ ident_char(char c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
 }
 
-/* c is one of the characters of set (never the NUL). */
-static bool
-one_of(char c, const char *set)
+bool
+pmi_group_one_of(char c, const char *set)
 {
 	for (; c && *set; set++)
 		if (*set == c)
@@ -87,7 +86,7 @@ copy_operator(sbuf *b, const char *s)
 		return q;
 	}
 	size_t n = 0;
-	while (n < 3 && one_of(s[n], "+-*/%^&|~!=<>,"))
+	while (n < 3 && pmi_group_one_of(s[n], "+-*/%^&|~!=<>,"))
 		n++;
 	put(b, s, n);
 	return s + n;
