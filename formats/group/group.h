@@ -74,6 +74,13 @@ size_t pmi_group_image(const char *name, char *out, size_t cap);
  */
 bool pmi_group_itanium(const char *mangled, char *out, size_t cap);
 
+/* ---- group_rust.c ---- */
+
+/* The path a Rust v0 mangled name ("_R...") names, without the crate's hash: what
+ * pmi_group_text_name makes of libiberty's demangling.  False for any form outside the
+ * plain paths it reads (impls, generics, closures, back-references, Punycode). */
+bool pmi_group_rust_v0(const char *mangled, char *out, size_t cap);
+
 /* ---- group_skip.c: the crash machinery ---- */
 
 /* True when a frame of this normalized function name belongs to the crash

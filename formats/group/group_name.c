@@ -2,7 +2,8 @@
  * group_name.c — AS-SAFE: function and image names as a signature sees
  * them (docs/grouping.md, "Names").
  *
- * A name from the crash handler (.symtab, .dynsym: mangled), from DWARF or
+ * A name from the crash handler (.symtab, .dynsym: mangled; C++ and legacy
+ * Rust read by group_itanium.c, Rust v0 by group_rust.c), from DWARF or
  * a demangler (C++ as libiberty prints it), or from another tool's report
  * comes out as the qualified name alone, so that the same function gives
  * the same text whoever named it: parameters, template arguments, return
@@ -263,6 +264,8 @@ pmi_group_function(const char *name, char *out, size_t cap)
 	out[0] = '\0';
 	if (!name)
 		return 0;
+	if (name[0] == '_' && name[1] == 'R' && pmi_group_rust_v0(name, out, cap))
+		return strlen(out);
 	if (name[0] == '_' && name[1] == 'Z') {
 		if (pmi_group_itanium(name, out, cap))
 			return strlen(out);

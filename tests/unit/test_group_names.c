@@ -12,6 +12,7 @@
 
 #include "formats/group/group.h"
 #include "postmortem-tools.h"
+#include "util.h"
 
 static void
 expect_function(const char *name, const char *want)
@@ -64,6 +65,15 @@ Test(group_names, demangled)
 	expect_function("main::{lambda()#1}::operator()() const", "main::{lambda()#1}::operator()");
 	expect_function("-[NSObject doesNotRecognizeSelector:]", "-[NSObject doesNotRecognizeSelector:]");
 	expect_function("core::panicking::panic", "core::panicking::panic");
+}
+
+Test(group_names, rust_v0)
+{
+	expect_function("_RNvNtNtNtCsjrHSEGnQ3l9_3std3sys3pal4unix14abort_internal", "std::sys::pal::unix::abort_internal");
+	expect_function("_RNvNtCs1234_3std7process5abort", "std::process::abort");
+	expect_function("_RNvCs1234_10words_rust4main", "words_rust::main");
+	/* Outside the plain paths: a closure, generics, an impl. */
+	expect_function("_RNCNvCs1234_5krate4main0B3_", "_RNCNvCs1234_5krate4main0B3_");
 }
 
 Test(group_names, c_names)
@@ -134,22 +144,22 @@ typedef struct tally {
 } tally;
 
 static void
-compare_library(const char *path, tally *t)
+compare_library(const char *path, bool dynamic, tally *t)
 {
-	char cmd[512];
-	snprintf(cmd, sizeof cmd, "nm -D --defined-only --format=posix '%s' 2>/dev/null", path);
+	char cmd[4200];
+	snprintf(cmd, sizeof cmd, "nm %s --defined-only --format=posix '%s' 2>/dev/null", dynamic ? "-D" : "", path);
 	FILE *f = popen(cmd, "r");
 	cr_assert_not_null(f);
 	char line[8192];
 	while (fgets(line, sizeof line, f)) {
 		char *sp = strchr(line, ' ');
-		if (!sp || line[0] != '_' || (line[1] != 'Z'))
+		if (!sp || line[0] != '_' || (line[1] != 'Z' && line[1] != 'R'))
 			continue;
 		*sp = '\0';
 		line[strcspn(line, "@")] = '\0'; /* nm's symbol version */
 		t->seen++;
 		char fast[PM_GROUP_NAME_MAX];
-		if (!pmi_group_itanium(line, fast, sizeof fast))
+		if (line[1] == 'Z' ? !pmi_group_itanium(line, fast, sizeof fast) : !pmi_group_rust_v0(line, fast, sizeof fast))
 			continue;
 		t->read++;
 		char *plain = pm_demangle(line);
@@ -185,7 +195,8 @@ find_rust_std(char *buf, size_t cap)
 }
 
 /* The crash handler's reading of a name and libiberty's agree wherever the first
- * reads one: libstdc++, LLVM (clang-14's: tens of thousands of C++ names), Rust's std. */
+ * reads one: libstdc++, LLVM (clang-14's: tens of thousands of C++ names), Rust's std
+ * (legacy names), and a program of the tests' built with Rust's v0 names. */
 Test(group_names, agrees_with_libiberty, .timeout = 120)
 {
 	char rust[512];
@@ -203,7 +214,14 @@ Test(group_names, agrees_with_libiberty, .timeout = 120)
 			continue;
 		fclose(f);
 		found++;
-		compare_library(libs[i], &t);
+		compare_library(libs[i], true, &t);
+	}
+	/* Its symbol table: v0 names of Rust's std and of the program itself. */
+	const char *v0 = pm_test_build("tests/crash_words_rust_v0");
+	FILE *f = fopen(v0, "rb");
+	if (f) {
+		fclose(f);
+		compare_library(v0, false, &t);
 	}
 	cr_assert(found >= 2, "libstdc++ and LLVM (make deps installs both)");
 	cr_log_info("%zu mangled names, %zu read by the crash handler's reader, %zu agree with libiberty", t.seen,
