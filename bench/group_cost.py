@@ -26,44 +26,50 @@ ROUNDS = 5
 
 
 def run(argv):
-    """(wall s, lines of output) of one run of argv."""
+    """(wall s, CPU s (user + system), peak RSS MiB, lines of output) of one run of argv."""
+    out = tempfile.TemporaryFile()
     t0 = time.perf_counter()
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=benchlib.clean_env(),
-                          check=False)
-    t1 = time.perf_counter()
-    if proc.returncode != 0:
-        raise RuntimeError('%s exited %d' % (' '.join(argv), proc.returncode))
-    return t1 - t0, proc.stdout.count(b'\n')
-
-
-def measured(argv):
-    """(min s, median s, output lines) over ROUNDS runs after one that warms the page cache."""
-    times, lines = [], 0
-    for _ in range(ROUNDS + 1):
-        t, lines = run(argv)
-        times.append(t)
-    lo, med = benchlib.summary(times[1:])
-    return lo, med, lines
-
-
-def peak_rss_mib(argv):
-    """Peak RSS of one run, from the kernel's accounting of that child alone."""
     pid = os.posix_spawn(argv[0], argv, benchlib.clean_env(),
-                         file_actions=[(os.POSIX_SPAWN_OPEN, 1, '/dev/null', os.O_WRONLY, 0),
+                         file_actions=[(os.POSIX_SPAWN_DUP2, out.fileno(), 1),
                                        (os.POSIX_SPAWN_OPEN, 2, '/dev/null', os.O_WRONLY, 0)])
-    _, _, usage = os.wait4(pid, 0)
-    return usage.ru_maxrss / 1024.0
+    _, status, usage = os.wait4(pid, 0)
+    t1 = time.perf_counter()
+    if status != 0:
+        raise RuntimeError('%s exited with status 0x%x' % (' '.join(argv), status))
+    out.seek(0)
+    lines = out.read().count(b'\n')
+    out.close()
+    return t1 - t0, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0, lines
+
+
+def measured(commands):
+    """Per command (name, argv): (min and median wall s, min and median CPU s, peak RSS MiB,
+    lines), over ROUNDS rounds after one that warms the page cache, the commands taking turns
+    within each round so that the machine's neighbours weigh on each alike."""
+    runs = {name: [] for name, _ in commands}
+    for r in range(ROUNDS + 1):
+        for name, argv in commands:
+            got = run(argv)
+            if r > 0:
+                runs[name].append(got)
+    out = {}
+    for name, got in runs.items():
+        wall = benchlib.summary([g[0] for g in got])
+        cpu = benchlib.summary([g[1] for g in got])
+        out[name] = (wall, cpu, max(g[2] for g in got), got[-1][3])
+    return out
 
 
 def coredumpctl_row():
+    """coredumpctl list as a command to measure, or why it is not measured."""
     path = shutil.which('coredumpctl')
     if not path:
         return None, 'coredumpctl: not measured: systemd-coredump is not installed on this machine'
     try:
-        lo, med, lines = measured([path, 'list', '--no-pager'])
+        run([path, 'list', '--no-pager'])
     except (RuntimeError, OSError) as e:
         return None, 'coredumpctl: not measured: %s (no journal of core dumps here)' % e
-    return (lo, med, peak_rss_mib([path, 'list', '--no-pager']), lines), None
+    return ('coredumpctl list', [path, 'list', '--no-pager']), None
 
 
 def main():
@@ -80,29 +86,30 @@ def main():
     try:
         subprocess.run([generator, 'write', crash.json_path, work, str(REPORTS), str(GROUPS)], check=True)
         size = sum(os.path.getsize(os.path.join(work, 'pending', f)) for f in os.listdir(os.path.join(work, 'pending')))
-        print('%d reports (%d crash groups), %.1f MiB in pending/, warm page cache; min and median of %d runs'
+        print('%d reports (%d crash groups), %.1f MiB in pending/, warm page cache; ms, min and median of %d runs'
               % (REPORTS, GROUPS, size / 1048576.0, ROUNDS))
         rows = [('postmortem list', [postmortem, 'list', '--dir', work]),
                 ('postmortem list --group', [postmortem, 'list', '--group', '--dir', work]),
                 ('postmortem list --group --json', [postmortem, 'list', '--group', '--json', '--dir', work])]
         if before:
             rows.insert(0, ('postmortem list (before)', [before, 'list', '--dir', work]))
-        results = {}
-        print('%-32s %10s %10s %10s %7s' % ('', 'min ms', 'median ms', 'peak MiB', 'lines'))
-        for name, argv in rows:
-            lo, med, lines = measured(argv)
-            rss = peak_rss_mib(argv)
-            results[name] = med
-            print('%-32s %10.1f %10.1f %10.1f %7d' % (name, lo * 1e3, med * 1e3, rss, lines))
         row, why = coredumpctl_row()
         if row:
-            print('%-32s %10.1f %10.1f %10.1f %7d' % ('coredumpctl list', row[0] * 1e3, row[1] * 1e3, row[2], row[3]))
-        else:
+            rows.append(row)
+        results = measured(rows)
+        print('%-32s %9s %9s %9s %9s %9s %7s' % ('', 'wall min', 'median', 'CPU min', 'median', 'peak MiB',
+                                                  'lines'))
+        for name, _ in rows:
+            wall, cpu, rss, lines = results[name]
+            print('%-32s %9.0f %9.0f %9.0f %9.0f %9.1f %7d' % (name, wall[0] * 1e3, wall[1] * 1e3, cpu[0] * 1e3,
+                                                                 cpu[1] * 1e3, rss, lines))
+        if why:
             print(why)
         base = results['postmortem list']
-        for name in results:
+        for name, _ in rows:
             if name != 'postmortem list':
-                print('%s / list: %.2fx' % (name, results[name] / base))
+                print('%s / list: %.2fx CPU (min), %.2fx wall (min)'
+                      % (name, results[name][1][0] / base[1][0], results[name][0][0] / base[0][0]))
 
         print('\nthe signature and title of one report, computed from its frames (median and 99th percentile µs)')
         samples = [crash.json_path]
