@@ -18,8 +18,8 @@ enum { MAX_CHUNKS = 32, NAME_MAX_LEN = 80, LISTING_MAX = 1 << 16 };
 static const time_t OLD_MTIME = 1700000000;
 static const char *const places[] = { "pending", "sent", "quarantine", "" };
 
-static void
-remove_tree(const char *path)
+void
+fuzz_remove_tree(const char *path)
 {
 	DIR *d = opendir(path);
 	if (d) {
@@ -31,7 +31,7 @@ remove_tree(const char *path)
 			snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
 			struct stat st;
 			if (lstat(sub, &st) == 0 && S_ISDIR(st.st_mode))
-				remove_tree(sub);
+				fuzz_remove_tree(sub);
 			else
 				unlink(sub);
 		}
@@ -190,7 +190,7 @@ fuzz_check_store(const uint8_t *data, size_t size, char *why, size_t cap)
 		return fuzz_say(why, cap, "mkdtemp %s failed", root);
 	lay_out(root, data, size);
 	bool ok = open_twice(root, why, cap);
-	remove_tree(root);
+	fuzz_remove_tree(root);
 	return ok;
 }
 

@@ -37,6 +37,16 @@ bool fuzz_check_read(fuzz_read_fn *read, const uint8_t *data, size_t size, char 
  */
 bool fuzz_check_store(const uint8_t *data, size_t size, char *why, size_t cap);
 
+/*
+ * Bytes as a crash group's record (pending/.groups/<signature>, docs/store.md "Storm
+ * control"): what reads of it is a sane record (its own signature, told not above dropped,
+ * times in order and only with crashes, one printable line of app and title), which
+ * written and read again comes back whole and the same; in a store beside one report of its
+ * group, a looking store and a writing one count that report and the crashes that read,
+ * and the writing one leaves the record rebuilt whole.
+ */
+bool fuzz_check_group_record(const uint8_t *data, size_t size, char *why, size_t cap);
+
 /* A server's answer header value, read as Retry-After (the wait is unreadable
  * (-1) or within [0, the cap], and plain digits are exactly that many seconds,
  * capped) and as X-Sentry-Rate-Limits (no limit (-1) or within [0, the cap]). */
@@ -64,6 +74,9 @@ long fuzz_bytes_pread(void *ctx, void *buf, size_t n, uint64_t off);
  * n bytes of core, then the bytes of the executable it maps; the report the
  * engine makes of it must hold (fuzz_check_report) and land. */
 bool fuzz_check_core_report(const uint8_t *data, size_t size, char *why, size_t cap);
+
+/* Remove a directory tree the checks laid out (check_store.c), never following a link. */
+void fuzz_remove_tree(const char *path);
 
 /* Writes the reason into why; always false, so a check can return it. */
 static inline bool __attribute__((format(printf, 3, 4)))

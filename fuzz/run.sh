@@ -76,6 +76,10 @@ end signal 9 1700000002000000 2
 ' > "$work/store/runs-killed"
 run_record '' | head -c 60 > "$work/store/runs-cut"
 cp "$root"/fuzz/regressions/fuzz_store* "$work/store/" 2>/dev/null || true
+# Crash groups' records (pending/.groups/<signature>): whole, torn and hostile ones.
+mkdir -p "$work/group"
+cp "$here"/corpus/group_record/* "$work/group/"
+cp "$root"/fuzz/regressions/fuzz_group_record* "$work/group/" 2>/dev/null || true
 cp "$here"/corpus/upload_answer/* "$work/answer/"
 cp "$root"/fuzz/regressions/fuzz_upload_answer* "$work/answer/" 2>/dev/null || true
 cp "$here"/corpus/minidump/* "$work/minidump/"
@@ -160,6 +164,7 @@ run fuzz_read_ips "$work/reports" "$here/ips.dict"
 run fuzz_read_json "$work/json" ""
 run fuzz_read_any "$work/reports" ""
 run fuzz_store "$work/store" "$here/store.dict"
+run fuzz_group_record "$work/group" "$here/group.dict"
 run fuzz_upload_answer "$work/answer" ""
 run fuzz_read_minidump "$work/minidump" ""
 run fuzz_macho "$work/macho" ""

@@ -238,6 +238,9 @@ typedef struct pm_report {
 	pm_crumb *breadcrumbs;   /* pm_breadcrumb's last messages, oldest first */
 	uint32_t breadcrumb_count;
 	const char *os_name;     /* Linux: "Linux" (uname sysname); JSON only */
+	const char *signature;   /* its crash group as the crash handler computed it (JSON only; NULL:
+	                            not carried): read it through pm_report_group */
+	const char *title;       /* that group's title, as carried (JSON only) */
 } pm_report;
 
 /* Empty report that owns storage of its own, growing as readers fill it.  Out of memory
@@ -255,6 +258,20 @@ const char *pm_report_strdup(pm_report *r, const char *s);
 int32_t pm_report_crashed_thread(const pm_report *r);
 /* Index of the image containing addr, or -1.  AS-safe. */
 int32_t pm_report_image_for(const pm_report *r, uint64_t addr);
+/* Hex digits of a crash signature (docs/grouping.md). */
+#define PM_SIGNATURE_LEN 16
+/* Bytes of a crash group's title, its NUL included. */
+#define PM_TITLE_MAX 160
+/*
+ * The crash group of a report (docs/grouping.md): a signature, the same for
+ * every crash of one site whatever its addresses, machine or build (as long
+ * as the functions on the way did not change), and a short title
+ * ("SIGSEGV in parse_header").  The ones r carries when its signature is
+ * well-formed (the crash handler writes both into the JSON twin), else
+ * computed from its crashed thread's frames and its exception exactly as the
+ * crash handler computes them.  Always fills both.  AS-safe.
+ */
+void pm_report_group(const pm_report *r, char signature[PM_SIGNATURE_LEN + 1], char title[PM_TITLE_MAX]);
 /*
  * The debug id of an image in a report of OS `os` (docs/identifiers.md): Linux
  * (ELF) build ids cut or zero-padded to 16 bytes, then read as a little-endian
@@ -421,6 +438,11 @@ typedef struct pm_store_options {
 	bool read_only;          /* look, never write: no directory is created, nothing salvaged,
 	                          * quarantined, capped or removed (a torn report lists as partial,
 	                          * with the reason), and changing a report is refused (PM_E_INVAL) */
+	/* Storm control (docs/store.md): of the pending reports of one crash group, the first
+	 * storm_first and the latest storm_last are kept, the others only counted.  0: the
+	 * numbers $POSTMORTEM_STORM_KEEP gives ("FIRST,LATEST"), else 3 and 3. */
+	uint32_t storm_first;
+	uint32_t storm_last;
 } pm_store_options;
 
 typedef struct pm_store_entry {
@@ -432,6 +454,8 @@ typedef struct pm_store_entry {
 	uint64_t bytes;          /* size of its files (text, JSON twin, minidump) */
 	bool crash_loop;         /* part of a detected crash loop: deliver first */
 	const char *reason;      /* quarantine reason, why a partial report is text only, or NULL */
+	char signature[PM_SIGNATURE_LEN + 1]; /* its crash group (pm_report_group); "" when it did not read */
+	char title[PM_TITLE_MAX];
 } pm_store_entry;
 
 typedef struct pm_store pm_store;
@@ -465,6 +489,39 @@ pm_err pm_store_mark_sent(pm_store *s, const char *id);
 pm_err pm_store_quarantine(pm_store *s, const char *id, const char *reason);
 /* Delete a report wherever it is. */
 pm_err pm_store_delete(pm_store *s, const char *id);
+/* Which crashes a listing shows: a time window and an app (docs/store.md, "Crash groups"). */
+typedef struct pm_store_filter {
+	int64_t since;           /* crashed at or after (seconds since the epoch); 0: no bound */
+	int64_t until;           /* crashed at or before; 0: no bound */
+	const char *app;         /* the entry's app (process name) is this; NULL: any */
+} pm_store_filter;
+
+/* True when e passes f (NULL: every entry).  An entry whose time is unknown passes no time bound. */
+bool pm_store_filter_match(const pm_store_filter *f, const pm_store_entry *e);
+
+/* One crash group of a store: every crash of one signature it knows of. */
+typedef struct pm_store_group {
+	char signature[PM_SIGNATURE_LEN + 1];
+	char title[PM_TITLE_MAX];
+	uint64_t count;          /* crashes: reports + dropped + sent */
+	uint32_t reports;        /* reports the store holds (any state) */
+	uint64_t dropped;        /* crashes storm control or the caps counted without keeping their files */
+	uint64_t sent;           /* crashes delivered whose reports were deleted then (keep_sent off) */
+	bool count_exact;        /* false: a time bound falls inside the span the dropped and sent ones
+	                          * crashed over, and all of them are counted */
+	int64_t first_time;      /* its first and last crash, seconds since the epoch (0 unknown) */
+	int64_t last_time;
+	char apps[256];          /* the apps it crashed, ", " between them (cut when longer) */
+	char latest_id[64];      /* its newest report, "" when none is kept */
+} pm_store_group;
+
+/*
+ * The crashes of s that pass f (NULL: all), one group per signature: the reports it lists
+ * and the crashes it only counted (pending/.groups/, docs/store.md), oldest last crash
+ * first, into *out (malloc'd, *count of them; free() it; NULL when there are none).
+ * PM_E_NOMEM, PM_E_INVAL.
+ */
+pm_err pm_store_groups(pm_store *s, const pm_store_filter *f, pm_store_group **out, size_t *count);
 /* True when the last crashes of this program form a crash loop (see pm_store_options;
  * the default count and window): the app may start in a safe mode.  Reads the pm_install
  * directory, only the newest few reports' headers. */

@@ -256,6 +256,8 @@ typedef struct pm_upload_options {
 	const char *ca_file;         /* CA bundle to trust instead of the system's */
 	bool no_gzip;                /* send uncompressed */
 	bool symbolicate;            /* symbolicate with local debug info first */
+	bool fingerprint_signature;  /* with dsn: Sentry groups the events by postmortem's crash signature
+	                              * (docs/grouping.md), not by its own rules; the signature is a tag either way */
 	/* pm_upload_pending calls this (if set) after each report it handled, whatever became of it:
 	 * done of total reports, and the size of their files (done_bytes of total_bytes). */
 	void (*progress)(void *ctx, size_t done, size_t total, uint64_t done_bytes, uint64_t total_bytes);

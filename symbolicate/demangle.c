@@ -14,6 +14,7 @@
 
 #include <libiberty/demangle.h>
 
+#include "group.h"
 #include "symb.h"
 #include "model.h"
 
@@ -102,7 +103,8 @@ pm_demangle_report(pm_report *r)
 {
 	if (!r)
 		return PM_E_INVAL;
-	bool ok = demangle_frames(r, r->last_exception_backtrace, r->leb_count);
+	/* Names change: the report keeps the group its names as captured gave (docs/grouping.md). */
+	bool ok = pmi_group_keep(r) && demangle_frames(r, r->last_exception_backtrace, r->leb_count);
 	/* An uncaught C++ exception's type ("_ZSt13runtime_error"), as the crash path wrote it. */
 	for (uint32_t i = 0; ok && r->exception.asi && i < r->exception.asi_count; i++) {
 		char *plain = pm_demangle_text(r->exception.asi[i]);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "group.h"
 #include "model.h"
 #include "symb.h"
 
@@ -325,6 +326,9 @@ pm_symbolicate(pm_report *r, const pm_symbolicate_options *opt)
 {
 	if (!r || (opt && opt->debug_dir_count && !opt->debug_dirs))
 		return PM_E_INVAL;
+	/* Names change: the report keeps the group its names as captured gave (docs/grouping.md). */
+	if (!pmi_group_keep(r))
+		return PM_E_NOMEM;
 	elf_version(EV_CURRENT);
 	run ru = { .r = r, .threads = r->threads ? r->thread_count : 0, .images = r->images ? r->image_count : 0 };
 	pmi_sy_remote_init(&ru.remote, opt);

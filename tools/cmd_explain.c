@@ -75,6 +75,12 @@ explain(const char *dir, const char *arg, bool json, const pm_symbolicate_option
 		cli_error("explain", "out of memory");
 		return PM_EXIT_FAIL;
 	}
+	/* The crash group's title as the crash handler wrote it may hold a name it left mangled. */
+	char *plain = json ? NULL : pm_demangle_text(text);
+	if (plain) {
+		free(text);
+		text = plain;
+	}
 	int ok = cli_print_masked(stdout, text) >= 0 && fflush(stdout) == 0;
 	free(text);
 	if (!ok) {

@@ -14,7 +14,7 @@
 static const char usage_line[] =
 	"upload [--dir D] (--url URL | --dsn DSN) [--header 'K: V']... [--allow-http] [--insecure]\n"
 	"                         [--ca-file F] [--timeout-ms N] [--deadline-ms N] [--attempts N] [--no-gzip]\n"
-	"                         [--symbolicate] [--environment NAME]";
+	"                         [--symbolicate] [--environment NAME] [--fingerprint-signature]";
 
 static void
 help(void)
@@ -27,7 +27,10 @@ help(void)
 	       "move it to quarantine/ with the server's reason.  To Sentry, the sessions\n"
 	       "of the runs that ended go too (release health: a crashed run's in its\n"
 	       "crash's envelope), each once; those without a release (the app's version\n"
-	       "unknown), which Sentry drops, are not sent.\n\n"
+	       "unknown), which Sentry drops, are not sent.  Opening the directory applies\n"
+	       "storm control first (docs/store.md): of a crash group's reports the first\n"
+	       "and the latest few are sent, and the group's latest says how many more\n"
+	       "crashed.\n\n"
 	       "  -d, --dir D          reports directory (default: $POSTMORTEM_DIR, else\n"
 	       "                       $XDG_STATE_HOME/postmortem, else ~/.local/state/postmortem)\n"
 	       "  -u, --url URL        where to POST: https://..., or http:// to this machine\n"
@@ -46,6 +49,11 @@ help(void)
 	       "      --environment NAME\n"
 	       "                       with --dsn: the Sentry environment of every event\n"
 	       "                       (default: $POSTMORTEM_ENVIRONMENT, else production)\n"
+	       "      --fingerprint-signature\n"
+	       "                       with --dsn: Sentry groups the events by postmortem's\n"
+	       "                       crash signature (docs/grouping.md) instead of its own\n"
+	       "                       rules; the signature is the tag postmortem.signature\n"
+	       "                       either way\n"
 	       "  -h, --help           show this help\n\n"
 	       "Progress goes to standard error (on a terminal: n of N reports and their\n"
 	       "size, as it goes); a one-line summary to standard output, always (with\n"
@@ -135,7 +143,7 @@ int
 cmd_upload(int argc, char **argv)
 {
 	enum { OPT_ALLOW_HTTP = 256, OPT_DSN, OPT_INSECURE, OPT_CA_FILE, OPT_TIMEOUT, OPT_DEADLINE, OPT_ATTEMPTS,
-	       OPT_NO_GZIP, OPT_SYMBOLICATE, OPT_ENVIRONMENT };
+	       OPT_NO_GZIP, OPT_SYMBOLICATE, OPT_ENVIRONMENT, OPT_FINGERPRINT };
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'd' },
 		{ "url", required_argument, NULL, 'u' },
@@ -150,6 +158,7 @@ cmd_upload(int argc, char **argv)
 		{ "no-gzip", no_argument, NULL, OPT_NO_GZIP },
 		{ "symbolicate", no_argument, NULL, OPT_SYMBOLICATE },
 		{ "environment", required_argument, NULL, OPT_ENVIRONMENT },
+		{ "fingerprint-signature", no_argument, NULL, OPT_FINGERPRINT },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
@@ -174,6 +183,7 @@ cmd_upload(int argc, char **argv)
 		case OPT_NO_GZIP: opt.no_gzip = true; break;
 		case OPT_SYMBOLICATE: opt.symbolicate = true; break;
 		case OPT_ENVIRONMENT: opt.environment = optarg; break;
+		case OPT_FINGERPRINT: opt.fingerprint_signature = true; break;
 		case OPT_TIMEOUT:
 		case OPT_DEADLINE:
 		case OPT_ATTEMPTS:

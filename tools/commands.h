@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "postmortem-tools.h"
 
@@ -106,6 +107,11 @@ typedef struct cli_store_cmd {
 } cli_store_cmd;
 /* Parse its arguments: -1 to go on (operands start at optind), else the exit status. */
 int cli_parse_store_args(const cli_store_cmd *cmd, int argc, char **argv, const char **dir, bool *json);
+/* A time as --since and --until take it (cli_when.c): seconds since the epoch into *out;
+ * false when text is none of cli_when_forms.  Spans count from now. */
+bool cli_parse_when(const char *text, time_t now, int64_t *out);
+/* The forms it takes, for help and errors. */
+extern const char cli_when_forms[];
 /* "pending", "partial", "quarantined", "sent". */
 const char *cli_state_name(pm_report_state st);
 /* n bytes as "512 B", "1.5 KiB", "4.1 MiB". */

@@ -37,6 +37,7 @@ configure(pm_store *s, const pm_store_options *opt)
 	s->read_only = opt->read_only;
 	s->loop_count = opt->crash_loop_count ? opt->crash_loop_count : PM_DEFAULT_LOOP_COUNT;
 	s->loop_seconds = opt->crash_loop_seconds ? opt->crash_loop_seconds : PM_DEFAULT_LOOP_SECONDS;
+	pmi_storm_policy(&s->storm, opt->storm_first, opt->storm_last);
 }
 
 static pm_err
@@ -122,8 +123,12 @@ pm_store_open(pm_store **out, const pm_store_options *opt)
 		pm_store_close(s);
 		return e;
 	}
-	if (!s->read_only)
+	if (!s->read_only) {
+		/* Storm control before the caps: what it keeps of a crash loop leaves room for the rest. */
+		pmi_store_apply_storm(s);
 		pmi_store_apply_caps(s);
+		pmi_store_tidy_records(s);
+	}
 	pmi_store_mark_loops(s);
 	build_listing(s);
 	/* After the reports (a run that crashed is told by its report) and before anything is
@@ -140,6 +145,7 @@ pm_store_close(pm_store *s)
 {
 	if (!s)
 		return;
+	pmi_store_flush_sent(s);
 	pmi_store_sessions_free(s);
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i].reason_buf);
@@ -222,6 +228,8 @@ pm_store_mark_sent(pm_store *s, const char *id)
 			pm_crash_rec rec;
 			pmi_store_rec_of(&rec, e);
 			pmi_history_add(s->root, &rec);
+			/* Gone from the store, still one crash of its group. */
+			pmi_store_count_sent(s, e);
 		}
 	}
 	if (rc == PM_OK)

@@ -46,6 +46,9 @@ enum {
 	PM_DEFAULT_LOOP_COUNT = 3,
 	PM_DEFAULT_LOOP_SECONDS = 10,
 	PM_HISTORY_MAX = 32,     /* delivered crashes remembered for crash-loop detection */
+	PM_DEFAULT_STORM_FIRST = 3, /* storm control: a crash group's first reports kept ... */
+	PM_DEFAULT_STORM_LAST = 3,  /* ... and its latest */
+	PM_GROUP_RECORDS_MAX = 1024, /* records in pending/.groups; those of the oldest crashes go first */
 };
 
 /* One file seen by a directory scan. */
@@ -72,8 +75,25 @@ typedef struct pm_sentry {
 	uint8_t kind;        /* pm_kind */
 	int64_t order;       /* age for the caps and the listing: crash time, else when first written */
 	char *reason_buf;    /* storage of pub.reason */
-	bool dropped;        /* removed by the caps before the listing was built */
+	bool dropped;        /* removed by storm control or the caps before the listing was built */
+	bool counted;        /* counted in its crash group's record (storm control, caps) */
 } pm_sentry;
+
+/* Storm control's numbers (docs/store.md): a crash group's first and latest reports kept. */
+typedef struct pm_storm_policy {
+	uint32_t first, last;
+} pm_storm_policy;
+
+/* pending/.groups/<signature> (docs/store.md, "Storm control"). */
+typedef struct pm_group_record {
+	char signature[PM_SIGNATURE_LEN + 1];
+	uint64_t dropped;        /* crashes whose report files storm control or the caps removed */
+	uint64_t sent;           /* crashes delivered, their reports deleted then */
+	uint64_t told;           /* of the dropped, how many a server was told of */
+	int64_t first, last;     /* when the first and the last of them all crashed; 0 unknown */
+	char app[128];           /* the app of the last */
+	char title[PM_TITLE_MAX];
+} pm_group_record;
 
 struct pm_store {
 	int root;                     /* the reports directory */
@@ -83,6 +103,9 @@ struct pm_store {
 	uint64_t max_bytes;
 	bool keep_sent;
 	bool read_only;               /* pm_store_options.read_only */
+	pm_storm_policy storm;
+	pm_group_record *sent;        /* crashes delivered since open, by group, to count at close */
+	size_t sent_n, sent_cap;
 	int64_t now;                  /* wall clock at open, for staleness */
 	pm_sentry *v;                 /* sorted by state; a snapshot until close */
 	size_t n, cap;
@@ -145,6 +168,8 @@ pm_err pmi_store_read_torn(int dfd, const char *name, bool json, size_t max, boo
                           pm_read_error *err);
 /* A loadable report of id below dfd: the JSON twin, else the text. */
 pm_err pmi_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err);
+/* s (NULL: "") into out, cut to fit, control bytes as '?': one printable line. */
+void pmi_store_copy_printable(char *out, size_t cap, const char *s);
 /* Fill an entry's listing fields from a report. */
 void pmi_store_summarize(pm_sentry *e, const pm_report *r);
 
@@ -183,6 +208,10 @@ pm_sentry *pmi_store_find(pm_store *s, const char *id);
 bool pmi_store_in_pending(const pm_store *s, const char *id);
 /* Remove a report's files from d (and its reason); PM_E_NOTFOUND when none was there. */
 pm_err pmi_store_remove(pm_store *s, pm_sdir d, const char *id);
+/* The same below a directory descriptor. */
+pm_err pmi_store_remove_files(int dfd, const char *id);
+/* Does dfd hold a whole report file (text or twin) of this id? */
+bool pmi_store_holds_report(int dfd, const char *id);
 /* Move a report's files (the crash handler's temporaries too, under their
  * final names) from one directory to another; PM_E_NOTFOUND when none was there,
  * PM_E_INVAL (nothing moved) when the destination holds a report of that id. */
@@ -215,6 +244,75 @@ pm_err pmi_store_write_reason(pm_store *s, const pm_sentry *e);
 
 /* Drop the oldest reports of each directory beyond the caps, logging each. */
 void pmi_store_apply_caps(pm_store *s);
+
+/* ---- store_group_record.c: what storm control counted of a crash group ------------- */
+
+/* The records' directory, below pending/. */
+#define PM_GROUPS_DIR ".groups"
+
+
+/* Bytes as the record of `signature`: what reads is kept, the rest is empty.  False when
+ * anything was off (torn, hostile, another signature's): then it is to be written again. */
+bool pmi_group_record_parse(const char *data, size_t len, const char *signature, pm_group_record *rec);
+/* The record as its file holds it (a pm_store_fill_fn over a pm_group_record). */
+pm_err pmi_group_record_format(const void *rec, pm_out *o);
+/* One more crash counted without its files: dropped, or delivered (`sent`). */
+void pmi_group_record_add(pm_group_record *rec, bool sent, int64_t time, const char *app, const char *title);
+/* pending/.groups below pending_fd, made 0700 with `create`; -1 (errno) when it is not there
+ * or not ours alone. */
+int pmi_groups_open(int pending_fd, bool create);
+/* Its lock (flock), waited for at most 200 ms: false when another holds it that long. */
+bool pmi_groups_lock(int groups_fd);
+/* The record of signature (empty when there is none); false when it had to be rebuilt. */
+bool pmi_group_record_read(int groups_fd, const char *signature, pm_group_record *rec);
+pm_err pmi_group_record_write(int groups_fd, const pm_group_record *rec);
+
+/* ---- store_storm.c: storm control --------------------------------------------------- */
+
+/* The numbers for options first and last (0: $POSTMORTEM_STORM_KEEP, else the defaults). */
+void pmi_storm_policy(pm_storm_policy *p, uint32_t first, uint32_t last);
+/* Of n reports of one group, oldest first, those storm control drops: [*from, *to). */
+void pmi_storm_window(size_t n, const pm_storm_policy *p, size_t *from, size_t *to);
+/* The signature written at the top of a JSON twin's first bytes (as this library writes it). */
+bool pmi_store_prefix_signature(const char *data, size_t len, char out[PM_SIGNATURE_LEN + 1]);
+/* Drop what storm control does not keep of each group in pending/, counted in its record. */
+void pmi_store_apply_storm(pm_store *s);
+/* pending/.groups tidied at a writable open (store_groups.c): every record that does not read
+ * whole written again from what reads, the store's stale temporaries removed, at most
+ * PM_GROUP_RECORDS_MAX records kept. */
+void pmi_store_tidy_records(pm_store *s);
+/* Count entries of one group, each still there in d, in its record (pending/: dropped,
+ * sent/: sent), marking them `counted`, before their files go: how many. */
+size_t pmi_store_count_dropped(pm_store *s, pm_sdir d, pm_sentry *const *v, size_t n);
+/* A delivered report's files were deleted: its crash is counted as sent in its record, at
+ * pm_store_close (pmi_store_flush_sent): one write per group, not per report. */
+void pmi_store_count_sent(pm_store *s, const pm_sentry *e);
+void pmi_store_flush_sent(pm_store *s);
+
+/* The record of a group when some of its dropped crashes were not told to a server yet
+ * (rec->dropped - rec->told of them). */
+bool pmi_store_group_untold(pm_store *s, const char *signature, pm_group_record *rec);
+/* A server was told of n more of a group's dropped crashes (upload, on its latest report). */
+void pmi_store_group_told(pm_store *s, const char *signature, uint64_t n);
+
+typedef enum pm_storm_verdict {
+	PM_STORM_KEEP = 0,   /* write the report */
+	PM_STORM_COUNT,      /* do not: it was counted in its group's record */
+} pm_storm_verdict;
+
+/*
+ * Storm control for a report about to be written into the pending/ of pending_fd, from a
+ * process that holds nothing else (the system reporter, as the crashed process's user):
+ * with the reports of `signature` already there, by the signature at the top of their
+ * twins, the rule above is applied to them and the new one, the latest.  Those it drops
+ * are counted in the group's record and their files removed; the answer says whether the
+ * new report's files are to be written (KEEP) or it was only counted (COUNT, which happens
+ * only when the policy keeps no latest report).  Whatever cannot be done (no signature,
+ * the records not ours or locked past 200 ms, a write failing) answers KEEP: a report is
+ * never lost to storm control.  `time` (seconds), `app` and `title` are the new report's.
+ */
+pm_storm_verdict pmi_storm_admit(int pending_fd, const char *signature, int64_t time, const char *app,
+                                 const char *title, const pm_storm_policy *p);
 
 /* ---- store_loop.c / store_history.c ------------------------------------------------- */
 

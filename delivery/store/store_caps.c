@@ -26,7 +26,7 @@ cap_dir(pm_store *s, pm_sdir d, pm_sentry **list)
 	size_t n = 0;
 	uint64_t bytes = 0;
 	for (size_t i = 0; i < s->n; i++) {
-		if (pmi_store_state_dir(s->v[i].pub.state) != d)
+		if (pmi_store_state_dir(s->v[i].pub.state) != d || s->v[i].dropped)
 			continue;
 		list[n++] = &s->v[i];
 		bytes += s->v[i].pub.bytes;
@@ -41,6 +41,8 @@ cap_dir(pm_store *s, pm_sdir d, pm_sentry **list)
 		else
 			pmi_store_log("dropped report %s (%" PRIu64 " bytes in %s/, over the cap of %" PRIu64 " bytes)",
 			             e->pub.id, bytes, pmi_sdir_names[d], s->max_bytes);
+		/* A crash dropped is still counted in its group (storm control's record). */
+		pmi_store_count_dropped(s, d, &e, 1);
 		pmi_store_remove(s, d, e->pub.id);
 		e->dropped = true;
 		bytes -= e->pub.bytes;
@@ -66,9 +68,8 @@ pmi_store_apply_caps(pm_store *s)
 	if (s->n == 0)
 		return;
 	pm_sentry **list = malloc(s->n * sizeof *list);
-	if (!list)
-		return; /* caps wait for the next open; the listing is still right */
-	for (pm_sdir d = 0; d < PM_SDIR_COUNT; d++)
+	/* Without memory the caps wait for the next open; the listing is still right. */
+	for (pm_sdir d = 0; list && d < PM_SDIR_COUNT; d++)
 		cap_dir(s, d, list);
 	free(list);
 	compact(s);

@@ -51,21 +51,26 @@ fold(pm_err report, pm_err file)
 }
 
 pm_err
-pmi_store_remove(pm_store *s, pm_sdir d, const char *id)
+pmi_store_remove_files(int dfd, const char *id)
 {
 	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON, PM_SK_REASON, PM_SK_DMP, PM_SK_DMP_TMP };
 	pm_err e = PM_E_NOTFOUND;
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
 		char name[PM_ID_MAX + 16];
 		pmi_store_file_name(name, sizeof name, id, kinds[i]);
-		e = fold(e, pmi_store_unlink(s->dir[d], name));
+		e = fold(e, pmi_store_unlink(dfd, name));
 	}
 	return e;
 }
 
-/* Does dfd hold a whole report file of this id? */
-static bool
-holds_report(int dfd, const char *id)
+pm_err
+pmi_store_remove(pm_store *s, pm_sdir d, const char *id)
+{
+	return pmi_store_remove_files(s->dir[d], id);
+}
+
+bool
+pmi_store_holds_report(int dfd, const char *id)
 {
 	static const pm_skind kinds[] = { PM_SK_CRASH, PM_SK_JSON };
 	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
@@ -83,7 +88,7 @@ pmi_store_move_report(pm_store *s, pm_sdir from, pm_sdir to, const char *id)
 {
 	/* Two reports of one id (a copied file, a hostile directory): neither
 	 * replaces the other. */
-	if (holds_report(s->dir[to], id))
+	if (pmi_store_holds_report(s->dir[to], id))
 		return PM_E_INVAL;
 	/* Temporaries first, so a renamed file of the same report wins.  A torn
 	 * minidump has no header yet: it is never moved, only removed. */

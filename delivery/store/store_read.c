@@ -73,9 +73,8 @@ pmi_store_read_any(int dfd, const char *id, pm_report *r, pm_read_error *err)
 	return e;
 }
 
-/* Copy a string for a fixed-size entry field, keeping it printable. */
-static void
-copy_field(char *out, size_t cap, const char *s)
+void
+pmi_store_copy_printable(char *out, size_t cap, const char *s)
 {
 	size_t n = 0;
 	for (; s && s[n] && n + 1 < cap; n++)
@@ -100,13 +99,14 @@ pmi_store_summarize(pm_sentry *e, const pm_report *r)
 	e->kind = r->kind;
 	if (e->pub.time)
 		e->order = e->pub.time;
-	copy_field(e->pub.app, sizeof e->pub.app, app_of(r));
+	pmi_store_copy_printable(e->pub.app, sizeof e->pub.app, app_of(r));
 	char exc[sizeof e->pub.exception];
 	if (x->type && x->signal_name)
 		snprintf(exc, sizeof exc, "%s (%s)", x->type, x->signal_name);
 	else
 		snprintf(exc, sizeof exc, "%s", x->type ? x->type : x->signal_name ? x->signal_name : "");
-	copy_field(e->pub.exception, sizeof e->pub.exception, exc);
+	pmi_store_copy_printable(e->pub.exception, sizeof e->pub.exception, exc);
+	pm_report_group(r, e->pub.signature, e->pub.title);
 }
 
 pm_err

@@ -30,9 +30,19 @@ enum {
  * (sentry_time.c); false when the time cannot be told. */
 bool pmi_sentry_time(int64_t us, char out[PMI_SENTRY_TIME_MAX]);
 
+/* What a report's upload says of its crash group (docs/sentry.md, "Crash groups"). */
+typedef struct pmi_group_note {
+	bool fingerprint;        /* the signature is the event's fingerprint (pm_upload_options) */
+	uint64_t not_sent;       /* on a group's latest report: its crashes storm control counted and no
+	                            server was told of yet; 0 on every other report */
+	int64_t first, last;     /* when the first and the last of those crashed (seconds; 0 unknown) */
+	uint64_t reports;        /* the group's reports this pass has (this one among them) */
+} pmi_group_note;
+
 /* The event of report r (delivered as event `event_id`, 32 hex digits, in `environment`, which
- * may be NULL); NULL when out of memory. */
-cJSON *pmi_sentry_event(const pm_report *r, const char *event_id, const char *environment);
+ * may be NULL; its crash group as `group` says); NULL when out of memory. */
+cJSON *pmi_sentry_event(const pm_report *r, const char *event_id, const char *environment,
+                        const pmi_group_note *group);
 
 /* The session update of ss (sentry_session.c): its first and final one, in `environment`
  * (may be NULL); the time is now_us when its end is unknown.  NULL when it has no release
@@ -55,7 +65,8 @@ typedef struct pmi_session_set {
  * *why says what went wrong.
  */
 pm_err pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *e, const pm_upload_options *opt,
-                                 const pmi_session_set *with, char **data, size_t *len, char *why, size_t why_cap);
+                                 const pmi_session_set *with, const pmi_group_note *group, char **data,
+                                 size_t *len, char *why, size_t why_cap);
 /* An envelope of sessions alone (set's, one item each), malloc'd into *data. */
 pm_err pmi_sentry_sessions_envelope(const pm_store *s, const pmi_session_set *set, const pm_upload_options *opt,
                                     char **data, size_t *len);

@@ -177,13 +177,14 @@ load(pm_store *s, const pm_store_entry *en, bool symbolicate, pm_report *r, char
 
 pm_err
 pmi_sentry_envelope_build(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt,
-                          const pmi_session_set *with, char **data, size_t *len, char *why, size_t why_cap)
+                          const pmi_session_set *with, const pmi_group_note *group, char **data, size_t *len,
+                          char *why, size_t why_cap)
 {
 	pm_report r;
 	pm_err e = load(s, en, opt->symbolicate, &r, why, why_cap);
 	char event_id[33];
 	event_id_of(&r, event_id);
-	cJSON *ev = e == PM_OK ? pmi_sentry_event(&r, event_id, opt->environment) : NULL;
+	cJSON *ev = e == PM_OK ? pmi_sentry_event(&r, event_id, opt->environment, group) : NULL;
 	char *event = ev ? cJSON_PrintUnformatted(ev) : NULL;
 	cJSON_Delete(ev);
 	pm_report_free(&r);

@@ -375,6 +375,44 @@ add_annotations(cJSON *ev, cJSON *tags, const pm_report *r)
 	return ok;
 }
 
+/* A time in seconds as Sentry's timestamps (RFC 3339); nothing when unknown. */
+static bool
+add_seconds(cJSON *o, const char *key, int64_t sec)
+{
+	char buf[PMI_SENTRY_TIME_MAX];
+	if (sec <= 0 || !pmi_sentry_time(sec * 1000000, buf))
+		return true;
+	return cJSON_AddStringToObject(o, key, buf) != NULL;
+}
+
+/* The crash group (docs/sentry.md, "Crash groups"): its signature a tag (and the fingerprint
+ * when asked), and on its latest report what storm control counted without sending. */
+static bool
+add_group(cJSON *ev, cJSON *tags, const pm_report *r, const pmi_group_note *g)
+{
+	char sig[PM_SIGNATURE_LEN + 1], title[PM_TITLE_MAX];
+	pm_report_group(r, sig, title);
+	if (!add_str(tags, "postmortem.signature", sig))
+		return false;
+	if (g && g->fingerprint) {
+		const char *fp[] = { "postmortem.signature", sig };
+		cJSON *a = cJSON_CreateStringArray(fp, 2);
+		if (!a || !cJSON_AddItemToObject(ev, "fingerprint", a)) {
+			cJSON_Delete(a);
+			return false;
+		}
+	}
+	if (!g || g->not_sent == 0)
+		return true;
+	cJSON *extra = cJSON_GetObjectItemCaseSensitive(ev, "extra");
+	if (!extra)
+		extra = cJSON_AddObjectToObject(ev, "extra");
+	cJSON *o = extra ? cJSON_AddObjectToObject(extra, "postmortem.crash_group") : NULL;
+	return o && add_str(o, "signature", sig) && add_str(o, "title", title) &&
+	       add_u64(o, "crashes", g->reports + g->not_sent) && add_u64(o, "not_sent", g->not_sent) &&
+	       add_seconds(o, "first_not_sent", g->first) && add_seconds(o, "last_not_sent", g->last);
+}
+
 static bool
 add_breadcrumbs(cJSON *ev, const pm_report *r)
 {
@@ -392,7 +430,7 @@ add_breadcrumbs(cJSON *ev, const pm_report *r)
 }
 
 cJSON *
-pmi_sentry_event(const pm_report *r, const char *event_id, const char *environment)
+pmi_sentry_event(const pm_report *r, const char *event_id, const char *environment, const pmi_group_note *group)
 {
 	cJSON *ev = cJSON_CreateObject();
 	int32_t crashed = pm_report_crashed_thread(r);
@@ -407,7 +445,8 @@ pmi_sentry_event(const pm_report *r, const char *event_id, const char *environme
 	          add_str(sdk, "name", "postmortem") &&
 	          add_str(sdk, "version", PM_VERSION) && add_str(tags, "postmortem.kind", kind_tag[k]) &&
 	          add_exception(ev, r, crashed) && add_threads(ev, r) && add_images(ev, r) &&
-	          add_contexts(ev, r, crashed) && add_annotations(ev, tags, r) && add_breadcrumbs(ev, r);
+	          add_contexts(ev, r, crashed) && add_annotations(ev, tags, r) && add_group(ev, tags, r, group) &&
+	          add_breadcrumbs(ev, r);
 	if (!ok) {
 		cJSON_Delete(ev);
 		return NULL;

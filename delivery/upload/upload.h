@@ -116,11 +116,12 @@ void pmi_upload_session_send(upload_session *u, const upload_body *body, upload_
 
 /*
  * The form for one report: parts "report", "crash" and the minidump (gzipped unless
- * opt->no_gzip) and fields app_name, app_version, id, state.  On failure
- * *why says what went wrong.
+ * opt->no_gzip) and fields app_name, app_version, id, state, signature, title, and on a
+ * crash group's latest report what `group` counts (docs/upload.md).  On failure *why says
+ * what went wrong.
  */
 pm_err pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *e,
-                         curl_mime **form, char *why, size_t why_cap);
+                         const pmi_group_note *group, curl_mime **form, char *why, size_t why_cap);
 
 /* What a pass is given beside the store and the options, and what it tells back. */
 typedef struct upload_pass_ctl {

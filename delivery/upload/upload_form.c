@@ -186,8 +186,25 @@ load_model(pm_store *s, const pm_store_entry *en, const pm_upload_options *opt, 
 	return true;
 }
 
+/* The crash group: its signature and title, and on its latest report the crashes of it
+ * storm control counted without their files. */
+static bool
+add_group(curl_mime *m, const pm_store_entry *en, const pmi_group_note *g)
+{
+	char n[24], first[24], last[24];
+	bool ok = !en->signature[0] || (add_field(m, "signature", en->signature) && add_field(m, "title", en->title));
+	if (!ok || !g || g->not_sent == 0)
+		return ok;
+	snprintf(n, sizeof n, "%llu", (unsigned long long)g->not_sent);
+	snprintf(first, sizeof first, "%lld", (long long)g->first);
+	snprintf(last, sizeof last, "%lld", (long long)g->last);
+	return add_field(m, "group_not_sent", n) && add_field(m, "group_not_sent_first", first) &&
+	       add_field(m, "group_not_sent_last", last);
+}
+
 static pm_err
-add_fields(curl_mime *m, const pm_store_entry *en, const pm_upload_options *opt, const pm_report *r)
+add_fields(curl_mime *m, const pm_store_entry *en, const pm_upload_options *opt, const pm_report *r,
+           const pmi_group_note *g)
 {
 	const char *name = opt->app_name, *version = opt->app_version;
 	if (!name && r)
@@ -199,12 +216,13 @@ add_fields(curl_mime *m, const pm_store_entry *en, const pm_upload_options *opt,
 	bool ok = add_field(m, "app_name", name)
 	          && (!version || add_field(m, "app_version", version))
 	          && add_field(m, "id", en->id)
-	          && add_field(m, "state", en->state == PM_STATE_PARTIAL ? "partial" : "pending");
+	          && add_field(m, "state", en->state == PM_STATE_PARTIAL ? "partial" : "pending")
+	          && add_group(m, en, g);
 	return ok ? PM_OK : PM_E_NOMEM;
 }
 
 pm_err
-pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
+pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en, const pmi_group_note *group,
                   curl_mime **form, char *why, size_t why_cap)
 {
 	const pm_upload_options *opt = u->opt;
@@ -227,7 +245,7 @@ pmi_upload_form_build(upload_session *u, pm_store *s, const pm_store_entry *en,
 		free(text.p);
 	}
 	if (e == PM_OK)
-		e = add_fields(m, en, opt, loaded ? &r : NULL);
+		e = add_fields(m, en, opt, loaded ? &r : NULL, group);
 	if (loaded)
 		pm_report_free(&r);
 	if (e != PM_OK) {

@@ -177,9 +177,36 @@ sessions_sent(pass *p, const pmi_session_set *set)
 	}
 }
 
+/*
+ * What report en says of its crash group (docs/sentry.md, "Crash groups"): the latest of
+ * its group among the reports of this pass (list, n of them) also carries the crashes
+ * storm control counted and no server was told of.
+ */
+static void
+group_note(pass *p, const pm_store_entry *en, const pm_store_entry *list, size_t n, pmi_group_note *g)
+{
+	*g = (pmi_group_note){ .fingerprint = p->opt->fingerprint_signature };
+	if (!en->signature[0])
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const pm_store_entry *o = &list[i];
+		if (strcmp(o->signature, en->signature) != 0)
+			continue;
+		g->reports++;
+		if (o->time > en->time || (o->time == en->time && strcmp(o->id, en->id) > 0))
+			return; /* a later one of its group carries the count */
+	}
+	pm_group_record rec;
+	if (!pmi_store_group_untold(p->store, en->signature, &rec))
+		return;
+	g->not_sent = rec.dropped - rec.told;
+	g->first = rec.first;
+	g->last = rec.last;
+}
+
 /* Deliver one report; false ends the pass (the caller keeps the reports after this one). */
 static bool
-deliver(pass *p, const pm_store_entry *en, size_t left)
+deliver(pass *p, const pm_store_entry *en, const pm_store_entry *list, size_t n, size_t left)
 {
 	/* Delivered or quarantined by another uploader since the store listed it. */
 	if (!pmi_store_in_pending(p->store, en->id))
@@ -188,8 +215,11 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 	char why[256];
 	pmi_session_set with;
 	sessions_of(p, en->id, &with);
-	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt, &with, &body.data, &body.len, why, sizeof why)
-	                       : pmi_upload_form_build(&p->session, p->store, en, &body.form, why, sizeof why);
+	pmi_group_note group;
+	group_note(p, en, list, n, &group);
+	pm_err e = p->opt->dsn ? pmi_sentry_envelope_build(p->store, en, p->opt, &with, &group, &body.data, &body.len,
+	                                                   why, sizeof why)
+	                       : pmi_upload_form_build(&p->session, p->store, en, &group, &body.form, why, sizeof why);
 	/* No server would take it: a later pass could not do better. */
 	if (e == PM_E_LIMIT && pm_store_quarantine(p->store, en->id, why) == PM_OK) {
 		pmi_upload_log("%s: quarantined: %s", en->id, why);
@@ -214,6 +244,7 @@ deliver(pass *p, const pm_store_entry *en, size_t left)
 		else
 			pmi_upload_log("%s: sent (HTTP %ld)", en->id, reply.status);
 		sessions_sent(p, &with);
+		pmi_store_group_told(p->store, en->signature, group.not_sent);
 		p->res->sent++;
 		p->exhausted_in_a_row = 0;
 		return true;
@@ -446,7 +477,7 @@ pmi_upload_pass(pm_store *s, const pm_upload_options *options, pm_upload_result 
 				go_on = false;
 				break;
 			}
-			go_on = deliver(&p, &list[i], count - i);
+			go_on = deliver(&p, &list[i], list, count, count - i);
 			done_bytes += list[i].bytes;
 			if (opt.progress)
 				opt.progress(opt.progress_ctx, i + 1, count, done_bytes, total_bytes);

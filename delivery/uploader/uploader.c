@@ -11,7 +11,8 @@
  * or POSTMORTEM_UPLOAD_URL, POSTMORTEM_UPLOAD_HEADER (one header a line),
  * POSTMORTEM_UPLOAD_CA_FILE, POSTMORTEM_UPLOAD_ALLOW_HTTP=1,
  * POSTMORTEM_UPLOAD_INSECURE=1, POSTMORTEM_UPLOAD_NO_GZIP=1,
- * POSTMORTEM_ENVIRONMENT.
+ * POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE=1, POSTMORTEM_ENVIRONMENT; and
+ * POSTMORTEM_STORM_KEEP for its store's storm control (docs/store.md).
  *
  *   1. Its lines go to DIR/upload.log: the dying process's streams are not
  *      its to write to (the handler gave it /dev/null).
@@ -184,6 +185,7 @@ options_from_env(pm_upload_options *o, const char **headers, size_t cap, char **
 		.allow_http = flag("POSTMORTEM_UPLOAD_ALLOW_HTTP"),
 		.insecure_tls = flag("POSTMORTEM_UPLOAD_INSECURE"),
 		.no_gzip = flag("POSTMORTEM_UPLOAD_NO_GZIP"),
+		.fingerprint_signature = flag("POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE"),
 		.headers = headers,
 	};
 	o->url = o->dsn ? NULL : env("POSTMORTEM_UPLOAD_URL");

@@ -164,6 +164,7 @@ gather(pm_explain_facts *f, const pm_report *r)
 	gather_address(f);
 	gather_frames(f);
 	gather_termination(f);
+	pm_report_group(r, f->signature, f->title);
 	return pmi_explain_what(f);
 }
 
@@ -299,6 +300,7 @@ explain_text(const pm_explain_facts *f)
 {
 	pm_sbuf b = { 0 };
 	pmi_sbuf_printf(&b, "%s\n", f->summary);
+	pmi_sbuf_printf(&b, "Crash group: %s, %s\n", f->signature, f->title);
 	text_asi(&b, &f->r->exception);
 	text_context(&b, f->r);
 	text_termination(&b, f);

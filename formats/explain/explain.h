@@ -57,6 +57,8 @@ typedef struct pm_explain_facts {
 	                              frame 0 (runtime frames passed), or -1 */
 	int32_t thrown_at;         /* the same in the Last Exception Backtrace: where the
 	                              exception was thrown, or -1 */
+	char signature[PM_SIGNATURE_LEN + 1]; /* its crash group (docs/grouping.md) */
+	char title[PM_TITLE_MAX];
 } pm_explain_facts;
 
 /* ---- explain_frames.c ---- */

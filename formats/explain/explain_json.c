@@ -181,6 +181,8 @@ build(jtree *j, cJSON *root, const pm_explain_facts *f)
 {
 	add_str(j, root, "kind", pmi_json_name_of(&pmi_json_kinds, f->r->kind));
 	add_str(j, root, "summary", f->summary);
+	add_str(j, root, "signature", f->signature);
+	add_str(j, root, "title", f->title);
 	if (f->sig) {
 		add_str(j, root, "signal", f->sig->name);
 		add_u64(j, root, "signal_number", (uint64_t)f->sig->number);

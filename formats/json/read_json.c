@@ -184,6 +184,8 @@ read_report(pm_jr *c, const cJSON *root)
 	r->kind = pmi_jr_enum(c, root, "kind", &pmi_json_kinds);
 	r->os = pmi_jr_enum(c, root, "os", &pmi_json_oses);
 	r->os_name = pmi_jr_str(c, root, "os_name");
+	r->signature = pmi_jr_str(c, root, "signature");
+	r->title = pmi_jr_str(c, root, "title");
 	r->images_truncated = pmi_jr_flag(c, root, "images_truncated");
 	r->images = pmi_jr_list(c, root, "images", PM_JR_MAX_IMAGES, sizeof *r->images,
 	                       pmi_jr_image_elem, &r->image_count, &r->images_truncated);

@@ -432,6 +432,9 @@ pmi_write_json(const pm_report *r, pm_out *o)
 	enum_member(&w, "kind", &pmi_json_kinds, r->kind);
 	enum_member(&w, "os", &pmi_json_oses, r->os);
 	pmi_jw_str(&w, "os_name", r->os_name);
+	/* Near the top: the store's storm control reads them from the file's first bytes. */
+	pmi_jw_str(&w, "signature", r->signature);
+	pmi_jw_str(&w, "title", r->title);
 	write_header(&w, &r->header);
 	write_exception(&w, &r->exception);
 	write_array(&w, "threads", r->threads, r->thread_count, sizeof *r->threads, write_thread);

@@ -207,6 +207,8 @@ pmi_report_equal(const pm_report *a, const pm_report *b, const char **where)
 	CHECK(a->os == b->os, "os", -1, -1);
 	CHECK(a->complete == b->complete, "complete", -1, -1);
 	CHECK_STR(a->os_name, b->os_name, "os_name", -1, -1);
+	CHECK_STR(a->signature, b->signature, "signature", -1, -1);
+	CHECK_STR(a->title, b->title, "title", -1, -1);
 	if (!header_eq(&a->header, &b->header, where))
 		return false;
 	if (!exception_eq(&a->exception, &b->exception, where) || !context_eq(a, b, where))

@@ -42,12 +42,12 @@ _postmortem()
 	                -h --help" ;;
 	symbolicate) flags="-d --debug-dir --debuginfod --no-debuginfod -o --output -t --to --exe --sysroot -h --help" ;;
 	symbols) flags="-b --build-id --debuginfod --no-debuginfod -o --output -h --help" ;;
-	list) flags="-d --dir -j --json -h --help" ;;
+	list) flags="-d --dir -j --json -g --group -S --since -U --until -a --app -h --help" ;;
 	show) flags="-d --dir -j --json -h --help" ;;
 	run) flags="-d --dir -j --json -h --help" ;;
 	stats) flags="-d --dir -j --json -h --help" ;;
 	upload) flags="-d --dir -u --url --dsn -H --header --allow-http --insecure --ca-file --timeout-ms
-	               --deadline-ms --attempts --no-gzip --symbolicate --environment -h --help" ;;
+	               --deadline-ms --attempts --no-gzip --symbolicate --environment --fingerprint-signature -h --help" ;;
 	system) flags="--state-dir --dsn --environment --upload-private --no-dsn -h --help" ;;
 	*) return ;;
 	esac
@@ -58,6 +58,7 @@ _postmortem()
 	-o | --output | --ca-file | --exe) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod | --environment)
 		return ;;
+	-S | --since | -U | --until | -a | --app) return ;;
 	esac
 	if [[ $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "$flags" -- "$cur"))

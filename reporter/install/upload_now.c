@@ -43,12 +43,13 @@ enum { CHILD_STACK = 16 * 1024 };
 static const char *const passed_on[] = {
 	"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
 	"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "LD_LIBRARY_PATH", "HOME", "TMPDIR",
+	"POSTMORTEM_STORM_KEEP", /* the uploader's store applies storm control (docs/store.md) */
 };
 /* The destination, when the environment gives it (pm_config.upload's replace them). */
 static const char *const destination_vars[] = {
 	"POSTMORTEM_DSN", "POSTMORTEM_UPLOAD_URL", "POSTMORTEM_UPLOAD_HEADER", "POSTMORTEM_UPLOAD_CA_FILE",
 	"POSTMORTEM_UPLOAD_ALLOW_HTTP", "POSTMORTEM_UPLOAD_INSECURE", "POSTMORTEM_UPLOAD_NO_GZIP",
-	"POSTMORTEM_ENVIRONMENT",
+	"POSTMORTEM_ENVIRONMENT", "POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE",
 };
 enum { ENV_MAX = sizeof passed_on / sizeof passed_on[0] + sizeof destination_vars / sizeof destination_vars[0] };
 
@@ -112,6 +113,7 @@ destination(const pm_config *cfg, env_list *e, char **headers)
 		put(e, "POSTMORTEM_UPLOAD_ALLOW_HTTP", o->allow_http ? "1" : NULL);
 		put(e, "POSTMORTEM_UPLOAD_INSECURE", o->insecure_tls ? "1" : NULL);
 		put(e, "POSTMORTEM_UPLOAD_NO_GZIP", o->no_gzip ? "1" : NULL);
+		put(e, "POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE", o->fingerprint_signature ? "1" : NULL);
 		put(e, "POSTMORTEM_ENVIRONMENT", o->environment ? o->environment : env("POSTMORTEM_ENVIRONMENT"));
 		return true;
 	}

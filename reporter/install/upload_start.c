@@ -33,6 +33,7 @@ static thread_stop_fn *stop_fn;
 static bool running;
 
 /* A report, a torn one or a minidump: any name in pending/ but . and ..
+ * and .groups, where storm control counts crash groups (docs/store.md).
  * Looked at with a stack buffer and no snprintf: an app with nothing
  * pending pays a few system calls at start, not its first malloc and
  * libc's printf engine (issue 13). */
@@ -47,7 +48,7 @@ anything_pending(const char *reports_dir)
 	const char *name;
 	bool found = false;
 	while (!found && (name = as_dirents_next(&d)) != NULL)
-		found = strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
+		found = strcmp(name, ".") != 0 && strcmp(name, "..") != 0 && strcmp(name, ".groups") != 0;
 	as_dirents_close(&d);
 	return found;
 }

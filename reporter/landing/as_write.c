@@ -7,6 +7,7 @@
  * symlink from redirecting the write.
  */
 #include "as_write.h"
+#include "group.h"
 #include "text.h"
 #include "json.h"
 
@@ -246,6 +247,9 @@ as_write_report(const as_capture_ctx *c)
 	int dir = files_dir(c);
 	staged f[2];
 	populate_io_buf(c);
+	/* The crash group (docs/grouping.md), as every reader computes it for a report
+	 * that does not carry it; none when the arena is full. */
+	(void)pmi_group_keep(c->report);
 	stage(c, dir, write_text, ".crash", c->crash_path, &f[0]);
 	c->report->complete = true;
 	stage(c, dir, write_json, ".json", c->json_path, &f[1]);

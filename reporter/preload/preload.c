@@ -6,7 +6,8 @@
  * POSTMORTEM_APP_VERSION as pm_install reads them, and for delivery
  * POSTMORTEM_UPLOAD_URL or POSTMORTEM_DSN (Sentry) with optional
  * POSTMORTEM_UPLOAD_HEADER (one "Name: value" header, e.g. an auth token),
- * POSTMORTEM_UPLOAD_CA_FILE and POSTMORTEM_UPLOAD_ALLOW_HTTP=1.  The program
+ * POSTMORTEM_UPLOAD_CA_FILE, POSTMORTEM_UPLOAD_ALLOW_HTTP=1 and
+ * POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE=1.  The program
  * never notices us unless it crashes: a failure is one line on stderr, never
  * an exit, and never shows the URL, the DSN or the header (they may hold
  * credentials).
@@ -66,6 +67,7 @@ start_upload(void)
 {
 	const char *header = env("POSTMORTEM_UPLOAD_HEADER");
 	const char *allow = env("POSTMORTEM_UPLOAD_ALLOW_HTTP");
+	const char *fingerprint = env("POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE");
 	pm_upload_options opt = {
 		.url = env("POSTMORTEM_UPLOAD_URL"),
 		.dsn = env("POSTMORTEM_DSN"),
@@ -73,6 +75,7 @@ start_upload(void)
 		.header_count = header ? 1 : 0,
 		.ca_file = env("POSTMORTEM_UPLOAD_CA_FILE"),
 		.allow_http = allow && strcmp(allow, "1") == 0,
+		.fingerprint_signature = fingerprint && strcmp(fingerprint, "1") == 0,
 	};
 	if (!opt.url && !opt.dsn)
 		return;

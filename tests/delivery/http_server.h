@@ -21,7 +21,7 @@ typedef struct http_reply {
 	bool hold;             /* answer only after http_server_release (or when stopping) */
 } http_reply;
 
-#define HTTP_MAX_PARTS 8
+#define HTTP_MAX_PARTS 16
 
 typedef struct http_part {
 	char name[64], filename[128], type[64];

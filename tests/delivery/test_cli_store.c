@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "crash/crash_util.h"
+#include "fixture_report.h"
 #include "store_util.h"
 #include "util.h"
 
@@ -318,6 +319,86 @@ Test(cli_store, run_tells_of_every_crash_under_it, .timeout = 120)
 	cJSON_Delete(o);
 	free(out);
 	free(err_path);
+	su_rm(dir);
+	free(dir);
+}
+
+/* How many entries (or groups) `list ARGS --json` prints; -1 when it fails. */
+static int
+listed(const char *dir, const char *args)
+{
+	char *out;
+	if (cli(&out, "list --json --dir '%s' %s", dir, args) != 0) {
+		cr_log_info("list %s: %s", args, out);
+		free(out);
+		return -1;
+	}
+	cJSON *a = cJSON_Parse(out);
+	cr_assert(cJSON_IsArray(a), "%s", out);
+	int n = cJSON_GetArraySize(a);
+	cJSON_Delete(a);
+	free(out);
+	return n;
+}
+
+/* --since and --until in every form journalctl takes, --app, with and without --group. */
+Test(cli_store, list_in_a_window, .timeout = 120)
+{
+	char *dir = su_reports_dir();
+	pm_report model;
+	pm_report_init(&model);
+	pm_fixture_linux_crash(&model);
+	int64_t now = (int64_t)time(NULL);
+	static const struct {
+		const char *id, *app;
+		int64_t ago;
+	} reports[] = {
+		{ "A-10min", "app", 600 }, { "B-90min", "app", 5400 }, { "C-20h", "app", 72000 },
+		{ "D-3d", "other", 3 * 86400 },
+	};
+	for (size_t i = 0; i < 4; i++)
+		su_put(dir, &model, reports[i].id, reports[i].app, now - reports[i].ago, now - reports[i].ago - 1,
+		       100 + (int64_t)i, true, true);
+	char at[64], minute[64], second[64], day[64];
+	time_t t = (time_t)(now - 100 * 60), d3 = (time_t)(now - 3 * 86400);
+	struct tm tm;
+	snprintf(at, sizeof at, "--since @%lld", (long long)t);
+	strftime(minute, sizeof minute, "--since '%Y-%m-%d %H:%M'", localtime_r(&t, &tm));
+	strftime(second, sizeof second, "--since '%Y-%m-%d %H:%M:%S'", localtime_r(&t, &tm));
+	strftime(day, sizeof day, "--since %Y-%m-%d", localtime_r(&d3, &tm));
+	const struct {
+		const char *args;
+		int want;
+	} cases[] = {
+		{ "", 4 }, { "--since -30min", 1 }, { "--since -2h", 2 }, { "--since -1d", 3 }, { "--until -1d", 1 },
+		{ "--since -1d --until -1h", 2 }, { at, 2 }, { minute, 2 }, { second, 2 }, { day, 4 },
+		{ "--since now", 0 }, { "--until @1", 0 }, { "--app other", 1 }, { "--app app --since -2h", 2 },
+		{ "--group", 1 }, { "--group --since -30min", 1 }, { "--group --since +1h", 0 },
+		{ "--group --app nobody", 0 },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		cr_expect_eq(listed(dir, cases[i].args), cases[i].want, "list %s", cases[i].args);
+	/* The group counts what the window holds. */
+	char *out;
+	cr_assert_eq(cli(&out, "list --group --json --since -2h --dir '%s'", dir), 0);
+	cr_expect(strstr(out, "\"count\":\t2") != NULL, "%s", out);
+	free(out);
+	cr_assert_eq(cli(&out, "list --group --dir '%s'", dir), 0);
+	cr_expect(strstr(out, "SIGNATURE") && strstr(out, "SIGSEGV in crash_here") && strstr(out, "D-3d") == NULL &&
+	                  strstr(out, "A-10min") != NULL,
+	          "one line, the newest report named:\n%s", out);
+	free(out);
+	/* Forms it does not take: said, and bad usage. */
+	static const char *const bad[] = {
+		"--since yesterdayish", "--since 2024-13-01", "--since 2024-02-30", "--since '2024-01-01 25:00'",
+		"--since -5parsecs", "--since @12x", "--since ''", "--until 2024-1-1", "--since -1d --until -2d",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		cr_expect_eq(cli(&out, "list --dir '%s' %s 2>&1", dir, bad[i]), 2, "list %s", bad[i]);
+		cr_expect(strstr(out, "is not a time") || strstr(out, "after --until"), "list %s: %s", bad[i], out);
+		free(out);
+	}
+	pm_report_free(&model);
 	su_rm(dir);
 	free(dir);
 }

@@ -117,6 +117,37 @@ Test(upload, named_app_overrides_the_report)
 	upload_remove(dir);
 }
 
+/* Eight crashes of one site: storm control keeps six, each goes with its crash group's
+ * signature and title, and the latest with how many more crashed (docs/upload.md). */
+Test(upload, a_storm_sends_the_kept_reports_and_the_count_on_the_latest)
+{
+	static const http_reply script[] = { { .status = 200 }, { 0 } };
+	char *dir = upload_make_reports(8, 0);
+	http_server *srv = http_server_start(script);
+	pm_upload_options opt = upload_options(http_server_url(srv));
+	pm_store_options so = { .dir = dir };
+	pm_store *s;
+	cr_assert_eq(pm_store_open(&s, &so), PM_OK);
+	cr_assert_eq(pm_store_count(s, PM_STATE_PENDING), 6);
+	char sig[PM_SIGNATURE_LEN + 1];
+	snprintf(sig, sizeof sig, "%s", pm_store_get(s, PM_STATE_PENDING, 0)->signature);
+	pm_upload_result res;
+	cr_assert_eq(pm_upload_pending(s, &opt, &res), PM_OK);
+	pm_store_close(s);
+	cr_assert_eq(res.sent, 6);
+	cr_assert_eq(http_server_count(srv), 6);
+	for (size_t i = 0; i < 6; i++) {
+		const http_request *r = http_server_request(srv, i);
+		check_field(r, "signature", sig);
+		check_field(r, "title", "SIGSEGV in crash_here");
+		if (i < 5)
+			cr_expect_null(http_request_part(r, "group_not_sent"), "request %zu is not the latest", i);
+	}
+	check_field(http_server_request(srv, 5), "group_not_sent", "2");
+	http_server_stop(srv);
+	upload_remove(dir);
+}
+
 Test(upload, partial_reports_say_so)
 {
 	static const http_reply script[] = { { .status = 200 }, { 0 } };

@@ -597,3 +597,149 @@ Test(upload_sentry, the_preload_library_delivers_to_the_dsn_of_the_environment)
 	http_server_stop(srv);
 	upload_remove(dir);
 }
+
+/* ---- crash groups (docs/sentry.md, "Crash groups") ---------------------------------- */
+
+/* The signature of the fixture report every upload_make_reports copy is. */
+static void
+fixture_signature(char sig[PM_SIGNATURE_LEN + 1])
+{
+	pm_report r;
+	pm_report_init(&r);
+	pm_fixture_linux_crash(&r);
+	char title[PM_TITLE_MAX];
+	pm_report_group(&r, sig, title);
+	pm_report_free(&r);
+}
+
+/* The events of a server's requests, in order; how many carry the group's count (*counted,
+ * the last such in *with_count, cJSON_Delete it). */
+static size_t
+events_of(http_server *srv, const char *sig, const char *event_dir, size_t *counted, cJSON **with_count)
+{
+	size_t n = http_server_count(srv);
+	*counted = 0;
+	*with_count = NULL;
+	for (size_t i = 0; i < n; i++) {
+		envelope e;
+		envelope_parse(http_server_request(srv, i), &e);
+		cJSON *ev = envelope_item_json(&e, 0);
+		cr_assert(ev);
+		cr_expect_str_eq(str_of(cJSON_GetObjectItem(ev, "tags"), "postmortem.signature"), sig, "event %zu", i);
+		cr_expect_null(cJSON_GetObjectItem(ev, "fingerprint"), "Sentry's own grouping unless asked");
+		const cJSON *g = cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "extra"), "postmortem.crash_group");
+		if (g) {
+			(*counted)++;
+			cJSON_Delete(*with_count);
+			*with_count = ev;
+			char path[4096];
+			snprintf(path, sizeof path, "%s/event-%zu.json", event_dir, i);
+			char *text = cJSON_Print(ev);
+			FILE *f = fopen(path, "w");
+			cr_assert(f && text);
+			fputs(text, f);
+			fclose(f);
+			free(text);
+		} else {
+			cJSON_Delete(ev);
+		}
+		envelope_free(&e);
+	}
+	return n;
+}
+
+static int64_t
+json_int(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+	cr_assert(cJSON_IsNumber(v) || cJSON_IsRaw(v), "%s", key);
+	return cJSON_IsRaw(v) ? strtoll(v->valuestring, NULL, 10) : (int64_t)v->valuedouble;
+}
+
+/* Ten crashes of one site: storm control keeps six, the six are sent as events, and the
+ * latest says how many more crashed; told once, the next storm's latest counts its own. */
+Test(upload_sentry, a_storm_sends_the_kept_reports_and_the_count_on_the_latest)
+{
+	char sig[PM_SIGNATURE_LEN + 1];
+	fixture_signature(sig);
+	char *dir = upload_make_reports(10, 0), *tmp = pm_test_tmpdir();
+	static const http_reply script[] = { { .status = 200, .body = "{}" }, { 0 } };
+	for (int round = 0; round < 2; round++) {
+		if (round == 1) {
+			/* Ten more of the same crash. */
+			char *more = upload_make_reports(10, 0), *cmd, *out;
+			cr_assert(asprintf(&cmd, "for f in %s/pending/*; do b=$(basename \"$f\"); mv \"$f\" %s/pending/again-$b; done",
+			                   more, dir) > 0);
+			cr_assert_eq(pm_test_run(cmd, &out), 0, "%s", out);
+			free(cmd);
+			free(out);
+			upload_remove(more);
+		}
+		http_server *srv = http_server_start(script);
+		char *args = dsn_args(srv), *out;
+		cr_assert_eq(upload_cli(dir, args, &out), 0, "%s", out);
+		cr_expect(strstr(out, "sent 6, kept 0, quarantined 0"), "%s", out);
+		free(out);
+		size_t counted;
+		cJSON *ev;
+		cr_expect_eq(events_of(srv, sig, tmp, &counted, &ev), 6, "one event per kept report");
+		cr_assert_eq(counted, 1, "the count rides on the latest report alone");
+		const cJSON *g = cJSON_GetObjectItem(cJSON_GetObjectItem(ev, "extra"), "postmortem.crash_group");
+		cr_expect_str_eq(str_of(g, "signature"), sig);
+		cr_expect_eq(json_int(g, "not_sent"), 4, "round %d", round);
+		cr_expect_eq(json_int(g, "crashes"), 10, "round %d", round);
+		cJSON_Delete(ev);
+		free(args);
+		http_server_stop(srv);
+	}
+	/* Everything delivered or counted: the group still has every crash. */
+	char *cmd, *out;
+	cr_assert(asprintf(&cmd, "%s list --group --json --dir %s", pm_test_build("tools/postmortem"), dir) > 0);
+	cr_assert_eq(pm_test_run(cmd, &out), 0, "%s", out);
+	cJSON *a = cJSON_Parse(out), *g = cJSON_GetArrayItem(a, 0);
+	cr_assert_eq(cJSON_GetArraySize(a), 1, "%s", out);
+	cr_expect_eq(json_int(g, "count"), 20);
+	cr_expect_eq(json_int(g, "dropped"), 8);
+	cr_expect_eq(json_int(g, "sent"), 12);
+	cr_expect_eq(json_int(g, "reports"), 0);
+	cr_expect(cJSON_IsNull(cJSON_GetObjectItem(g, "latest_id")));
+	cJSON_Delete(a);
+	free(cmd);
+	free(out);
+	/* Valid against Sentry's schema, extra and all. */
+	cr_assert(asprintf(&cmd, "python3 %s %s %s/event-*.json", pm_test_source("tests/ecosystem/validate_sentry_event.py"),
+	                   pm_test_shared("sentry/event.schema.json"), tmp) > 0);
+	cr_expect_eq(pm_test_run(cmd, &out), 0, "%s", out);
+	free(cmd);
+	free(out);
+	upload_remove(dir);
+	upload_remove(tmp);
+}
+
+/* Asked for, the signature is the event's fingerprint: Sentry groups as postmortem does. */
+Test(upload_sentry, the_signature_is_the_fingerprint_when_asked)
+{
+	char sig[PM_SIGNATURE_LEN + 1];
+	fixture_signature(sig);
+	char *dir = upload_make_reports(1, 0);
+	static const http_reply script[] = { { .status = 200, .body = "{}" }, { 0 } };
+	http_server *srv = http_server_start(script);
+	char *args = dsn_args(srv), *more, *out;
+	cr_assert(asprintf(&more, "%s --fingerprint-signature", args) > 0);
+	cr_assert_eq(upload_cli(dir, more, &out), 0, "%s", out);
+	envelope e;
+	envelope_parse(http_server_request(srv, 0), &e);
+	cJSON *ev = envelope_item_json(&e, 0);
+	const cJSON *fp = cJSON_GetObjectItem(ev, "fingerprint");
+	cr_assert_eq(cJSON_GetArraySize(fp), 2);
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(fp, 0)), "postmortem.signature");
+	cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(fp, 1)), sig);
+	cr_expect_str_eq(str_of(cJSON_GetObjectItem(ev, "tags"), "postmortem.signature"), sig);
+	cJSON_Delete(ev);
+	envelope_free(&e);
+	free(out);
+	free(more);
+	free(args);
+	http_server_stop(srv);
+	upload_remove(dir);
+}

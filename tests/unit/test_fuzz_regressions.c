@@ -40,6 +40,7 @@ static const struct {
 	{ "fuzz_read_any-", check_any },
 	{ "fuzz_read_minidump-", check_minidump },
 	{ "fuzz_store-", fuzz_check_store },
+	{ "fuzz_group_record-", fuzz_check_group_record },
 	{ "fuzz_upload_answer-", fuzz_check_answer },
 	{ "fuzz_macho-", fuzz_check_macho },
 	{ "fuzz_table-", fuzz_check_table },
@@ -98,5 +99,6 @@ Test(fuzz_regressions, every_fuzzer_seed_passes_the_fuzzers_checks)
 	n += replay_dir(pm_test_source("fuzz/corpus/minidump"), check_minidump);
 	n += replay_dir(pm_test_source("fuzz/corpus/core"), fuzz_check_core);
 	n += replay_dir(pm_test_source("fuzz/corpus/core_report"), fuzz_check_core_report);
+	n += replay_dir(pm_test_source("fuzz/corpus/group_record"), fuzz_check_group_record);
 	cr_expect(n > 10, "only %d seeds found", n);
 }
