@@ -59,7 +59,7 @@ ARM64_ROOT = $(CURDIR)/$(ARM64_BUILD)-root
 ARM64_PACKAGES = $(CROSS_PACKAGES) g++-aarch64-linux-gnu libc6:arm64 \
                  libcjson-dev:arm64 libdw-dev:arm64 libelf-dev:arm64 libdebuginfod-dev:arm64 libunwind-dev:arm64 \
                  libcurl4-openssl-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libiberty-dev:arm64 \
-                 libffi8:arm64 libgit2-1.5:arm64 libstdc++6:arm64 libc6-dbg:arm64
+                 libffi8:arm64 libgit2-1.5:arm64 libstdc++6:arm64 libc6-dbg:arm64 libseccomp-dev:arm64
 ARM64_UNPACKED = libcriterion3:arm64 libcriterion-dev:arm64 libnanomsg5:arm64
 # What runs under qemu (docs/arm64.md): real crashes (crash_arm64 and the x86_64 crash
 # suites, with arm64's expectations where the architecture differs), minidumps read by
