@@ -219,7 +219,7 @@ void pmi_snapshot_free(pm_proc_snapshot *s);
 /* Its environment and maps read (in a child: they are the process's words). */
 void pmi_env_facts(const pm_proc_snapshot *s, int pid, pm_env_facts *out);
 
-/* --- credentials and children (creds.c, child.c) ----------------------- */
+/* --- credentials and children (child.c) -------------------------------- */
 typedef struct pm_creds {
 	uid_t uid;
 	gid_t gid;
