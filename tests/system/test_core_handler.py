@@ -33,6 +33,7 @@ import zlib
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from crashes import Searchable, crash, mkdir, owner_mode, test_user  # noqa: E402
+from handler_copy import RootCopies, enable_args  # noqa: E402
 from kernel_settings import KernelSettings, read  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 from reports import read_back, twin, written  # noqa: E402
@@ -45,6 +46,7 @@ LINKED = os.path.join(BUILD, 'sample_crashes', 'crash_null_deref')
 SHOW = os.path.join(BUILD, 'tests', 'core_show')
 SPARSE = os.path.join(BUILD, 'tests', 'sys_sparse')
 USER = 'pmsystest'
+COPIES = None  # the handler's root's copy (handler_copy.py)
 
 
 def one_report(pending, pid, uid, what):
@@ -68,8 +70,8 @@ def one_report(pending, pid, uid, what):
 def enable(sysdir, previous, settings):
     settings.set(previous)
     before = {n: read(n) for n in ('pattern', 'pipe_limit', 'suid_dumpable')}
-    p = subprocess.run([CLI, 'system', 'enable', '--state-dir', sysdir], capture_output=True, text=True)
-    check(p.returncode == 0 and read('pattern').startswith(b'|') and b'postmortem-core-handler' in read('pattern'),
+    p = subprocess.run([CLI, 'system', 'enable'] + enable_args(COPIES, sysdir), capture_output=True, text=True)
+    check(p.returncode == 0 and read('pattern').startswith(('|' + COPIES.handler).encode()),
           'enable points kernel.core_pattern at the handler: %s' % (p.stdout.strip() or p.stderr.strip()))
     return before
 
@@ -307,9 +309,10 @@ def unread_previous(work, settings, kmsg):
 
 
 def main():
+    global COPIES
     user = test_user(USER)
     try:
-        with tempfile.TemporaryDirectory(prefix='pm-sys-') as work:
+        with tempfile.TemporaryDirectory(prefix='pm-sys-', dir='/tmp') as work, RootCopies(BUILD) as COPIES:
             os.chmod(work, 0o755)
             kmsg = Kmsg()
             with Searchable(BUILD), KernelSettings() as settings:
