@@ -97,6 +97,23 @@ now_ms(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
+enum { REAP_MS = 5000 };
+
+/* Until the process of pidfd ends or ms pass; whether it ended (without a pidfd: as if it had). */
+static bool
+ends_within(int pfd, int64_t ms)
+{
+	int64_t deadline = now_ms() + ms;
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		struct pollfd p = { .fd = pfd, .events = POLLIN };
+		int r = left > 0 && pfd >= 0 ? poll(&p, 1, (int)left) : pfd < 0;
+		if (r < 0 && errno == EINTR)
+			continue;
+		return r > 0;
+	}
+}
+
 int
 pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
               bool *timed_out, long *peak_kib)
@@ -120,22 +137,18 @@ pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, 
 	}
 	close(sv[1]);
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
-	int64_t deadline = now_ms() + timeout_ms;
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
-		int r = left > 0 && pfd >= 0 ? poll(&p, 1, (int)left) : 0;
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (pfd >= 0 && r == 0) {
-			*timed_out = true;
-			kill(pid, SIGKILL);
-		}
-		break;
+	if (!ends_within(pfd, timeout_ms)) {
+		*timed_out = true;
+		kill(pid, SIGKILL);
 	}
+	/* A SIGKILL ends a child at once, but one asleep in a file system that
+	 * does not answer (a wait it cannot be killed out of) ends when that
+	 * answers: it is left to end on its own, and to init to reap. */
 	struct rusage ru = { 0 };
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-		;
+	bool gone = !*timed_out || ends_within(pfd, REAP_MS);
+	if (gone)
+		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+			;
 	if (peak_kib)
 		*peak_kib = ru.ru_maxrss;
 	if (pfd >= 0)

@@ -92,12 +92,18 @@ destination(void *arg, int sock)
 		snprintf(o->msg, PM_SAID_MSG, "refused: its reports directory cannot be resolved");
 		return PM_R_REFUSED;
 	}
-	if (pending < 0 && (pending = pmi_pending_open(o->dir, o->msg)) < 0)
-		return PM_R_REFUSED;
 	char id[256];
-	if (pmi_dest_has_report(pending, c->a.pid_ns, c->f.start_time, id, sizeof id)) {
+	/* Only its own pm_install's pending/ can hold what it wrote itself. */
+	if (pending >= 0 && pmi_dest_has_report(pending, c->a.pid_ns, c->pin.start_ticks, c->f.start_time, id, sizeof id)) {
 		snprintf(o->msg, PM_SAID_MSG, "reported in-process already (%s in %.700s): nothing added", id, o->dir);
 		return PM_R_ALREADY;
+	}
+	if (pending < 0 && (pending = pmi_pending_open(o->dir, o->msg)) < 0)
+		return PM_R_REFUSED;
+	char full[256];
+	if (j->spool && pmi_spool_full(pending, full, sizeof full)) {
+		snprintf(o->msg, PM_SAID_MSG, "%.700s: not written: %s", o->dir, full);
+		return PM_R_FULL;
 	}
 	return pmi_fd_send(sock, pending) ? PM_R_WRITTEN : PM_R_REFUSED;
 }
@@ -116,7 +122,13 @@ pmi_place_find(pm_crash *c, pm_said *o, const char **reason, pm_dest_kind *asked
 		if (kind == PM_DEST_PRIVATE) {
 			/* Root's own: no child, and no report of the process's to look for. */
 			snprintf(o->dir, sizeof o->dir, "%s", spool);
-			return pmi_pending_open(spool, o->msg);
+			int pending = pmi_pending_open(spool, o->msg);
+			if (pending >= 0 && pmi_spool_full(pending, why, sizeof why)) {
+				snprintf(o->msg, PM_SAID_MSG, "%.700s: not written: %.300s", spool, why);
+				close(pending);
+				pending = -1;
+			}
+			return pending;
 		}
 		pm_creds root = pmi_dest_creds(&c->f);
 		dest_job j = { c, kind == PM_DEST_SPOOL ? spool : NULL, o };

@@ -60,9 +60,9 @@ ms_now(void)
 	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-/* The CRC-32 of what the previous handler was given, for the log line: a
- * core nothing else gets is not summed (at 1 GB, a third of the handler's
- * time). */
+/* The core's bytes to the previous handler, and their CRC-32, for the log
+ * line: a core nothing else gets is not summed (at 1 GB, a third of the
+ * handler's time).  False once nothing wants more. */
 typedef struct core_tee {
 	pm_chain *chain;
 	bool sum;
@@ -75,8 +75,7 @@ tee_bytes(void *ctx, const void *buf, size_t n)
 	core_tee *t = ctx;
 	if (t->sum)
 		t->crc = crc32(t->crc, buf, (uInt)n);
-	pmi_chain_tee(t->chain, buf, n);
-	return true;
+	return pmi_chain_tee(t->chain, buf, n);
 }
 
 /* Decide, find the place, and run the analysis; the analysis's peak memory. */
@@ -144,6 +143,41 @@ gather(pm_crash *c)
 	}
 }
 
+/* How the core's stream went, for the log line. */
+typedef struct stream_said {
+	pm_err err;               /* of the notes */
+	char why[512];
+	uint64_t notes;           /* bytes read to the notes' end (0: not read, no report was to be made) */
+	uint64_t rest;            /* bytes read after them, for the previous handler */
+	bool rest_read;           /* the rest was asked for */
+	pm_err rest_err;
+	char rest_why[256];
+} stream_said;
+
+/* "core ..." of the log line. */
+static void
+say_core(const stream_said *s, const pm_core *core, const core_tee *t, char *out, size_t cap)
+{
+	uint64_t all = s->notes + s->rest;
+	size_t n = 0;
+#define SAY(...) (n += n < cap ? (size_t)snprintf(out + n, cap - n, __VA_ARGS__) : 0)
+	if (!s->notes && !s->rest_read) {
+		SAY("core not read");
+		return;
+	}
+	SAY("core %" PRIu64 " bytes", all);
+	if (t->sum)
+		SAY(" crc32 %08lx", (unsigned long)t->crc);
+	if (!s->rest_read && core)
+		SAY(" (to its notes' end, of %" PRIu64 ": nothing else wants the rest)", core->end);
+	else if (core && all < core->end)
+		SAY(" (cut: its segments end at %" PRIu64 "%s%s)", core->end, s->rest_err != PM_OK ? "; " : "",
+		    s->rest_err != PM_OK ? s->rest_why : "");
+	else if (s->rest_err != PM_OK)
+		SAY(" (%s)", s->rest_why);
+#undef SAY
+}
+
 int
 main(int argc, char **argv)
 {
@@ -166,76 +200,118 @@ main(int argc, char **argv)
 	clearenv();
 	/* /etc/localtime read now, as root: the analysis, in its empty root, converts times with it. */
 	tzset();
-	if (!args_ok)
-		pmi_syslog(LOG_ERR, "refused: bad arguments (%s); the core is read and dropped", why);
+	if (!args_ok) {
+		/* Nothing can be said of the process, nor the previous handler served: the dump ends now. */
+		close(0);
+		pmi_syslog(LOG_ERR, "refused: bad arguments (%s); the core is not read", why);
+		return 1;
+	}
 	c.pause = pmi_pauses_read(c.sysdir);
-	pmi_pause(args_ok ? c.pause.proc_ms : 0);
-	bool facts_ok = args_ok && pmi_proc_pin(&c.pin, c.a.pid, c.a.pidfd, why, sizeof why) &&
-	                pmi_proc_facts_read(&c.pin, &c.f, why, sizeof why);
-	if (args_ok && !facts_ok)
-		pmi_syslog(LOG_ERR, "pid %d: %s; no report", c.a.pid, why);
 	pm_system_state st;
 	pm_err se = pmi_state_read(c.sysdir, &st, why, sizeof why);
 	if (se != PM_OK && se != PM_E_NOTFOUND)
 		pmi_syslog(LOG_ERR, "refused the state: %s; the previous handler is not served", why);
 	c.ana_uid = se == PM_OK && st.analysis_uid ? st.analysis_uid : PM_NOBODY;
 	c.ana_gid = se == PM_OK && st.analysis_gid ? st.analysis_gid : PM_NOBODY;
+	/* One of its uid's slots, held until this handler ends; none free: no report. */
+	char slot_why[256] = "";
+	int slot = pmi_slot_take(c.sysdir, c.a.uid, slot_why, sizeof slot_why);
+	bool report = slot != PM_SLOT_FULL;
+	pmi_pause(c.pause.proc_ms);
+	bool facts_ok = pmi_proc_pin(&c.pin, c.a.pid, c.a.pidfd, why, sizeof why) &&
+	                pmi_proc_facts_read(&c.pin, &c.f, why, sizeof why);
+	if (!facts_ok)
+		pmi_syslog(LOG_ERR, "pid %d: %s; no report", c.a.pid, why);
 	pm_chain chain;
-	pmi_chain_start(&chain, se == PM_OK && facts_ok ? &st : NULL, &c.a, &c.f);
-	if (facts_ok)
+	pmi_chain_start(&chain, se == PM_OK && facts_ok ? &st : NULL, &c.a, &c.pin, &c.f);
+	report = report && facts_ok;
+	if (report)
 		gather(&c);
 
-	/* The mapped files through the descriptors alone: no path the core names is opened. */
+	/* The notes, and nothing more: the memory comes through /proc/<pid>/mem
+	 * while the kernel holds the process (it does while this handler keeps
+	 * the core's pipe open, unread), the mapped files through the
+	 * descriptors alone (no path the core names is opened). */
 	static const pm_core_mapped none[1];
 	pm_core_options opt = { .mem_fd = c.mem, .mapped = c.mf.m ? c.mf.m : none, .nmapped = c.mf.n };
 	core_tee t = { &chain, chain.pipe_fd >= 0 || chain.file_fd >= 0, crc32(0, NULL, 0) };
-	uint64_t bytes;
-	char core_why[512] = "";
-	pm_err ce = pmi_core_read_stream(0, &opt, NULL, tee_bytes, &t, &c.core, &bytes, core_why, sizeof core_why);
+	stream_said ss = { .err = PM_E_NOTFOUND };
+	if (report)
+		ss.err = pmi_core_read_stream_notes(0, &opt, NULL, tee_bytes, &t, &c.core, &ss.notes, ss.why, sizeof ss.why);
 	int64_t t_read = ms_now();
-	pmi_chain_close(&chain);
-	if (ce == PM_OK && c.core->has_siginfo && c.core->siginfo.code <= 0 && c.snap.proc)
+	if (ss.err == PM_OK && c.core->has_siginfo && c.core->siginfo.code <= 0 && c.snap.proc)
 		pmi_snapshot_keep_comm(&c.snap, c.core->siginfo.sender_pid);
-	pmi_pause(facts_ok ? c.pause.core_ms : 0);
+	pmi_pause(report ? c.pause.core_ms : 0);
 
 	pm_said *o = mmap(NULL, sizeof *o, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	long report_kib = 0;
+	uint64_t over = 0, dropped = 0;
 	if (o == MAP_FAILED)
 		o = NULL;
 	else
 		snprintf(o->msg, PM_SAID_MSG, "no report");
-	if (facts_ok && o) {
-		if (ce != PM_OK) {
+	if (!report && slot == PM_SLOT_FULL && facts_ok && o) {
+		over = pmi_slot_count_over(c.sysdir, c.a.uid);
+		snprintf(o->msg, PM_SAID_MSG, "no report: uid %u has %d reports under way already (its crash number %" PRIu64
+		         " over that since its last report)", c.a.uid, PM_SLOTS_PER_UID, over);
+	} else if (report && o) {
+		dropped = pmi_slot_take_over(c.sysdir, c.a.uid);
+		if (ss.err != PM_OK) {
 			pmi_core_close(c.core);
 			c.core = NULL;
 		}
 		report_kib = run_report(&c, o);
 	}
 	int64_t t_report = ms_now();
-	pmi_chain_wait(&chain);
+
+	/* The rest, for the previous handler alone: as long as it takes, to the
+	 * caps (a crash over its uid's slots, a short time: the storm it may be
+	 * part of must not hold the kernel's slots). */
+	pm_core_stream_limits rest_lim = { .max_ms = report ? 0 : PM_SLOTLESS_MS, .max_bytes = c.pause.max_bytes };
+	if (chain.pipe_fd >= 0 || chain.file_fd >= 0) {
+		ss.rest_read = true;
+		ss.rest_err = pmi_core_stream_rest(0, ss.notes, &rest_lim, tee_bytes, &t, &ss.rest, ss.rest_why,
+		                                   sizeof ss.rest_why);
+	}
+	pmi_chain_close(&chain);
+	int64_t t_rest = ms_now();
+	int deadline = c.pause.previous_ms > 0 ? c.pause.previous_ms : PM_PREVIOUS_MS;
+	if (!report) {
+		int64_t left = PM_SLOTLESS_MS - (t_rest - t0);
+		deadline = left < deadline ? (left > 0 ? (int)left : 0) : deadline;
+	}
+	pmi_chain_wait(&chain, deadline);
+	/* Every reader of /proc/<pid> is done: the kernel may end the dump and the process. */
+	close(0);
+
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	char cut[96] = "", sum[32] = "", comm[4 * sizeof c.a.comm], files[160] = "";
-	if (ce == PM_OK && c.core && bytes < c.core->end)
-		snprintf(cut, sizeof cut, " (cut: its segments end at %" PRIu64 ")", c.core->end);
-	if (t.sum)
-		snprintf(sum, sizeof sum, " crc32 %08lx", (unsigned long)t.crc);
+	char core_said[512], comm[4 * sizeof c.a.comm], files[160] = "", extra[256] = "", rest_ms[48] = "";
+	if (ss.rest_read)
+		snprintf(rest_ms, sizeof rest_ms, ", the rest in %" PRId64 " ms", t_rest - t_report);
+	say_core(&ss, c.core, &t, core_said, sizeof core_said);
 	if (c.mf.left_out || c.snap.cut || (c.ana_uid == PM_NOBODY && facts_ok))
 		snprintf(files, sizeof files, "%s%s%s", c.mf.left_out ? "; some mapped files left out (fewer symbols)" : "",
 		         c.snap.cut ? "; its /proc was cut short" : "",
 		         c.ana_uid == PM_NOBODY ? "; the analysis ran as 65534 (enable recorded no identity)" : "");
+	if (dropped)
+		snprintf(extra, sizeof extra, "; %" PRIu64 " crashes of uid %u not reported since its last report (over its "
+		         "%d at once)", dropped, c.a.uid, PM_SLOTS_PER_UID);
+	else if (slot == PM_SLOT_NONE)
+		snprintf(extra, sizeof extra, "; no slot counted it: %s", slot_why);
 	pmi_log_escape(c.a.comm, comm, sizeof comm);
-	if (args_ok)
-		pmi_syslog(ce == PM_OK ? LOG_INFO : LOG_WARNING,
-		           "pid %d (%s) uid %u signal %d: core %" PRIu64 " bytes%s%s, %zu threads%s%s; report: %s; "
-		           "%s%s; read in %" PRId64 " ms, reported in %" PRId64 " ms; peak rss %ld KiB, the report's %ld KiB",
-		           c.a.pid, comm, c.a.uid, c.a.signal, bytes, cut, sum,
-		           ce == PM_OK ? c.core->nthreads : (size_t)0, ce == PM_OK ? "" : ", unreadable: ", core_why,
-		           o ? o->msg : "no report", chain.what, files, t_read - t0, t_report - t_read, ru.ru_maxrss,
-		           report_kib);
+	pmi_syslog(ss.err == PM_OK || !report ? LOG_INFO : LOG_WARNING,
+	           "pid %d (%s) uid %u signal %d: %s, %zu threads%s%s; report: %s%s; %s%s; read in %" PRId64
+	           " ms, reported in %" PRId64 " ms%s; peak rss %ld KiB, the report's %ld KiB",
+	           c.a.pid, comm, c.a.uid, c.a.signal, core_said, c.core ? c.core->nthreads : (size_t)0,
+	           ss.err == PM_OK || !report ? "" : ", unreadable: ", ss.err == PM_OK || !report ? "" : ss.why,
+	           o ? o->msg : "no report", extra, chain.what, files, t_read - t0, t_report - t_read, rest_ms,
+	           ru.ru_maxrss, report_kib);
 	pmi_core_close(c.core);
 	pmi_snapshot_free(&c.snap);
 	pmi_map_files_close(&c.mf);
 	pmi_proc_unpin(&c.pin);
-	return args_ok && facts_ok ? 0 : 1;
+	if (slot >= 0)
+		close(slot);
+	return facts_ok ? 0 : 1;
 }

@@ -29,6 +29,7 @@ pmi_pauses_read(const char *sysdir)
 	buf[n > 0 ? n : 0] = '\0';
 	for (char *line = strtok(buf, "\n"); line; line = strtok(NULL, "\n")) {
 		int ms;
+		unsigned long long bytes;
 		if (sscanf(line, "proc %d", &ms) == 1)
 			p.proc_ms = ms;
 		else if (sscanf(line, "core %d", &ms) == 1)
@@ -37,6 +38,10 @@ pmi_pauses_read(const char *sysdir)
 			p.destination_ms = ms;
 		else if (sscanf(line, "analysis %d", &ms) == 1)
 			p.analysis_ms = ms;
+		else if (sscanf(line, "previous %d", &ms) == 1)
+			p.previous_ms = ms;
+		else if (sscanf(line, "max-bytes %llu", &bytes) == 1)
+			p.max_bytes = bytes;
 	}
 	return p;
 }
