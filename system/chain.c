@@ -25,6 +25,7 @@
  */
 #include "chain.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -330,30 +331,40 @@ pmi_chain_close(pm_chain *c)
 	}
 }
 
-/* Until fd is readable (a pidfd: its process ended) or ms pass; whether it is. */
+/* Whether a process of group pgid is alive (a zombie is not: it waits to
+ * be reaped).  Each /proc/<pid>/stat read after its name's last ')', the
+ * kernel's fields alone. */
 static bool
-readable_within(int fd, int64_t ms)
+group_alive(pid_t pgid)
 {
-	int64_t deadline = now_ms() + ms;
-	for (;;) {
-		int64_t left = deadline - now_ms();
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		int r = left > 0 ? poll(&p, 1, (int)left) : 0;
-		if (r < 0 && errno == EINTR)
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+	while (d && !alive && (e = readdir(d))) {
+		char name[300], buf[512];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
-		return r > 0;
+		snprintf(name, sizeof name, "/proc/%s/stat", e->d_name);
+		const char *end = pmi_read_below(AT_FDCWD, name, buf, sizeof buf) > 0 ? strrchr(buf, ')') : NULL;
+		char state;
+		int ppid, pgrp;
+		alive = end && sscanf(end + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
+		        state != 'X';
 	}
+	if (d)
+		closedir(d);
+	return alive;
 }
 
-/* Until no process is left in group pgid or ms pass; whether none is. */
+/* Until no process of group pgid is alive or ms pass; whether none is. */
 static bool
 group_gone_within(pid_t pgid, int64_t ms)
 {
 	int64_t deadline = now_ms() + ms;
-	while (kill(-pgid, 0) == 0) {
+	while (group_alive(pgid)) {
 		if (now_ms() >= deadline)
 			return false;
-		nanosleep(&(struct timespec){ 0, 20 * 1000000 }, NULL);
+		nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
 	}
 	return true;
 }
@@ -366,19 +377,18 @@ pmi_chain_wait(pm_chain *c, int deadline_ms)
 		return;
 	int64_t deadline = now_ms() + deadline_ms;
 	int pfd = (int)syscall(SYS_pidfd_open, c->pipe_pid, 0), status = 0;
-	bool reaped = false;
-	if (pfd < 0 || readable_within(pfd, deadline_ms))
-		while (!(reaped = waitpid(c->pipe_pid, &status, 0) == c->pipe_pid) && errno == EINTR)
-			;
-	/* What it started in its group may read /proc/<pid> too: bounded alike
-	 * (its own zombie, reaped above, no longer counts in the group). */
-	bool killed = !reaped || !group_gone_within(c->pipe_pid, deadline - now_ms());
+	/* It is reaped last: until then its pid, its group's id, is nobody
+	 * else's, and what is killed by that id is its group alone. */
+	bool ended = pmi_ended_within(pfd, deadline_ms);
+	/* What it started in its group may read /proc/<pid> too: bounded alike. */
+	bool killed = !ended || !group_gone_within(c->pipe_pid, deadline - now_ms());
 	if (killed) {
 		kill(-c->pipe_pid, SIGKILL);
-		if (!reaped && pfd >= 0 && readable_within(pfd, PM_CHAIN_REAP_MS))
-			while (!(reaped = waitpid(c->pipe_pid, &status, 0) == c->pipe_pid) && errno == EINTR)
-				;
+		ended = ended || pmi_ended_within(pfd, PM_CHAIN_REAP_MS);
 	}
+	bool reaped = false;
+	while (ended && !(reaped = waitpid(c->pipe_pid, &status, 0) == c->pipe_pid) && errno == EINTR)
+		;
 	if (pfd >= 0)
 		close(pfd);
 	const char *stalled = c->pipe_stalled ? ", after it stopped reading the core" : "";

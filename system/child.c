@@ -99,15 +99,14 @@ now_ms(void)
 
 enum { REAP_MS = 5000 };
 
-/* Until the process of pidfd ends or ms pass; whether it ended (without a pidfd: as if it had). */
-static bool
-ends_within(int pfd, int64_t ms)
+bool
+pmi_ended_within(int pidfd, int64_t ms)
 {
 	int64_t deadline = now_ms() + ms;
 	for (;;) {
 		int64_t left = deadline - now_ms();
-		struct pollfd p = { .fd = pfd, .events = POLLIN };
-		int r = left > 0 && pfd >= 0 ? poll(&p, 1, (int)left) : pfd < 0;
+		struct pollfd p = { .fd = pidfd, .events = POLLIN };
+		int r = left > 0 && pidfd >= 0 ? poll(&p, 1, (int)left) : pidfd < 0;
 		if (r < 0 && errno == EINTR)
 			continue;
 		return r > 0;
@@ -137,7 +136,7 @@ pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, 
 	}
 	close(sv[1]);
 	int pfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
-	if (!ends_within(pfd, timeout_ms)) {
+	if (!pmi_ended_within(pfd, timeout_ms)) {
 		*timed_out = true;
 		kill(pid, SIGKILL);
 	}
@@ -145,7 +144,7 @@ pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, 
 	 * does not answer (a wait it cannot be killed out of) ends when that
 	 * answers: it is left to end on its own, and to init to reap. */
 	struct rusage ru = { 0 };
-	bool gone = !*timed_out || ends_within(pfd, REAP_MS);
+	bool gone = !*timed_out || pmi_ended_within(pfd, REAP_MS);
 	if (gone)
 		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
 			;

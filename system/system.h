@@ -237,6 +237,9 @@ bool pmi_creds_drop(const pm_creds *c);
 int pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
                   bool *timed_out, long *peak_kib);
 bool pmi_fd_send(int sock, int fd);
+/* Until the process of pidfd ends or ms pass: whether it ended (it is not
+ * reaped); without a pidfd (-1), true at once. */
+bool pmi_ended_within(int pidfd, int64_t ms);
 
 /* --- logging (log.c) ---------------------------------------------------- */
 /* name as one line can hold it: every byte outside printable ASCII, and
