@@ -9,27 +9,33 @@
  * here reads the kernel's facts and opens descriptors; it parses nothing
  * the process wrote (docs/system-reporter.md, "What runs as whom").  In
  * order:
- *   1. the process pinned: /proc/<pid> opened once, checked against the
+ *   1. the state enable left (state.c); one of the crash's uid's report
+ *      slots (slots.c): none free, no report (steps 4 to 6 are skipped);
+ *   2. the process pinned: /proc/<pid> opened once, checked against the
  *      pidfd or the start time (proc_pin.c); its ids read through it
- *      (proc_facts.c); the state enable left (state.c);
- *   2. the previous handler started (chain.c);
+ *      (proc_facts.c); the previous handler started (chain.c);
  *   3. what the analysis will need, taken while the kernel holds the
  *      process (it does while this handler keeps the core's pipe open):
  *      the mapped files as O_PATH descriptors (map_files.c), the bytes of
  *      /proc and of the OS's facts files (proc_snapshot.c),
  *      /proc/<pid>/mem; the process checked to be there still;
- *   4. the core read once to its end (corefile/), every byte teed to the
- *      previous handler, the ranges a report needs kept;
+ *   4. the core read to its notes' end and no further (corefile/), teed to
+ *      the previous handler: the rest stays in the pipe, and the process
+ *      with it;
  *   5. the report's place: the private spool (root's), or resolved by a
  *      child running as the process's user (dest_child.c), which hands
- *      back the directory's descriptor;
+ *      back the directory's descriptor; a spool at its cap takes none
+ *      (spool_caps.c);
  *   6. the analysis — everything that parses the core, the mapped files
  *      and /proc's bytes — in a child sandboxed (analysis_child.c,
  *      sandbox.c): no privilege, an empty root, its own descriptors alone,
  *      Landlock and seccomp; writing as the user into the user's
  *      directory, or as the dedicated identity into a staging directory
  *      root then copies from (staging.c);
- *   7. the previous pipe handler waited for; one line to the kernel's log.
+ *   7. the rest of the core teed to the previous handler, to the caps;
+ *      the previous pipe handler waited for, its process group killed at
+ *      its deadline; only then the core's pipe closed (the kernel ends the
+ *      dump and lets the process go); one line to the kernel's log.
  * Every step is bounded in time and memory whatever the core's size
  * (docs/system-reporter.md, "Bounds").  NOT AS-safe.
  */
