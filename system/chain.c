@@ -393,8 +393,8 @@ pmi_chain_wait(pm_chain *c, int deadline_ms)
 		close(pfd);
 	const char *stalled = c->pipe_stalled ? ", after it stopped reading the core" : "";
 	if (killed)
-		snprintf(c->what + at, sizeof c->what - at, "previous handler killed at its deadline (%d s), with its "
-		         "process group%s%s", deadline_ms / 1000, reaped ? "" : ", and not gone yet", stalled);
+		snprintf(c->what + at, sizeof c->what - at, "previous handler killed at its deadline (%.1f s), with its "
+		         "process group%s%s", deadline_ms / 1000.0, reaped ? "" : ", and not gone yet", stalled);
 	else
 		snprintf(c->what + at, sizeof c->what - at, "previous handler %s %d%s",
 		         WIFEXITED(status) ? "exited" : "killed by signal",

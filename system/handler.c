@@ -174,7 +174,10 @@ say_core(const stream_said *s, const pm_core *core, const core_tee *t, char *out
 	SAY("core %" PRIu64 " bytes", all);
 	if (t->sum)
 		SAY(" crc32 %08lx", (unsigned long)t->crc);
-	if (!s->rest_read && core)
+	if (!s->notes)
+		SAY(" (to the previous handler alone%s%s)", s->rest_err != PM_OK ? ": " : "",
+		    s->rest_err != PM_OK ? s->rest_why : "");
+	else if (!s->rest_read && core)
 		SAY(" (to its notes' end, of %" PRIu64 ": nothing else wants the rest)", core->end);
 	else if (core && all < core->end)
 		SAY(" (cut: its segments end at %" PRIu64 "%s%s)", core->end, s->rest_err != PM_OK ? "; " : "",
@@ -273,7 +276,9 @@ main(int argc, char **argv)
 	/* The rest, for the previous handler alone: as long as it takes, to the
 	 * caps (a crash over its uid's slots, a short time: the storm it may be
 	 * part of must not hold the kernel's slots). */
-	pm_core_stream_limits rest_lim = { .max_ms = report ? 0 : PM_SLOTLESS_MS, .max_bytes = c.pause.max_bytes };
+	int64_t slotless_left = PM_SLOTLESS_MS - (ms_now() - t0);
+	pm_core_stream_limits rest_lim = { .max_ms = report ? 0 : slotless_left > 1 ? (int)slotless_left : 1,
+		                           .max_bytes = c.pause.max_bytes };
 	if (chain.pipe_fd >= 0 || chain.file_fd >= 0) {
 		ss.rest_read = true;
 		ss.rest_err = pmi_core_stream_rest(0, ss.notes, &rest_lim, tee_bytes, &t, &ss.rest, ss.rest_why,
@@ -292,7 +297,10 @@ main(int argc, char **argv)
 
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
-	char core_said[512], comm[4 * sizeof c.a.comm], files[160] = "", extra[256] = "", rest_ms[48] = "";
+	char core_said[512], comm[4 * sizeof c.a.comm], files[160] = "", extra[256] = "", rest_ms[48] = "",
+	     threads[32] = "";
+	if (c.core)
+		snprintf(threads, sizeof threads, ", %zu threads", c.core->nthreads);
 	if (ss.rest_read)
 		snprintf(rest_ms, sizeof rest_ms, ", the rest in %" PRId64 " ms", t_rest - t_report);
 	say_core(&ss, c.core, &t, core_said, sizeof core_said);
@@ -307,9 +315,9 @@ main(int argc, char **argv)
 		snprintf(extra, sizeof extra, "; no slot counted it: %s", slot_why);
 	pmi_log_escape(c.a.comm, comm, sizeof comm);
 	pmi_syslog(ss.err == PM_OK || !report ? LOG_INFO : LOG_WARNING,
-	           "pid %d (%s) uid %u signal %d: %s, %zu threads%s%s; report: %s%s; %s%s; read in %" PRId64
+	           "pid %d (%s) uid %u signal %d: %s%s%s%s; report: %s%s; %s%s; read in %" PRId64
 	           " ms, reported in %" PRId64 " ms%s; peak rss %ld KiB, the report's %ld KiB",
-	           c.a.pid, comm, c.a.uid, c.a.signal, core_said, c.core ? c.core->nthreads : (size_t)0,
+	           c.a.pid, comm, c.a.uid, c.a.signal, core_said, threads,
 	           ss.err == PM_OK || !report ? "" : ", unreadable: ", ss.err == PM_OK || !report ? "" : ss.why,
 	           o ? o->msg : "no report", extra, chain.what, files, t_read - t0, t_report - t_read, rest_ms,
 	           ru.ru_maxrss, report_kib);

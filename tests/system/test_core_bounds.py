@@ -42,9 +42,7 @@ import glob
 import json
 import os
 import re
-import resource
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -55,7 +53,7 @@ sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from crashes import Searchable, as_user, crash, mkdir, set_pauses, test_user  # noqa: E402
 from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import KernelSettings, read  # noqa: E402
+from kernel_settings import KernelSettings  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 from reports import twin, written  # noqa: E402
 
@@ -230,7 +228,7 @@ sleep 600
     read_rec = lambda n: open(os.path.join(rec, '%d.%s' % (pid, n))).read().strip() \
         if os.path.exists(os.path.join(rec, '%d.%s' % (pid, n))) else None  # noqa: E731
     start, later, pgid = read_rec('start'), read_rec('later'), read_rec('pgid')
-    check(st == -11 and 'previous handler killed at its deadline (4 s), with its process group' in line and
+    check(st == -11 and 'previous handler killed at its deadline (4.0 s), with its process group' in line and
           'written' in line, 'a previous handler past its deadline: killed, with its group: %s' % line)
     check(start and start == later and held >= 4,
           'the process stayed held while it ran: its /proc the same process 2 s in (start %s, %s), and it was reaped '
