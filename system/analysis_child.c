@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,9 +78,12 @@ analysis(void *arg, int sock)
 	if (j->as_user)
 		pmi_map_files_reopen(&c->mf, self_fd, 0);
 	close(self_fd);
-	char why[512];
+	/* No file it writes may grow past what root would take from staging:
+	 * an analysis gone wrong fills no disk with one. */
+	struct rlimit fsize = { PM_STAGING_FILE_MAX, PM_STAGING_FILE_MAX };
+	char why[512] = "its files' size cannot be limited";
 	pm_sandbox_seal seal;
-	if (!pmi_sandbox_seal(j->out_fd, c->debug_fd, &seal, why, sizeof why)) {
+	if (setrlimit(RLIMIT_FSIZE, &fsize) != 0 || !pmi_sandbox_seal(j->out_fd, c->debug_fd, &seal, why, sizeof why)) {
 		snprintf(o->msg, PM_SAID_MSG, "not written: %s", why);
 		return PM_R_SANDBOX;
 	}
