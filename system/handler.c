@@ -222,7 +222,7 @@ main(int argc, char **argv)
 		pmi_syslog(LOG_ERR, "refused the state: %s; the previous handler is not served", why);
 	c.ana_uid = se == PM_OK && st.analysis_uid ? st.analysis_uid : PM_NOBODY;
 	c.ana_gid = se == PM_OK && st.analysis_gid ? st.analysis_gid : PM_NOBODY;
-	/* One of its uid's slots, held until this handler ends; none free: no report. */
+	/* One of its uid's slots, held until the core's pipe is closed; none free: no report. */
 	char slot_why[256] = "";
 	int slot = pmi_slot_take(c.sysdir, c.a.uid, slot_why, sizeof slot_why);
 	bool report = slot != PM_SLOT_FULL;
@@ -292,8 +292,11 @@ main(int argc, char **argv)
 		deadline = left < deadline ? (left > 0 ? (int)left : 0) : deadline;
 	}
 	pmi_chain_wait(&chain, deadline);
-	/* Every reader of /proc/<pid> is done: the kernel may end the dump and the process. */
+	/* Every reader of /proc/<pid> is done: the kernel may end the dump and
+	 * the process, and the next crash of this uid may have the slot. */
 	close(0);
+	if (slot >= 0)
+		close(slot);
 
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
@@ -325,7 +328,5 @@ main(int argc, char **argv)
 	pmi_snapshot_free(&c.snap);
 	pmi_map_files_close(&c.mf);
 	pmi_proc_unpin(&c.pin);
-	if (slot >= 0)
-		close(slot);
 	return facts_ok ? 0 : 1;
 }

@@ -96,7 +96,7 @@ long pmi_analysis_run(pm_crash *c, int pending, bool as_user, pm_said *o);
 enum { PM_SLOTS_PER_UID = 4, PM_SLOT_FULL = -1, PM_SLOT_NONE = -2 };
 enum { PM_SLOTLESS_MS = 10000, PM_PREVIOUS_MS = 60000 };
 /* One of uid's report slots, held by this process (and its descriptor's
- * copies) until it ends: its descriptor; PM_SLOT_FULL when every one is
+ * copies) until it closes the descriptor or ends: the descriptor; PM_SLOT_FULL when every one is
  * held; PM_SLOT_NONE (why says) when the slots' directory below sysdir is
  * not root's alone. */
 int pmi_slot_take(const char *sysdir, uint32_t uid, char *why, size_t cap);

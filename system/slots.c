@@ -7,8 +7,8 @@
  * crash, root's included, unreported.  So a report is made only in one of
  * its uid's PM_SLOTS_PER_UID slots: the files <sysdir>/slots/<uid>.<n>
  * (root's, in a directory of root's alone), each held by a handler with
- * flock until it ends (the kernel lets the lock go with the last
- * descriptor, however the handler ends).  A crash that finds every slot
+ * flock until it closes the core's pipe (the kernel lets the lock go with
+ * the last descriptor, however the handler ends).  A crash that finds every slot
  * of its uid held is counted in <uid>.over, whose count the uid's next
  * report says and resets.  The uid is the kernel's (%u): a process cannot
  * choose another.  NOT AS-safe.
