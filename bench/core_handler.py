@@ -133,12 +133,13 @@ def previous_script(work):
 def postmortem(cli, handler, argv, previous, work, settings, kmsg, kill_after=None):
     """The system reporter (handler) on one crash of argv, previous the pattern it replaces: a dict of its
     times (ms), frames, bytes read and peaks."""
-    sysdir, reports = os.path.join(work, 's'), tempfile.mkdtemp(prefix='pm-bench-reports-')
+    sysdir = os.path.join(work, 's')
     settings.set(previous, suid_dumpable=None)
     e = subprocess.run([cli, 'system', 'enable', '--state-dir', sysdir, '--handler', handler], capture_output=True,
                        text=True)
     if e.returncode != 0:
         raise RuntimeError('enable: %s' % e.stderr.strip())
+    reports = tempfile.mkdtemp(prefix='pm-bench-reports-')
     try:
         p = subprocess.Popen(argv, env={'POSTMORTEM_DIR': reports}, stdout=subprocess.PIPE,
                              stderr=subprocess.DEVNULL)
