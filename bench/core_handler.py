@@ -1,20 +1,26 @@
 #!/usr/bin/env python3
-"""Issue 32: a crash to its report with the system reporter, beside what a
-machine would otherwise run on the same crash.
+"""Issues 32 and 39: a crash to its report with the system reporter, beside
+what a machine would otherwise run on the same crash, and this handler
+beside an earlier one (--before: main's, say) in the same run.
 
 Each run crashes core_target.c (THREADS threads 30 frames deep, MIB MiB
 resident, no postmortem in it) under a kernel.core_pattern set here and put
 back whatever happens (tests/system/kernel_settings.py), and times from the
 fault (the target prints CLOCK_MONOTONIC just before it) to:
 
-  postmortem        `postmortem system enable`: the handler has read the core
-                    from the pipe and landed the report (.crash, .json, .dmp,
-                    each durable).  The kernel reaps the process once the
-                    handler is done (core_pipe_limit > 0): the time is the
-                    fault to the reaping.  Its log line says how long it read
-                    and how long the report's child took, and the peak RSS of
-                    both.  Again with the reports on /dev/shm, where fsync
-                    costs nothing: the disk's share.
+  postmortem        `postmortem system enable --handler` of a root's copy of
+                    this build's handler (and of --before's): the handler has
+                    landed the report (.crash, .json, .dmp, each durable) and
+                    let the kernel end the dump: the time of its line in the
+                    kernel's log (set against CLOCK_MONOTONIC by a line the
+                    benchmark writes there).  The kernel reaps the process
+                    once the handler is done (core_pipe_limit > 0), after it
+                    has freed the process's memory: the fault to the reaping
+                    too.  The line says how long it read and how long the
+                    report's child took, and the peak RSS of both.  Without a previous handler
+                    (the core read to its notes' end: issue 39), and with one
+                    (a pipe handler that reads every byte: `cat > /dev/null`),
+                    which gets the whole core as before.
   core file         the kernel's own core file written (core_pattern a path,
                     RLIMIT_CORE unlimited): where gdb and eu-stack start from.
   gdb, eu-stack     `gdb -batch -ex 'thread apply all bt' EXE CORE` and
@@ -31,12 +37,17 @@ fault (the target prints CLOCK_MONOTONIC just before it) to:
                     the trace came).  Its binary: $PM_SYSTEMD_COREDUMP, else
                     /lib/systemd/systemd-coredump; without one, its columns
                     say why.
+  the endless core  --endless PROGRAM (tests/system/programs/endless.c: 64
+                    TiB mapped, a page touched in each GiB, 70 TB through a
+                    pipe): the fault to the reaping with no previous handler
+                    and with `cat > /dev/null` (the stream's caps: 32 GiB,
+                    300 s), and --before's, which reads it to its end, killed
+                    (with the process) after ENDLESS_S seconds.
 
-Runs alternate (postmortem, core file + gdb + eu-stack, systemd-coredump) so
-that noise on the machine hits each alike; medians of REPEATS runs, ratios
-of the medians in one run.  Needs root.
+Runs alternate so that noise on the machine hits each alike; medians of
+REPEATS runs, ratios of the medians in one run.  Needs root.
 
-usage: core_handler.py CORE_TARGET POSTMORTEM_CLI [REPEATS]
+usage: core_handler.py CORE_TARGET POSTMORTEM_CLI [REPEATS] [--before HANDLER] [--endless PROGRAM]
 """
 import glob
 import os
@@ -52,16 +63,19 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests', 'system'))
+from handler_copy import HANDLER, executable_dir  # noqa: E402
 from kernel_settings import KernelSettings  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 
 from benchlib import table  # noqa: E402
 
-CONFIGS = [(t, m) for m in (100, 1024) for t in (1, 17, 257)]
+# THREADSxMIB,... in $PM_BENCH_CONFIGS to run fewer or others.
+CONFIGS = [tuple(map(int, c.split('x'))) for c in os.environ.get('PM_BENCH_CONFIGS', '').split(',') if c] or \
+    [(t, m) for m in (100, 1024) for t in (1, 17)]
+ENDLESS_S = 60
 COREDUMP_SOCKET = '/run/systemd/coredump'
 JOURNAL_SOCKET = '/run/systemd/journal/socket'
 COREDUMP_STORE = '/var/lib/systemd/coredump'
-TMPFS = '/dev/shm'
 COREDUMP_PATTERN = '|%s %%P %%u %%g %%s %%t 9223372036854775808 %%h %%d'
 
 
@@ -91,23 +105,63 @@ def timed(argv):
     return (time.monotonic_ns() - t0) / 1e6, ru.ru_maxrss, out.decode(errors='replace')
 
 
-def postmortem(target, cli, threads, mib, parent, work, settings, kmsg):
-    """The system reporter on one crash, its reports under parent: a dict of its times (ms), frames and peaks."""
-    sysdir, reports = os.path.join(work, 'sys'), tempfile.mkdtemp(prefix='pm-bench-reports-', dir=parent)
-    settings.set('core', suid_dumpable=None)
-    subprocess.run([cli, 'system', 'enable', '--state-dir', sysdir], check=True, capture_output=True)
+class Handlers:
+    """Root's copies of the handlers to compare, each in a directory of its own (its name is the
+    pattern's), in a short directory of root's (tests/system/handler_copy.py's rule)."""
+    def __init__(self, named):
+        self.dir = tempfile.mkdtemp(prefix='pm-', dir=executable_dir())
+        os.chmod(self.dir, 0o755)
+        self.path = {}
+        for name, src in named.items():
+            os.mkdir(os.path.join(self.dir, name[0]), 0o755)
+            self.path[name] = os.path.join(self.dir, name[0], HANDLER)
+            shutil.copy(src, self.path[name])
+            os.chmod(self.path[name], 0o755)
+
+    def close(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def previous_script(work):
+    path = os.path.join(work, 'cat.sh')
+    with open(path, 'w') as f:
+        f.write('#!/bin/sh\nexec cat > /dev/null\n')
+    os.chmod(path, 0o755)
+    return '|' + path
+
+
+def postmortem(cli, handler, argv, previous, work, settings, kmsg, kill_after=None):
+    """The system reporter (handler) on one crash of argv, previous the pattern it replaces: a dict of its
+    times (ms), frames, bytes read and peaks."""
+    sysdir = os.path.join(work, 's')
+    settings.set(previous, suid_dumpable=None)
+    e = subprocess.run([cli, 'system', 'enable', '--state-dir', sysdir, '--handler', handler], capture_output=True,
+                       text=True)
+    if e.returncode != 0:
+        raise RuntimeError('enable: %s' % e.stderr.strip())
+    reports = tempfile.mkdtemp(prefix='pm-bench-reports-')
     try:
-        ms, pid, _ = crash(target, threads, mib, {'POSTMORTEM_DIR': reports})
+        p = subprocess.Popen(argv, env={'POSTMORTEM_DIR': reports}, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL)
+        out = p.stdout.readline()
+        fault = int(out.split()[0]) if out.strip() else time.monotonic_ns()
+        try:
+            p.wait(timeout=kill_after)
+        except subprocess.TimeoutExpired:
+            p.kill()  # a dumping process dies of it: the kernel's dump ends
+            p.wait()
+        ms = (time.monotonic_ns() - fault) / 1e6
     finally:
         subprocess.run([cli, 'system', 'disable', '--state-dir', sysdir], check=True, capture_output=True)
         shutil.rmtree(reports, ignore_errors=True)
-    line = kmsg.line(pid)
-    m = re.search(r'written .*?\((\d+) threads, (\d+) frames\).*read in (\d+) ms, reported in (\d+) ms; '
-                  r'peak rss (\d+) KiB, the report\'s (\d+) KiB', line)
-    if not m or int(m.group(1)) != threads:
-        raise RuntimeError('no report of %d threads: %s' % (threads, line))
-    frames, read, report, rss, rss_report = map(int, m.groups()[1:])
-    return {'ms': ms, 'frames': frames, 'read': read, 'report': report, 'rss': rss, 'rss_report': rss_report}
+    line, done = kmsg.line(p.pid), kmsg.stamp(p.pid)
+    m = re.search(r'core (\d+) bytes.*?(?:written .*?\((\d+) threads, (\d+) frames\).*?)?read in (\d+) ms, '
+                  r'reported in (\d+) ms.*?peak rss (\d+) KiB, the report\'s (\d+) KiB', line)
+    if not m or (kill_after is None and not m.group(3)):
+        raise RuntimeError('no report: %s' % line)
+    read, report, rss, rss_report = map(int, m.groups()[3:])
+    return {'ms': (done - fault) / 1e6, 'reaped': ms, 'frames': int(m.group(3) or 0), 'bytes': int(m.group(1)), 'read': read, 'report': report,
+            'rss': rss, 'rss_report': rss_report, 'line': line}
 
 
 def debuggers(target, threads, mib, work, settings):
@@ -250,58 +304,120 @@ def span(xs):
 
 
 def ratio(other, pm):
-    return '%.1fx / %.1fx' % (min(other) / min(pm), med(other) / med(pm)) if other else '-'
+    return '%.1fx / %.1fx' % (min(other) / min(pm), med(other) / med(pm)) if other and pm else '-'
+
+
+def options(argv):
+    opts, rest = {}, []
+    while argv:
+        a = argv.pop(0)
+        if a in ('--before', '--endless'):
+            opts[a[2:]] = argv.pop(0)
+        else:
+            rest.append(a)
+    return rest, opts
+
+
+def endless(cli, handlers, program, work, settings, kmsg):
+    """The endless core, once each way: (what, seconds from the fault to its end, bytes read)."""
+    runs = [('this handler, no previous handler', 'after', 'core', None),
+            ('this handler, previous `cat > /dev/null`', 'after', previous_script(work), None)]
+    if 'before' in handlers.path:
+        runs.append(('--before\'s, no previous handler (killed at %d s)' % ENDLESS_S, 'before', 'core', ENDLESS_S))
+    out = []
+    for what, which, previous, kill_after in runs:
+        r = postmortem(cli, handlers.path[which], [program], previous, work, settings, kmsg, kill_after)
+        out.append([what, '%.1f' % (r['reaped'] / 1000), '%.1f' % (r['bytes'] / 1e9), r['rss'], r['rss_report']])
+    return out
 
 
 def main():
     if sys.argv[1:2] == ['--service']:
         return service(sys.argv[2:])
-    target, cli = sys.argv[1], sys.argv[2]
-    repeats = int(sys.argv[3]) if len(sys.argv) > 3 else 3
-    timing, parts, sizes = [], [], []
-    with tempfile.TemporaryDirectory(prefix='pm-bench-core-') as work, KernelSettings() as settings:
-        kmsg, sdc = Kmsg(), Coredump(work)
+    args, opts = options(sys.argv[1:])
+    target, cli = args[0], args[1]
+    repeats = int(args[2]) if len(args) > 2 else 3
+    build = os.path.dirname(os.path.dirname(os.path.realpath(cli)))
+    named = {'after': os.path.join(build, 'system', HANDLER)}
+    if 'before' in opts:
+        named['before'] = opts['before']
+    kinds = [k for k in ('after', 'before') if k in named]
+    timing, chained, parts, sizes, ends = [], [], [], [], []
+    # Short: the pattern holds the handler's path and the state directory's, in 127 bytes.
+    with tempfile.TemporaryDirectory(prefix='pmb-', dir='/tmp') as work, KernelSettings() as settings:
+        kmsg, sdc, handlers = Kmsg(), Coredump(work), Handlers(named)
+        previous = previous_script(work)
         try:
             for threads, mib in CONFIGS:
-                pm, shm, dbg, sd = [], [], [], []
+                argv = [target, str(threads), str(mib)]
+                pm = {k: [] for k in kinds}
+                prev = {k: [] for k in kinds}
+                dbg, sd = [], []
                 for _ in range(repeats):
-                    pm.append(postmortem(target, cli, threads, mib, None, work, settings, kmsg))
+                    for k in kinds:
+                        pm[k].append(postmortem(cli, handlers.path[k], argv, 'core', work, settings, kmsg))
+                        prev[k].append(postmortem(cli, handlers.path[k], argv, previous, work, settings, kmsg))
                     dbg.append(debuggers(target, threads, mib, work, settings))
-                    if os.path.isdir(TMPFS):
-                        shm.append(postmortem(target, cli, threads, mib, TMPFS, work, settings, kmsg))
                     if not sdc.why:
                         sd.append(sdc.run(target, threads, mib, settings))
-                pm_ms, shm_ms = [r['ms'] for r in pm], [r['ms'] for r in shm]
+                after = [r['ms'] for r in pm['after']]
+                before = [r['ms'] for r in pm['before']] if 'before' in pm else []
                 gdb_ms, eu_ms = [r[0] + r[1] for r in dbg], [r[0] + r[4] for r in dbg]
                 sd_ms = [r[0] for r in sd]
-                timing.append([threads, mib, span(pm_ms), span(shm_ms), span(gdb_ms), span(eu_ms), span(sd_ms),
-                               ratio(gdb_ms, pm_ms), ratio(eu_ms, pm_ms), ratio(sd_ms, pm_ms)])
-                parts.append([threads, mib, '%.0f' % med(pm_ms), '%.0f' % med([r['read'] for r in pm]),
-                              '%.0f' % med([r['report'] for r in pm]), '%.0f' % med([r['report'] for r in shm]),
-                              '%.0f' % med([r[0] for r in dbg]), '%.0f' % med([r[1] for r in dbg]),
-                              '%.0f' % med([r[4] for r in dbg])])
-                sizes.append([threads, mib, pm[0]['frames'], dbg[0][3], dbg[0][6], sd[0][2] if sd else '-',
-                              max(r['rss'] for r in pm), max(r['rss_report'] for r in pm),
-                              max(r[2] for r in dbg), max(r[5] for r in dbg), max(r[1] for r in sd) if sd else '-'])
+                timing.append([threads, mib, span(after), span(before), span(gdb_ms), span(eu_ms), span(sd_ms),
+                               ratio(before, after), ratio(sd_ms, after), ratio(gdb_ms, after), ratio(eu_ms, after)])
+                pa = [r['ms'] for r in prev['after']]
+                pb = [r['ms'] for r in prev['before']] if 'before' in prev else []
+                chained.append([threads, mib, span(pa), span(pb),
+                                '%.2f / %.2f' % (min(pa) / min(pb), med(pa) / med(pb)) if pb else '-'])
+                row = [threads, mib]
+                for k in kinds:
+                    row += ['%.0f' % med([r['ms'] for r in pm[k]]), '%.0f' % med([r['reaped'] for r in pm[k]]),
+                            '%.0f' % med([r['read'] for r in pm[k]]),
+                            '%.0f' % med([r['report'] for r in pm[k]]), '%.0f' % med([r['bytes'] for r in pm[k]]) ]
+                parts.append(row)
+                row = [threads, mib, pm['after'][0]['frames'], dbg[0][3], dbg[0][6], sd[0][2] if sd else '-']
+                for k in kinds:
+                    row += [max(r['rss'] for r in pm[k]), max(r['rss_report'] for r in pm[k])]
+                sizes.append(row + [max(r[2] for r in dbg), max(r[5] for r in dbg),
+                                    max(r[1] for r in sd) if sd else '-'])
                 print('.', end='', flush=True, file=sys.stderr)
+            if 'endless' in opts:
+                ends = endless(cli, handlers, opts['endless'], work, settings, kmsg)
         finally:
             sdc.close()
+            handlers.close()
     print()
-    print('(a) the fault to a backtrace, ms, min / median of %d runs: postmortem\'s report landed (its files durable'
-          ' on the disk, and on %s); the kernel\'s core file written then gdb -batch "thread apply all bt" on it,'
-          ' or eu-stack --core; systemd-coredump\'s service done (core stored, stack trace logged); ratios: the'
-          ' other\'s time / postmortem\'s on the disk, min / median' % (repeats, TMPFS))
-    table(['threads', 'MiB', 'postmortem', 'pm tmpfs', 'fault->gdb', 'fault->eu-stack', 'systemd-coredump',
-           'gdb/pm', 'eu/pm', 'sd/pm'], timing)
+    print('(a) the fault to a backtrace, ms, min / median of %d runs, no previous handler: this handler\'s report'
+          ' landed (its files durable, its line logged), and --before\'s; the kernel\'s core file written then gdb -batch "thread'
+          ' apply all bt" on it, or eu-stack --core; systemd-coredump\'s service done (core stored, stack trace'
+          ' logged); ratios: the other\'s time / this handler\'s, min / median' % repeats)
+    table(['threads', 'MiB', 'postmortem', 'before', 'fault->gdb', 'fault->eu-stack', 'systemd-coredump',
+           'before/pm', 'sd/pm', 'gdb/pm', 'eu/pm'], timing)
     print()
-    print('(b) where the time goes, medians in ms: postmortem in all, the core read from the pipe, the report\'s'
-          ' child (capture and landing; on tmpfs too); the kernel\'s core file, gdb and eu-stack alone on it')
-    table(['threads', 'MiB', 'postmortem', 'read', 'report', 'report tmpfs', 'core file', 'gdb', 'eu-stack'], parts)
+    print('(b) with a previous pipe handler that reads every byte (cat > /dev/null): the fault to the handler\'s'
+          ' line, ms, min / median; this handler / --before\'s')
+    table(['threads', 'MiB', 'postmortem', 'before', 'pm/before'], chained)
     print()
-    print('(c) frames each printed (one run) and peak RSS in KiB (the largest of the runs): the handler, its'
-          ' report\'s child, gdb, eu-stack, systemd-coredump\'s service')
-    table(['threads', 'MiB', 'frames pm', 'frames gdb', 'frames eu', 'frames sd', 'rss handler', 'rss report',
-           'rss gdb', 'rss eu', 'rss sd'], sizes)
+    print('(c) where the time goes, medians in ms: the fault to the handler\'s line, and to the process reaped;'
+          ' the core read from the pipe, the report\'s child (capture and landing), and the bytes read of the core;'
+          ' this handler, then --before\'s')
+    head = ['threads', 'MiB']
+    for k in kinds:
+        head += [k, 'reaped', 'read', 'report', 'bytes read']
+    table(head, parts)
+    print()
+    print('(d) frames each printed (one run) and peak RSS in KiB (the largest of the runs): the handler and its'
+          ' report\'s child (this one\'s, then --before\'s), gdb, eu-stack, systemd-coredump\'s service')
+    head = ['threads', 'MiB', 'frames pm', 'frames gdb', 'frames eu', 'frames sd']
+    for k in kinds:
+        head += ['rss %s' % k, 'rss %s report' % k]
+    table(head + ['rss gdb', 'rss eu', 'rss sd'], sizes)
+    if ends:
+        print()
+        print('(e) the endless core (64 TiB mapped, a page touched in each GiB): seconds from the fault to the'
+              ' reaping, GB read, peak RSS of the handler and of its report\'s child in KiB')
+        table(['handler', 's', 'GB read', 'rss handler', 'rss report'], ends)
     if sdc.why:
         print('\nsystemd-coredump not measured: %s' % sdc.why)
 

@@ -178,6 +178,8 @@ typedef struct pm_header {
 	const char *report_version;
 	pm_kv *extra;            /* other header lines, in order */
 	uint32_t extra_count;
+	uint64_t start_ticks;    /* the process's start, in clock ticks since boot (proc(5)'s stat field 22):
+	                            with pid, what the kernel knows it by; JSON only; 0 when unknown */
 } pm_header;
 
 typedef struct pm_exception {

@@ -4,13 +4,17 @@
  *
  * A pipe (systemd-coredump, apport, anything): its program runs as the
  * kernel would run it (root, no environment, working directory /, its
- * words expanded), and gets every byte of the core on its standard input;
- * the handler waits for it, as the kernel waits for its own handler.  One
- * that stops reading for PM_CHAIN_STALL_MS is given no more.
+ * words expanded; %F the pinned process's pidfd), in a process group of
+ * its own, and gets every byte of the core on its standard input; the
+ * handler waits for it, as the kernel waits for its own handler, and
+ * holds the crashed process meanwhile (the core's pipe stays open: it may
+ * read /proc/<pid>), until its deadline, when its process group is killed.
+ * One that stops reading for PM_CHAIN_STALL_MS is given no more.
  *
  * A file (`core`, `core.%p`, /var/crash/%e.%p): written where the kernel
  * would have written it, as it would have: as the process's filesystem
- * user, from its working directory, any file there first unlinked, then
+ * user, from its working directory (reached through the pinned /proc
+ * directory, never by the pid's number), any file there first unlinked, then
  * created O_EXCL | O_NOFOLLOW, 0600 under its umask, owned by it, a single
  * link; not at all when RLIMIT_CORE is under a page, and no more than
  * RLIMIT_CORE bytes; sparse, as the kernel writes it (a block of zeros is
@@ -21,6 +25,7 @@
  */
 #include "chain.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -34,12 +39,28 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { PM_CHAIN_STALL_MS = 30000, PM_CHAIN_WAIT_MS = 60000, PM_CHAIN_OPEN_MS = 10000, MIN_CORE = 4096 };
+enum { PM_CHAIN_STALL_MS = 30000, PM_CHAIN_OPEN_MS = 10000, PM_CHAIN_REAP_MS = 5000, MIN_CORE = 4096 };
+
+/* The pinned process's pidfd for %F: the kernel's, else one opened by its
+ * number and kept only when the process it was opened for is still the
+ * pinned one (its pid was then its own all along); -1 when neither. */
+static int
+pinned_pidfd(const pm_proc *pin)
+{
+	if (pin->pidfd >= 0)
+		return fcntl(pin->pidfd, F_DUPFD_CLOEXEC, 3);
+	int fd = (int)syscall(SYS_pidfd_open, pin->pid, 0);
+	if (fd >= 0 && !pmi_proc_held(pin)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
 
 static void
-start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const char *exe_name)
+start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_proc *pin, const char *exe_name)
 {
-	int pidfd = (int)syscall(SYS_pidfd_open, a->pid, 0);
+	int pidfd = pinned_pidfd(pin);
 	char **argv = pmi_pattern_argv(pattern, a, exe_name, pidfd);
 	int p[2];
 	if (!argv || pipe2(p, O_CLOEXEC) != 0) {
@@ -53,7 +74,8 @@ start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const char 
 	pid_t pid = fork();
 	if (pid == 0) {
 		char *envp[] = { NULL };
-		if (dup2(p[0], 0) < 0 || chdir("/") != 0)
+		/* A group of its own: what it starts is killed with it at its deadline. */
+		if (dup2(p[0], 0) < 0 || chdir("/") != 0 || setpgid(0, 0) != 0)
 			_exit(127);
 		if (pidfd >= 0)
 			fcntl(pidfd, F_SETFD, 0); /* %F names it */
@@ -70,6 +92,7 @@ start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const char 
 		snprintf(c->what, sizeof c->what, "previous handler %.200s: cannot start it: %s", pattern, strerror(errno));
 		return;
 	}
+	setpgid(pid, pid); /* as the child does: whichever comes first */
 	fcntl(p[1], F_SETFL, O_NONBLOCK);
 	c->pipe_pid = pid;
 	c->pipe_fd = p[1];
@@ -77,7 +100,7 @@ start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const char 
 
 typedef struct file_job {
 	const char *path;
-	int pid;
+	int proc_dir;             /* the pinned /proc/<pid> */
 	bool as_root;             /* dumpable 2: an absolute path from /, nothing unlinked */
 	mode_t umask;
 } file_job;
@@ -87,9 +110,11 @@ static int
 open_core_file(void *arg, int sock)
 {
 	const file_job *j = arg;
-	char cwd[64];
-	snprintf(cwd, sizeof cwd, "/proc/%d/cwd", j->pid);
-	if (chdir(j->as_root ? "/" : cwd) != 0)
+	int cwd = j->as_root ? -1 : openat(j->proc_dir, "cwd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool in = j->as_root ? chdir("/") == 0 : cwd >= 0 && fchdir(cwd) == 0;
+	if (cwd >= 0)
+		close(cwd);
+	if (!in)
 		return 2;
 	if (!j->as_root)
 		unlink(j->path);
@@ -105,8 +130,8 @@ open_core_file(void *arg, int sock)
 }
 
 static void
-start_file(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_proc_facts *f, int dumpable,
-           const char *exe_name)
+start_file(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_proc *pin, const pm_proc_facts *f,
+           int dumpable, const char *exe_name)
 {
 	char path[PATH_MAX], uses[8] = "0";
 	pmi_sysctl_read("kernel/core_uses_pid", uses, sizeof uses);
@@ -128,7 +153,7 @@ start_file(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_pr
 		snprintf(c->what, sizeof c->what, "no core file %.200s: the process runs in another mount namespace", path);
 		return;
 	}
-	file_job j = { path, a->pid, dumpable == 2, f->umask };
+	file_job j = { path, pin->dir, dumpable == 2, f->umask };
 	pm_creds fs = { f->uid[3], f->gid[3], f->groups, f->ngroups };
 	bool timed_out;
 	int fd, rc = pmi_child_run(dumpable == 2 ? NULL : &fs, open_core_file, &j, PM_CHAIN_OPEN_MS, &fd, &timed_out,
@@ -148,7 +173,8 @@ start_file(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_pr
 }
 
 void
-pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, const pm_proc_facts *f)
+pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, const pm_proc *pin,
+                const pm_proc_facts *f)
 {
 	memset(c, 0, sizeof *c);
 	c->pipe_pid = -1;
@@ -170,9 +196,9 @@ pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, 
 	const char *slash = strrchr(f->exe, '/');
 	const char *exe_name = slash ? slash + 1 : a->comm;
 	if (pattern[0] == '|')
-		start_pipe(c, pattern, a, exe_name);
+		start_pipe(c, pattern, a, pin, exe_name);
 	else
-		start_file(c, pattern, a, f, dumpable, exe_name);
+		start_file(c, pattern, a, pin, f, dumpable, exe_name);
 }
 
 static int64_t
@@ -305,26 +331,72 @@ pmi_chain_close(pm_chain *c)
 	}
 }
 
+/* Whether a process of group pgid is alive (a zombie is not: it waits to
+ * be reaped).  Each /proc/<pid>/stat read after its name's last ')', the
+ * kernel's fields alone. */
+static bool
+group_alive(pid_t pgid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	bool alive = false;
+	while (d && !alive && (e = readdir(d))) {
+		char name[300], buf[512];
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(name, sizeof name, "/proc/%s/stat", e->d_name);
+		const char *end = pmi_read_below(AT_FDCWD, name, buf, sizeof buf) > 0 ? strrchr(buf, ')') : NULL;
+		char state;
+		int ppid, pgrp;
+		alive = end && sscanf(end + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
+		        state != 'X';
+	}
+	if (d)
+		closedir(d);
+	return alive;
+}
+
+/* Until no process of group pgid is alive or ms pass; whether none is. */
+static bool
+group_gone_within(pid_t pgid, int64_t ms)
+{
+	int64_t deadline = now_ms() + ms;
+	while (group_alive(pgid)) {
+		if (now_ms() >= deadline)
+			return false;
+		nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
+	}
+	return true;
+}
+
 void
-pmi_chain_wait(pm_chain *c)
+pmi_chain_wait(pm_chain *c, int deadline_ms)
 {
 	size_t at = strlen(c->what);
 	if (c->pipe_pid < 0)
 		return;
+	int64_t deadline = now_ms() + deadline_ms;
 	int pfd = (int)syscall(SYS_pidfd_open, c->pipe_pid, 0), status = 0;
-	struct pollfd p = { .fd = pfd, .events = POLLIN };
-	bool done = pfd < 0 || poll(&p, 1, PM_CHAIN_WAIT_MS) > 0;
+	/* It is reaped last: until then its pid, its group's id, is nobody
+	 * else's, and what is killed by that id is its group alone. */
+	bool ended = pmi_ended_within(pfd, deadline_ms);
+	/* What it started in its group may read /proc/<pid> too: bounded alike. */
+	bool killed = !ended || !group_gone_within(c->pipe_pid, deadline - now_ms());
+	if (killed) {
+		kill(-c->pipe_pid, SIGKILL);
+		ended = ended || pmi_ended_within(pfd, PM_CHAIN_REAP_MS);
+	}
+	bool reaped = false;
+	while (ended && !(reaped = waitpid(c->pipe_pid, &status, 0) == c->pipe_pid) && errno == EINTR)
+		;
 	if (pfd >= 0)
 		close(pfd);
-	if (!done) {
-		snprintf(c->what + at, sizeof c->what - at, "previous handler still running after %d s, left to run",
-		         PM_CHAIN_WAIT_MS / 1000);
-		return;
-	}
-	while (waitpid(c->pipe_pid, &status, 0) < 0 && errno == EINTR)
-		;
-	snprintf(c->what + at, sizeof c->what - at, "previous handler %s %d%s",
-	         WIFEXITED(status) ? "exited" : "killed by signal",
-	         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
-	         c->pipe_stalled ? ", after it stopped reading the core" : "");
+	const char *stalled = c->pipe_stalled ? ", after it stopped reading the core" : "";
+	if (killed)
+		snprintf(c->what + at, sizeof c->what - at, "previous handler killed at its deadline (%.1f s), with its "
+		         "process group%s%s", deadline_ms / 1000.0, reaped ? "" : ", and not gone yet", stalled);
+	else
+		snprintf(c->what + at, sizeof c->what - at, "previous handler %s %d%s",
+		         WIFEXITED(status) ? "exited" : "killed by signal",
+		         WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), stalled);
 }

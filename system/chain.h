@@ -21,14 +21,19 @@ typedef struct pm_chain {
 
 /* Start what the previous pattern (st->before, with the kernel settings it
  * had) would have had for this crash: its pipe handler, with the whole core
- * to come on its standard input, or its core file, opened as the kernel
- * would have. */
-void pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, const pm_proc_facts *f);
+ * to come on its standard input (%F: the pinned process's pidfd), or its
+ * core file, opened as the kernel would have (its working directory
+ * through pin's directory). */
+void pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, const pm_proc *pin,
+                     const pm_proc_facts *f);
 /* Give it the next bytes of the core (a pm_core_tee_fn). */
 bool pmi_chain_tee(void *ctx, const void *buf, size_t n);
 /* The core is all read: close the pipe handler's input and the core file. */
 void pmi_chain_close(pm_chain *c);
-/* Wait for the pipe handler to end (bounded), as the kernel would have. */
-void pmi_chain_wait(pm_chain *c);
+/* Wait for the pipe handler and what it started in its process group to
+ * end, as the kernel would have, for at most deadline_ms; then kill the
+ * group.  Call it before the core's pipe is closed: the kernel holds the
+ * crashed process until then, and the previous handler may read its /proc. */
+void pmi_chain_wait(pm_chain *c, int deadline_ms);
 
 #endif

@@ -8,7 +8,11 @@
  * with pm_install's own code); a user with no home of their own gets the
  * per-uid spool.  The process is reached through its pinned /proc
  * directory (proc_pin.c), its environment through the snapshot's bytes,
- * both only by the child that runs as its user.  NOT AS-safe.
+ * both only by the child that runs as its user.  Whether the process
+ * reported itself is decided by what the kernel knows it by, its pid and
+ * its start, against the JSON twins in the pending/ its own pm_install
+ * holds open: no other process, and no name, can stand for it.
+ * NOT AS-safe.
  */
 #include "destination.h"
 
@@ -19,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cjson/cJSON.h>
 
 #include "reports_dir.h"
 
@@ -161,32 +167,34 @@ pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, ch
 	return true;
 }
 
-/* The "Process: NAME [PID]" line of a report's first bytes, as its pid; -1 when none. */
-static long
-report_pid(int dfd, const char *name)
+/* A JSON twin's header, pid and start: true when name (a regular file of at
+ * most PM_DEST_TWIN_MAX bytes) holds both and they are pid's and ticks'. */
+static bool
+twin_of(int dfd, const char *name, int pid, uint64_t ticks)
 {
-	char buf[4096];
-	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	buf[n > 0 ? n : 0] = '\0';
-	for (char *line = buf; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		if (strncmp(line, "Process:", 8) != 0)
-			continue;
-		char *nl = strchr(line, '\n'), *open_b;
-		if (nl)
-			*nl = '\0';
-		if (!(open_b = strrchr(line, '[')))
-			return -1;
-		return strtol(open_b + 1, NULL, 10);
-	}
-	return -1;
+	int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	struct stat st;
+	char *buf = NULL;
+	size_t n = 0;
+	if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= PM_DEST_TWIN_MAX &&
+	    (buf = malloc((size_t)st.st_size + 1)))
+		n = pmi_read_fd(fd, buf, (size_t)st.st_size);
+	if (fd >= 0)
+		close(fd);
+	cJSON *root = buf && n ? cJSON_ParseWithLength(buf, n) : NULL;
+	free(buf);
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(root, "header");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(h, "pid");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(h, "start_ticks");
+	bool same = cJSON_IsString(schema) && strcmp(schema->valuestring, "postmortem") == 0 && cJSON_IsNumber(p) &&
+	            cJSON_IsNumber(t) && p->valuedouble == (double)pid && ticks && t->valuedouble == (double)ticks;
+	cJSON_Delete(root);
+	return same;
 }
 
 bool
-pmi_dest_has_report(int pending_fd, int pid_ns, uint64_t since, char *id, size_t cap)
+pmi_dest_has_report(int pending_fd, int pid_ns, uint64_t start_ticks, uint64_t since, char *id, size_t cap)
 {
 	int dup_fd = openat(pending_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
@@ -199,14 +207,13 @@ pmi_dest_has_report(int pending_fd, int pid_ns, uint64_t since, char *id, size_t
 	struct dirent *e;
 	for (int seen = 0; !found && seen < PM_DEST_SCAN_MAX && (e = readdir(d)); seen++) {
 		size_t n = strlen(e->d_name);
-		bool text = n > 6 && strcmp(e->d_name + n - 6, ".crash") == 0;
-		bool torn = n > 10 && e->d_name[0] == '.' && strcmp(e->d_name + n - 10, ".crash.tmp") == 0;
 		struct stat st;
-		if (!(text || torn) || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
-		    !S_ISREG(st.st_mode) || (uint64_t)st.st_mtime + 1 < since)
+		if (n <= 5 || e->d_name[0] == '.' || strcmp(e->d_name + n - 5, ".json") != 0 ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) ||
+		    (uint64_t)st.st_mtime + 1 < since)
 			continue;
-		if (report_pid(dirfd(d), e->d_name) == pid_ns) {
-			snprintf(id, cap, "%s", e->d_name);
+		if (twin_of(dirfd(d), e->d_name, pid_ns, start_ticks)) {
+			snprintf(id, cap, "%.*s.crash", (int)(n - 5), e->d_name);
 			found = true;
 		}
 	}

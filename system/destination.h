@@ -9,7 +9,9 @@
 
 #include "core_report.h"
 
-enum { PM_DEST_SCAN_MAX = 4096 };
+/* At most this many entries of a pending/ are looked at, and a JSON twin
+ * of at most PM_DEST_TWIN_MAX bytes is read. */
+enum { PM_DEST_SCAN_MAX = 4096, PM_DEST_TWIN_MAX = 8 << 20 };
 
 /* As root, from the kernel's word alone: PM_DEST_PRIVATE, PM_DEST_SPOOL or
  * PM_DEST_OWN (to be resolved as the user); *reason says why when not OWN. */
@@ -27,8 +29,11 @@ int pmi_dest_app_pending(int proc_dir, const pm_env_facts *env);
  * user, or private/<uid> root's alone) below sysdir; its path into dir. */
 bool pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, char *dir, size_t cap,
                     char *why, size_t wcap);
-/* A report of pid_ns (text or torn text) in pending/ written since `since`;
- * its file name into id. */
-bool pmi_dest_has_report(int pending_fd, int pid_ns, uint64_t since, char *id, size_t cap);
+/* A report the process wrote itself in pending_fd (the pending/ its
+ * pm_install holds open), written since `since` (seconds since the epoch):
+ * a JSON twin whose header's pid is pid_ns (its pid in its own namespace)
+ * and whose start_ticks is start_ticks (its stat's field 22); its .crash's
+ * name into id. */
+bool pmi_dest_has_report(int pending_fd, int pid_ns, uint64_t start_ticks, uint64_t since, char *id, size_t cap);
 
 #endif

@@ -219,7 +219,7 @@ void pmi_snapshot_free(pm_proc_snapshot *s);
 /* Its environment and maps read (in a child: they are the process's words). */
 void pmi_env_facts(const pm_proc_snapshot *s, int pid, pm_env_facts *out);
 
-/* --- credentials and children (creds.c, child.c) ----------------------- */
+/* --- credentials and children (child.c) -------------------------------- */
 typedef struct pm_creds {
 	uid_t uid;
 	gid_t gid;
@@ -237,6 +237,9 @@ bool pmi_creds_drop(const pm_creds *c);
 int pmi_child_run(const pm_creds *creds, int (*fn)(void *arg, int sock), void *arg, int timeout_ms, int *fd_out,
                   bool *timed_out, long *peak_kib);
 bool pmi_fd_send(int sock, int fd);
+/* Until the process of pidfd ends or ms pass: whether it ended (it is not
+ * reaped); without a pidfd (-1), true at once. */
+bool pmi_ended_within(int pidfd, int64_t ms);
 
 /* --- logging (log.c) ---------------------------------------------------- */
 /* name as one line can hold it: every byte outside printable ASCII, and

@@ -1,6 +1,7 @@
 /*
  * cmd_system.c — `postmortem system enable | disable | status [--state-dir DIR]`,
- * and enable's machine-wide delivery (`--dsn DSN [--environment NAME]
+ * enable's `--handler PATH` (a root's copy of the handler elsewhere than
+ * where it looks: the system tests' own), and enable's machine-wide delivery (`--dsn DSN [--environment NAME]
  * [--upload-private]`, `--no-dsn`): the system reporter
  * (docs/system-reporter.md), whose work is system/'s.
  */
@@ -16,7 +17,7 @@
 #include "enable.h"
 
 static const char usage_line[] =
-	"system enable [--state-dir DIR] [--dsn DSN [--environment NAME] [--upload-private] | --no-dsn]\n"
+	"system enable [--state-dir DIR] [--handler PATH] [--dsn DSN [--environment NAME] [--upload-private] | --no-dsn]\n"
 	"       postmortem system disable|status [--state-dir DIR]";
 static const char handler_name[] = "postmortem-core-handler";
 
@@ -41,6 +42,10 @@ help(void)
 	       "            and where reports go\n\n"
 	       "  --state-dir DIR   the system reporter's directory: its state and the spools\n"
 	       "                    (default %s)\n"
+	       "  --handler PATH    enable: this copy of %s (one root\n"
+	       "                    alone can change, as any) instead of the one beside\n"
+	       "                    this program's build or the installed one:\n"
+	       "                    %s\n"
 	       "  --dsn DSN         enable: deliver the machine's reports to this Sentry\n"
 	       "                    project (kept in the root-only state; status never shows\n"
 	       "                    its key)\n"
@@ -54,18 +59,19 @@ help(void)
 	       "need root.  Exit status: 0 done, 1 it could not be done (or, for disable, it\n"
 	       "was not enabled), 2 bad usage (a DSN or environment refused included).\n",
 	       usage_line, handler_name, PM_SYSCTL_DIR, PM_SYSCTL_DROPIN, PM_ANALYSIS_USER, PM_ANALYSIS_USER,
-	       PM_SYSTEM_DIR);
+	       PM_SYSTEM_DIR, handler_name, PM_CORE_HANDLER_PATH);
 }
 
-/* Beside this binary in the build tree first (so that a build never points
- * the kernel at an older installed copy), then where `meson install` puts it;
- * without links (enable judges every directory on the way). */
+/* The one asked for (--handler), else beside this binary in the build tree
+ * (so that a build never points the kernel at an older installed copy),
+ * then where `meson install` puts it; without links (enable judges every
+ * directory on the way). */
 static bool
-find_handler(char *out, size_t cap)
+find_handler(const char *asked, char *out, size_t cap)
 {
 	char exe[PATH_MAX], guess[PATH_MAX + 64], real[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-	const char *path = PM_CORE_HANDLER_PATH;
+	ssize_t n = asked ? 0 : readlink("/proc/self/exe", exe, sizeof exe - 1);
+	const char *path = asked ? asked : PM_CORE_HANDLER_PATH;
 	if (n > 0) {
 		exe[n] = '\0';
 		char *slash = strrchr(exe, '/');
@@ -146,7 +152,7 @@ print_status(const pm_system_status *s, const char *dir)
 	       dir, dir);
 }
 
-enum { OPT_STATE_DIR = 256, OPT_DSN, OPT_ENVIRONMENT, OPT_UPLOAD_PRIVATE, OPT_NO_DSN };
+enum { OPT_STATE_DIR = 256, OPT_HANDLER, OPT_DSN, OPT_ENVIRONMENT, OPT_UPLOAD_PRIVATE, OPT_NO_DSN };
 
 /* The delivery options: only with enable, --environment and --upload-private only with --dsn, and
  * the DSN and environment as the uploader will take them. */
@@ -185,6 +191,7 @@ cmd_system(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "state-dir", required_argument, NULL, OPT_STATE_DIR },
+		{ "handler", required_argument, NULL, OPT_HANDLER },
 		{ "dsn", required_argument, NULL, OPT_DSN },
 		{ "environment", required_argument, NULL, OPT_ENVIRONMENT },
 		{ "upload-private", no_argument, NULL, OPT_UPLOAD_PRIVATE },
@@ -192,12 +199,13 @@ cmd_system(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 },
 	};
-	const char *dir = NULL;
+	const char *dir = NULL, *asked = NULL;
 	pm_enable_options o = { 0 };
 	int c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_STATE_DIR: dir = optarg; break;
+		case OPT_HANDLER: asked = optarg; break;
 		case OPT_DSN: o.dsn = optarg; break;
 		case OPT_ENVIRONMENT: o.environment = optarg; break;
 		case OPT_UPLOAD_PRIVATE: o.upload_private = true; break;
@@ -215,6 +223,16 @@ cmd_system(int argc, char **argv)
 	}
 	if (dir && dir[0] != '/') {
 		cli_error("system", "--state-dir must be an absolute path, not '%s'", dir);
+		return PM_EXIT_USAGE;
+	}
+	if (asked && strcmp(what, "enable") != 0) {
+		cli_error("system", "--handler goes with enable");
+		return PM_EXIT_USAGE;
+	}
+	const char *base = asked ? strrchr(asked, '/') : NULL;
+	if (asked && (asked[0] != '/' || strcmp(base + 1, handler_name) != 0)) {
+		cli_error("system", "--handler must be an absolute path to a file named %s (the name the pattern is known "
+		          "by), not '%s'", handler_name, asked);
 		return PM_EXIT_USAGE;
 	}
 	int rc = check_delivery(what, &o);
@@ -238,9 +256,12 @@ cmd_system(int argc, char **argv)
 		return PM_EXIT_OK;
 	}
 	if (strcmp(what, "enable") == 0) {
-		if (!find_handler(handler, sizeof handler)) {
-			cli_error("system", "cannot find %s (looked beside this program's build and at %s)", handler_name,
-			          PM_CORE_HANDLER_PATH);
+		if (!find_handler(asked, handler, sizeof handler)) {
+			if (asked)
+				cli_error("system", "cannot run %s", asked);
+			else
+				cli_error("system", "cannot find %s (looked beside this program's build and at %s)",
+				          handler_name, PM_CORE_HANDLER_PATH);
 			return PM_EXIT_FAIL;
 		}
 		o.handler = handler;

@@ -77,6 +77,7 @@ read_header(pm_jr *c, const cJSON *root)
 	h->user_id = pmi_jr_str(c, o, "user_id");
 	read_time(c, o, "time", &h->time);
 	read_time(c, o, "launch_time", &h->launch_time);
+	pmi_jr_u64(c, o, "start_ticks", &h->start_ticks);
 	h->os_version = pmi_jr_str(c, o, "os_version");
 	h->release_type = pmi_jr_str(c, o, "release_type");
 	h->baseband_version = pmi_jr_str(c, o, "baseband_version");

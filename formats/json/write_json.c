@@ -124,6 +124,8 @@ write_header(pm_jw *w, const pm_header *h)
 	pmi_jw_str(w, "user_id", h->user_id);
 	write_time(w, "time", &h->time);
 	write_time(w, "launch_time", &h->launch_time);
+	if (h->start_ticks)
+		pmi_jw_u64(w, "start_ticks", h->start_ticks);
 	pmi_jw_str(w, "os_version", h->os_version);
 	pmi_jw_str(w, "release_type", h->release_type);
 	pmi_jw_str(w, "baseband_version", h->baseband_version);

@@ -108,6 +108,7 @@ header_eq(const pm_header *a, const pm_header *b, const char **where)
 	CHECK_STR(a->user_id, b->user_id, "header.user_id", -1, -1);
 	CHECK(time_eq(&a->time, &b->time), "header.time", -1, -1);
 	CHECK(time_eq(&a->launch_time, &b->launch_time), "header.launch_time", -1, -1);
+	CHECK(a->start_ticks == b->start_ticks, "header.start_ticks", -1, -1);
 	CHECK_STR(a->os_version, b->os_version, "header.os_version", -1, -1);
 	CHECK_STR(a->release_type, b->release_type, "header.release_type", -1, -1);
 	CHECK_STR(a->baseband_version, b->baseband_version, "header.baseband_version", -1, -1);

@@ -48,14 +48,14 @@ _postmortem()
 	stats) flags="-d --dir -j --json -h --help" ;;
 	upload) flags="-d --dir -u --url --dsn -H --header --allow-http --insecure --ca-file --timeout-ms
 	               --deadline-ms --attempts --no-gzip --symbolicate --environment --fingerprint-signature -h --help" ;;
-	system) flags="--state-dir --dsn --environment --upload-private --no-dsn -h --help" ;;
+	system) flags="--state-dir --handler --dsn --environment --upload-private --no-dsn -h --help" ;;
 	*) return ;;
 	esac
 	case $prev in
 	-t | --to) COMPREPLY=($(compgen -W "crash json" -- "$cur")); return ;;
 	-b | --build-id) return ;;
 	-d | --dir | --debug-dir | --state-dir | --sysroot) COMPREPLY=($(compgen -d -- "$cur")); return ;;
-	-o | --output | --ca-file | --exe) COMPREPLY=($(compgen -f -- "$cur")); return ;;
+	-o | --output | --ca-file | --exe | --handler) COMPREPLY=($(compgen -f -- "$cur")); return ;;
 	-u | --url | --dsn | -H | --header | --timeout-ms | --deadline-ms | --attempts | --debuginfod | --environment)
 		return ;;
 	-S | --since | -U | --until | -a | --app) return ;;

@@ -143,8 +143,10 @@ from_stat(pm_facts *f, const as_target *t, char *buf, size_t cap)
 		l->environ_start = env_start;
 		l->environ_end = env_end;
 	}
-	if (stat_field(buf, len, 22, &start))
+	if (stat_field(buf, len, 22, &start)) {
 		l->launch_time = launch_time(start, f->clock_ticks, f->tz_min);
+		l->start_ticks = start;
+	}
 }
 
 static void

@@ -71,6 +71,9 @@ as_fill_header(pm_report *r, const pm_facts *f, const struct timespec *now, cons
 	h->time = (pm_time){ .sec = now->tv_sec, .usec = (uint32_t)(now->tv_nsec / 100000) * 100,
 	                     .tz_min = f->tz_min, .digits = 4, .set = true };
 	h->launch_time = f->late->launch_time;
+	/* Exact, where the launch time is rounded: with the pid, the process as
+	 * the kernel knows it (the system reporter matches its report by both). */
+	h->start_ticks = f->late->start_ticks;
 	h->os_version = f->late->os_version;
 	h->report_version = "104";
 	h->incident_id = incident_id(r->arena, now);

@@ -54,6 +54,7 @@ typedef struct pm_late_facts {
 	char os_version[512];
 	char hardware_model[256];
 	pm_time launch_time;
+	uint64_t start_ticks;      /* what launch_time was computed from: stat's field 22 */
 	char kernel[512];          /* "Linux 6.1.0-18-amd64 #1 SMP … x86_64" (uname -srvm) */
 	uint32_t kernel_version[3]; /* major, minor, patch of the release */
 	int minidump_state;        /* the same for what only the minidump shows: */

@@ -9,6 +9,7 @@ class Kmsg:
         self.fd = os.open('/dev/kmsg', os.O_RDONLY | os.O_NONBLOCK)
         os.lseek(self.fd, 0, os.SEEK_END)
         self.lines = []
+        self.stamps = []  # each line's time in the kernel's log, in microseconds
 
     def _read(self):
         while True:
@@ -18,7 +19,10 @@ class Kmsg:
                 return
             except OSError:  # overwritten records: go on
                 continue
-            self.lines.append(rec.split(';', 1)[-1].strip())
+            head, _, text = rec.partition(';')
+            fields = head.split(',')
+            self.lines.append(text.strip())
+            self.stamps.append(int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else 0)
 
     def line(self, pid):
         """The handler's line for the crash of pid ('' when none came within 10 s)."""
@@ -29,6 +33,26 @@ class Kmsg:
                     return l
             time.sleep(0.1)
         return ''
+
+    def stamp(self, pid):
+        """When the handler's line for pid came, on CLOCK_MONOTONIC in ns (the log's clock, set against
+        it by a line written now), or None."""
+        line = self.line(pid)
+        if not line:
+            return None
+        at = self.lines.index(line)
+        mark = 'postmortem-bench-clock %d' % time.monotonic_ns()
+        before = time.monotonic_ns()
+        with open('/dev/kmsg', 'w') as f:
+            f.write(mark + '\n')
+        after = time.monotonic_ns()
+        for _ in range(100):
+            self._read()
+            if mark in self.lines:
+                offset = self.stamps[self.lines.index(mark)] * 1000 - (before + after) // 2
+                return self.stamps[at] * 1000 - offset
+            time.sleep(0.01)
+        return None
 
     def said(self, pid):
         """Every line of the handler about pid so far, once its crash's line came."""

@@ -33,6 +33,7 @@ import time
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
+from handler_copy import RootCopies  # noqa: E402
 from kernel_settings import KernelSettings  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
@@ -101,10 +102,11 @@ def against_gdb(name, exe, core, threads, regs):
           (name, '/'.join(REGS), ('\n    ' + '\n    '.join(bad)) if bad else ''))
 
 
-def kernel_cores(settings, work):
+def kernel_cores(settings, work, show):
+    """show: the probe, a root's copy of core_show the kernel runs (handler_copy.py)."""
     probe = os.path.join(work, 'probe')
     os.mkdir(probe)
-    pattern = '|%s --probe %s %%P' % (SHOW, probe)
+    pattern = '|%s --probe %s %%P' % (show, probe)
     if not check(len(pattern) < 128, 'the probe pattern fits the kernel (%d bytes)' % len(pattern)):
         return
     cases = [('static', os.path.join(HERE, 'sys_crash_static'), 1),
@@ -164,11 +166,12 @@ def elf_layout(core):
     return notes_end, first
 
 
-def run_probed(settings, work, mode, cases):
-    """Crash each (name, argv) with the probe in `mode` as kernel.core_pattern; what each probe wrote."""
+def run_probed(settings, work, show, mode, cases):
+    """Crash each (name, argv) with the probe (show, a root's copy of core_show) in `mode` as
+    kernel.core_pattern; what each probe wrote."""
     probe = tempfile.mkdtemp(prefix='p', dir=work)
     os.chmod(probe, 0o755)
-    pattern = '|%s %s %s %%P' % (SHOW, mode, probe)
+    pattern = '|%s %s %s %%P' % (show, mode, probe)
     if not check(len(pattern) < 128, 'the probe pattern fits the kernel (%d bytes)' % len(pattern)):
         return {}
     settings.set(pattern)
@@ -187,11 +190,11 @@ def run_probed(settings, work, mode, cases):
     return out
 
 
-def notes_alone(settings, work):
+def notes_alone(settings, work, show):
     """The stream read only to its notes' end: not a byte of a segment, every
     stack read through /proc/<pid>/mem alone, the rest then teed whole."""
     exe = os.path.join(HERE, 'sys_threads17')
-    got = run_probed(settings, work, '--probe-notes', [('sys_threads17', [exe])])
+    got = run_probed(settings, work, show, '--probe-notes', [('sys_threads17', [exe])])
     if 'sys_threads17' not in got:
         return
     text, core = got['sys_threads17']
@@ -210,12 +213,12 @@ def notes_alone(settings, work):
     against_gdb('notes alone', exe, core, threads, regs)
 
 
-def many_threads(settings, work):
+def many_threads(settings, work, show):
     """4000 threads (the notes of 4000 threads were past the old 16 MiB limit):
     every thread read, both ways, in memory that grows with the threads' registers."""
     exe = os.path.join(HERE, 'sys_threads_many')
     for mode in ('--probe', '--probe-notes'):
-        got = run_probed(settings, work, mode, [('sys_threads_many', [exe, '4000'])])
+        got = run_probed(settings, work, show, mode, [('sys_threads_many', [exe, '4000'])])
         if 'sys_threads_many' not in got:
             continue
         text, core = got['sys_threads_many']
@@ -293,12 +296,13 @@ def aarch64_core(work):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix='pm-sys-') as work:
+    with tempfile.TemporaryDirectory(prefix='pm-sys-', dir='/tmp') as work:
         os.chmod(work, 0o755)
-        with KernelSettings() as settings:
-            kernel_cores(settings, work)
-            notes_alone(settings, work)
-            many_threads(settings, work)
+        with KernelSettings() as settings, RootCopies(BUILD) as copies:
+            show = copies.program('tests/core_show')
+            kernel_cores(settings, work, show)
+            notes_alone(settings, work, show)
+            many_threads(settings, work, show)
         gcore_big(work)
         aarch64_core(work)
     finish()

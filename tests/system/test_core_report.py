@@ -31,6 +31,7 @@ import tempfile
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
+from handler_copy import RootCopies, enable_args  # noqa: E402
 from kernel_settings import KernelSettings  # noqa: E402
 from reports import frames_differ, gdb_threads, read_back, twin, written  # noqa: E402
 
@@ -59,11 +60,11 @@ def same_as_gdb(what, report, exe, core, threads):
           (what, ''.join('\n    ' + b for b in bad)))
 
 
-def kernel_crashes(work, settings):
+def kernel_crashes(work, settings, copies):
     sysdir, cores = os.path.join(work, 'sys'), os.path.join(work, 'cores')
     os.mkdir(cores)
     settings.set(os.path.join(cores, 'core.%p'))
-    p = subprocess.run([CLI, 'system', 'enable', '--state-dir', sysdir], capture_output=True, text=True)
+    p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir), capture_output=True, text=True)
     check(p.returncode == 0, 'enable over a file pattern: %s' % (p.stdout.strip() or p.stderr.strip()))
     runs = []
     try:
@@ -174,10 +175,10 @@ def gcores(work):
 
 
 def main():
-    with tempfile.TemporaryDirectory(prefix='pm-sys-') as work:
+    with tempfile.TemporaryDirectory(prefix='pm-sys-', dir='/tmp') as work:
         os.chmod(work, 0o755)
-        with KernelSettings() as settings:
-            kernel_crashes(work, settings)
+        with KernelSettings() as settings, RootCopies(BUILD) as copies:
+            kernel_crashes(work, settings, copies)
         gcores(work)
     finish()
 

@@ -36,6 +36,7 @@ import time
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
 from crashes import Searchable, as_user, mkdir, set_pauses, test_user, wait_dumping  # noqa: E402
+from handler_copy import RootCopies, enable_args  # noqa: E402
 from kernel_settings import ANALYSIS_USER, KernelSettings, read  # noqa: E402
 from kmsg import Kmsg  # noqa: E402
 from reports import twin, written  # noqa: E402
@@ -212,13 +213,14 @@ def pinned(work, sysdir, user, kmsg):
 def main():
     user = test_user(USER)
     try:
-        with tempfile.TemporaryDirectory(prefix='pm-') as work:
+        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
             os.chmod(work, 0o755)
             kmsg = Kmsg()
             sysdir = os.path.join(work, 'sys')
             with Searchable(BUILD), KernelSettings() as settings:
                 settings.set('core')
-                p = subprocess.run([CLI, 'system', 'enable', '--state-dir', sysdir], capture_output=True, text=True)
+                p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir), capture_output=True,
+                                   text=True)
                 check(p.returncode == 0, 'enable: %s' % (p.stdout.strip() or p.stderr.strip()))
                 analyst = pwd.getpwnam(ANALYSIS_USER)  # the identity enable made and recorded
                 try:

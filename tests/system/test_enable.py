@@ -9,8 +9,11 @@ user meet them (issues 39 and 40).
   user may write.  A root's copy in a sticky directory every user may write
   (/tmp's rule) is taken.  A state directory below a directory its group may
   write, a symbolic link or a user's directory is refused too.
-- Enabled from the build tree with a --state-dir whose parents do not
-  exist (a machine without /var/local/lib): the parents made root's 0755,
+- `--handler PATH` is held to the same rule (a user's copy refused), and
+  must name a file called postmortem-core-handler by an absolute path.
+- Enabled with a root's copy of the handler (`--handler`, handler_copy.py:
+  whoever owns the checkout, at whatever path) and a --state-dir whose
+  parents do not exist (a machine without /var/local/lib): the parents made root's 0755,
   the state 0600, the analysis identity made (a system user and group
   postmortem-core, no home, no shell) and recorded, and the sysctl drop-in
   written.  The drop-in is applied as a boot applies it — by procps' `sysctl
@@ -41,13 +44,14 @@ import tempfile
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
+from handler_copy import SPECIFIERS, RootCopies, enable_args  # noqa: E402
 from kernel_settings import (ANALYSIS_USER, DROPIN, KernelSettings, file_bytes, read,  # noqa: E402
                              remove_user, user_exists)
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
 HANDLER = os.path.realpath(os.path.join(BUILD, 'system', 'postmortem-core-handler'))
-SPECIFIERS = '%P %p %I %i %u %g %s %t %d %c %h %e %E %F'
+COPY = []  # enable's --handler of the root's copy (handler_copy.py), once made
 USER = 'pmenabletest'
 RUN_DIR = '/run/sysctl.d'
 OVERRIDE = RUN_DIR + '/99-zzz-pmtest.conf'   # sorts after ours: its pattern is the next boot's
@@ -120,12 +124,19 @@ def refused_handlers(work, user):
     cli = build_copy(open_file)
     os.chmod(os.path.join(open_file, 'system', 'postmortem-core-handler'), 0o757)
     cases.append(('a handler every user may write', cli, 'may be written by every user (mode 0757)'))
+    cases.append(('--handler naming the user\'s copy', CLI, 'is uid %d (%s)\'s, not root\'s' % (user.pw_uid, USER)))
     for what, cli, why in cases:
         before = machine(sysdir)
-        rc, out = system(cli, 'enable', '--state-dir', sysdir)
+        asked = ['--handler', os.path.join(own, 'b', 'system', 'postmortem-core-handler')] if cli == CLI else []
+        rc, out = system(cli, 'enable', '--state-dir', sysdir, *asked)
         check(rc == 1 and 'refused the core handler' in out and why in out and 'meson install' in out,
               'enable refuses %s, says why and how to install it: %s' % (what, out.strip()))
         check(machine(sysdir) == before, '%s: nothing changed (kernel, drop-in, user, state directory)' % what)
+    for asked, why in (('postmortem-core-handler', 'an absolute path'), ('/bin/true', 'named postmortem-core-handler')):
+        before = machine(sysdir)
+        rc, out = system(CLI, 'enable', '--state-dir', sysdir, '--handler', asked)
+        check(rc == 2 and why in out and machine(sysdir) == before, 'enable --handler %s: bad usage, nothing changed: %s'
+              % (asked, out.strip()))
     sticky = os.path.join(work, 'k')
     os.mkdir(sticky)
     os.chmod(sticky, 0o1777)
@@ -217,7 +228,7 @@ def next_boot(settings, sysdir, enabled):
 
 def delivery(sysdir):
     state = os.path.join(sysdir, 'state')
-    rc, out = system(CLI, 'enable', '--state-dir', sysdir, '--dsn', DSN, '--environment', 'staging')
+    rc, out = system(CLI, 'enable', *COPY, '--dsn', DSN, '--environment', 'staging')
     text = open(state).read()
     check(rc == 0 and 'already enabled' in out and 'https://***@o1.ingest.example.com/42' in out and
           DSN_KEY not in out, 'enable --dsn on an enabled machine brings it up to date, key unsaid: %s' % out.strip())
@@ -227,30 +238,29 @@ def delivery(sysdir):
     rc, out = system(CLI, 'status', '--state-dir', sysdir)
     check('delivery: to Sentry, DSN https://***@o1.ingest.example.com/42, environment staging' in out and
           DSN_KEY not in out, 'status shows the DSN without its key')
-    rc, out = system(CLI, 'enable', '--state-dir', sysdir)
+    rc, out = system(CLI, 'enable', *COPY)
     check(rc == 0 and open(state).read() == text, 'enable without --dsn keeps the delivery')
-    rc, out = system(CLI, 'enable', '--state-dir', sysdir, '--dsn', 'https://%s@/42' % DSN_KEY)
+    rc, out = system(CLI, 'enable', *COPY, '--dsn', 'https://%s@/42' % DSN_KEY)
     check(rc == 2 and 'refused' in out and DSN_KEY not in out and open(state).read() == text,
           'a bad DSN is refused, unsaid, and nothing changes: %s' % out.strip())
-    rc, out = system(CLI, 'enable', '--state-dir', sysdir, '--dsn', DSN, '--upload-private')
+    rc, out = system(CLI, 'enable', *COPY, '--dsn', DSN, '--upload-private')
     check(rc == 0 and 'upload_private 1\n' in open(state).read() and 'private spool\'s reports too' in out,
           '--upload-private is kept')
-    rc, out = system(CLI, 'enable', '--state-dir', sysdir, '--no-dsn')
+    rc, out = system(CLI, 'enable', *COPY, '--no-dsn')
     text = open(state).read()
     check(rc == 0 and 'dsn ' not in text and 'delivery: none' in system(CLI, 'status', '--state-dir', sysdir)[1],
           '--no-dsn clears the delivery')
 
 
-def from_build(work, settings):
+def enabled_copy(work, settings, copies):
     sysdir = os.path.join(work, 'v', 'l', 'pm')
-    ours = '|%s -d %s %s' % (HANDLER, sysdir, SPECIFIERS)
-    if not check(len(ours) < 128, 'the pattern for this build tree fits the kernel\'s 127 bytes (%d)' % len(ours)):
-        return
+    COPY[:] = enable_args(copies, sysdir)
+    ours = '|%s -d %s %s' % (copies.handler, sysdir, SPECIFIERS)
     settings.set('core', pipe_limit='0', suid_dumpable='0')
     before = kernel()
-    rc, out = system(CLI, 'enable', '--state-dir', sysdir)
+    rc, out = system(CLI, 'enable', *COPY)
     enabled = (ours.encode(), b'64', b'2')
-    check(rc == 0 and kernel() == enabled, 'enable from the build tree sets the three: %s' % out.strip())
+    check(rc == 0 and kernel() == enabled, 'enable --handler (a root\'s copy) sets the three: %s' % out.strip())
     check([owner_mode(d) for d in (os.path.join(work, 'v'), os.path.dirname(sysdir), sysdir)] == [(0, 0o755)] * 3,
           'the state directory and the parents it lacked are made, root\'s 0755')
     pw = pwd.getpwnam(ANALYSIS_USER) if user_exists(ANALYSIS_USER) else None
@@ -285,11 +295,11 @@ def main():
     try:
         # A short name: the pattern holds the state directory's path, in at most 127 bytes.
         with tempfile.TemporaryDirectory(prefix='pe', dir='/tmp') as work, \
-                KernelSettings(files=(OVERRIDE, SHADOW)) as settings:
+                KernelSettings(files=(OVERRIDE, SHADOW)) as settings, RootCopies(BUILD) as copies:
             os.chmod(work, 0o755)
             refused_handlers(work, user)
             refused_state_dirs(work, user)
-            from_build(work, settings)
+            enabled_copy(work, settings, copies)
     finally:
         remove_user(USER)
         if made_run_dir and os.path.isdir(RUN_DIR) and not os.listdir(RUN_DIR):
