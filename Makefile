@@ -93,7 +93,10 @@ demo: deps build
 	SPOTLIGHT=$(SPOTLIGHT) sh sample_crashes/demo.sh $(BUILD)
 
 # Every package any test uses (test-arm64's too) is installed before the first test runs.
+# A system test killed with its guard (tests/system/kernel_settings.py) left the machine's crash
+# settings changed: they are put back before the first crash test runs.
 test: deps deps-arm64 build
+	python3 tests/system/kernel_settings.py
 	meson test -C $(BUILD) --print-errorlogs
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory test-arm64

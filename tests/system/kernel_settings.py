@@ -7,9 +7,16 @@ system user postmortem-core, which enable makes) exists, and restores them
 when the `with` block ends, however it ends.  A guard process (detached, so
 that nothing waits for it) holds the saved values too and restores them the
 moment the test's process dies, even by SIGKILL: the machine runs other
-crash tests right after, and a reboot would apply the drop-in.  Tests that
-use it run alone (`is_parallel : false` in tests/meson.build).
+crash tests right after, and a reboot would apply the drop-in.  What neither
+survives (the test and its guard killed together, as a stopped session or a
+killed cgroup does, or a reboot) the journal does: the saved values are
+written to JOURNAL before anything changes, and the next run (`make test`
+starts with `python3 tests/system/kernel_settings.py`, every KernelSettings
+too) puts them back when the test that wrote it is gone.  Tests that use it
+run alone (`is_parallel : false` in tests/meson.build).
 """
+import base64
+import json
 import os
 import pwd
 import signal
@@ -21,6 +28,7 @@ FILES = {'pattern': '/proc/sys/kernel/core_pattern', 'pipe_limit': '/proc/sys/ke
          'suid_dumpable': '/proc/sys/fs/suid_dumpable'}
 DROPIN = '/etc/sysctl.d/99-zz-postmortem.conf'
 ANALYSIS_USER = 'postmortem-core'
+JOURNAL = '/var/lib/postmortem-tests/kernel-settings.json'
 
 
 def read(name):
@@ -74,6 +82,61 @@ def _restore(saved):
         remove_user(ANALYSIS_USER)
 
 
+def _process_start(pid):
+    """The process's start time in clock ticks (None: gone), so a recycled pid is not the writer."""
+    try:
+        with open('/proc/%d/stat' % pid, 'rb') as f:
+            return int(f.read().rsplit(b')', 1)[1].split()[19])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
+def _encode(value):
+    return None if value is None else base64.b64encode(value).decode()
+
+
+def _decode(value):
+    return None if value is None else base64.b64decode(value)
+
+
+def _write_journal(saved):
+    os.makedirs(os.path.dirname(JOURNAL), mode=0o700, exist_ok=True)
+    record = {'pid': os.getpid(), 'start': _process_start(os.getpid()), 'user': saved['user'],
+              'settings': {name: _encode(saved[name]) for name in FILES},
+              'files': {path: _encode(content) for path, content in saved['files'].items()}}
+    tmp = JOURNAL + '.new'
+    with open(tmp, 'w') as f:
+        json.dump(record, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.rename(tmp, JOURNAL)
+
+
+def _read_journal():
+    try:
+        with open(JOURNAL) as f:
+            record = json.load(f)
+    except FileNotFoundError:
+        return None
+    saved = {name: _decode(record['settings'][name]) for name in FILES}
+    saved['files'] = {path: _decode(content) for path, content in record['files'].items()}
+    saved['user'] = record['user']
+    return record['pid'], record['start'], saved
+
+
+def restore_stale():
+    """Put back what a test that is gone left changed; exit if that test still runs."""
+    found = _read_journal()
+    if found is None:
+        return False
+    pid, start, saved = found
+    if start is not None and _process_start(pid) == start:
+        sys.exit('process %d is still changing the machine\'s crash settings (%s)' % (pid, JOURNAL))
+    _restore(saved)
+    os.unlink(JOURNAL)
+    return True
+
+
 def _guard(saved, rfd):
     """In a detached grandchild: wait for the test's end (EOF), then restore."""
     os.setsid()
@@ -82,7 +145,15 @@ def _guard(saved, rfd):
     while os.read(rfd, 1):
         pass
     _restore(saved)
+    _forget_journal(saved['owner'])
     os._exit(0)
+
+
+def _forget_journal(owner):
+    """The journal removed if it is still the owner's (the next test may have written its own)."""
+    found = _read_journal()
+    if found is not None and found[0] == owner:
+        os.unlink(JOURNAL)
 
 
 class KernelSettings:
@@ -94,9 +165,13 @@ class KernelSettings:
     def __enter__(self):
         if os.geteuid() != 0:
             sys.exit('the system reporter tests need root (they set kernel.core_pattern)')
+        if restore_stale():
+            print('# put back the crash settings a killed test had left changed', flush=True)
         self.saved = {name: read(name) for name in FILES}
         self.saved['files'] = {path: file_bytes(path) for path in self.files}
         self.saved['user'] = user_exists(ANALYSIS_USER)
+        self.saved['owner'] = os.getpid()
+        _write_journal(self.saved)
         rfd, self.wfd = os.pipe()
         os.set_inheritable(self.wfd, False)
         if os.fork() == 0:
@@ -125,6 +200,7 @@ class KernelSettings:
     def __exit__(self, *exc):
         _restore(self.saved)
         os.close(self.wfd)
+        _forget_journal(self.saved['owner'])
         for name in FILES:
             if read(name) != self.saved[name]:
                 sys.exit('%s is %r, not %r as before the test' % (FILES[name], read(name), self.saved[name]))
@@ -134,3 +210,9 @@ class KernelSettings:
         if user_exists(ANALYSIS_USER) != self.saved['user']:
             sys.exit('the user %s %s' % (ANALYSIS_USER, 'is left behind' if not self.saved['user'] else 'is gone'))
         return False
+
+
+if __name__ == '__main__':
+    # `make test` first: the crash tests that run before the system tests need the machine as it was.
+    if os.geteuid() == 0 and restore_stale():
+        print('put back the crash settings a killed system test had left changed (%s)' % JOURNAL)
