@@ -26,6 +26,8 @@ user the test makes (and removes); the crashing program is a static binary
    user's): not sent without --upload-private (the log line says root
    keeps it); with it, written into the spool the analysis identity owns
    and sent by an uploader running as that identity.
+7. The uploader missing, then not executable: the crash is reported on
+   disk as before, and the line says why nothing was sent.
 
 Environment (tests/meson.build): PM_BUILD_ROOT, PM_SYSTEM_TESTS.
 """
@@ -292,6 +294,24 @@ def private_spool(work, copies, sysdir, user, kmsg, rx):
           '... from %s, the identity\'s own (uid %d), whose upload log says so' % (spool, owner))
 
 
+def no_uploader(work, copies, user, kmsg):
+    home = mkdir(os.path.join(work, 'none'), user.pw_uid, 0o700)
+    kept = copies.uploader + '.kept'
+    os.rename(copies.uploader, kept)
+    try:
+        for what, how in (('missing', None), ('not executable', 0o644)):
+            if how is not None:
+                shutil.copy(kept, copies.uploader)
+                os.chmod(copies.uploader, how)
+            pid, st = crash([STATIC], {'POSTMORTEM_DIR': home}, user)
+            line = kmsg.line(pid)
+            rid = report_id(line)
+            check(st == -11 and rid and rid in pending_reports(home) and 'not sent now: no uploader beside the handler'
+                  in line, 'the uploader %s: the report is on disk as before, and the line says so: %s' % (what, line))
+    finally:
+        os.replace(kept, copies.uploader)
+
+
 def main():
     user = test_user(USER)
     rx = Receiver()
@@ -310,6 +330,7 @@ def main():
                         step(work, user, kmsg, rx)
                         print('note %s: %.1f s' % (step.__name__, time.monotonic() - t0))
                     private_spool(work, copies, sysdir, user, kmsg, rx)
+                    no_uploader(work, copies, user, kmsg)
                 finally:
                     subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
                     for uid in (user.pw_uid,):
