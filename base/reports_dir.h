@@ -13,6 +13,7 @@
 #include "postmortem.h"
 #include "run_record.h"
 #include "session_record.h"
+#include "upload_env.h"
 
 /* a then b into out (cap bytes with the NUL); the length, or -1 when it
  * does not fit. */

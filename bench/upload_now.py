@@ -29,7 +29,15 @@ costs every launch: pm_install in a fresh process, with POSTMORTEM_DSN set and
 without, ROUNDS * 10 runs each, interleaved, in one reports directory (so the
 lock file exists, as it does from an app's second launch on).
 
-usage: upload_now.py TARGET [ROUNDS] [THREADS[,THREADS...]] [INSTALL]   (defaults 21 and 1,17)
+With --machine CORE_TARGET CLI (as root), the same fault-to-event machine-wide:
+core_target.c (no postmortem in it, the same threads 30 frames deep) crashes as
+an unprivileged user the benchmark makes, under `postmortem system enable --dsn`
+of a root's copy of this build's core handler and uploader (the machine's crash
+settings put back whatever happens: tests/system/kernel_settings.py); the
+handler writes the report as the user and starts the uploader as the user.
+
+usage: upload_now.py TARGET [ROUNDS] [THREADS[,THREADS...]] [INSTALL] [--machine CORE_TARGET CLI]
+       (defaults 21 and 1,17)
 """
 import http.server
 import os
@@ -121,9 +129,59 @@ def install_cost(install, dsn, runs):
           [[k, '%.0f' % statistics.median(v), '%.0f' % max(v)] for k, v in got.items()])
 
 
+def machine_wide(core_target, cli, dsn, rounds, counts):
+    """Rows of the fault to the event with the system reporter, per thread count (None: not root)."""
+    if os.geteuid() != 0:
+        return None
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests', 'system'))
+    from crashes import Searchable, as_user, mkdir, test_user
+    from handler_copy import RootCopies, enable_args
+    from kernel_settings import KernelSettings
+    import subprocess
+    build = os.path.dirname(os.path.dirname(os.path.realpath(cli)))
+    user = test_user('pmbenchnow')
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory(prefix='pmb-', dir='/tmp') as work, RootCopies(build) as copies, \
+                Searchable(build), KernelSettings():
+            os.chmod(work, 0o755)
+            sysdir = os.path.join(work, 'sys')
+            p = subprocess.run([cli, 'system', 'enable', '--dsn', dsn] + enable_args(copies, sysdir),
+                               capture_output=True, text=True)
+            if p.returncode != 0:
+                raise RuntimeError('enable: %s' % (p.stdout + p.stderr))
+            try:
+                for n in counts:
+                    event = []
+                    for r in range(rounds):
+                        d = mkdir(os.path.join(work, 'r%d-%d' % (n, r)), user.pw_uid, 0o700)
+                        before = len(Receiver.arrivals)
+                        proc = subprocess.Popen([core_target, str(n), '0'], env={'POSTMORTEM_DIR': d},
+                                                stdout=subprocess.PIPE, preexec_fn=as_user(user))
+                        fault_at = int(proc.stdout.read().split()[0])
+                        proc.wait()
+                        text = uploader_done(d)
+                        if len(Receiver.arrivals) != before + 1:
+                            raise RuntimeError('%d requests for one crash: %s' % (len(Receiver.arrivals) - before,
+                                                                                  text))
+                        event.append(ms(Receiver.arrivals[-1] - fault_at))
+                        shutil.rmtree(d, ignore_errors=True)
+                    rows.append([n, stats(event)])
+            finally:
+                subprocess.run([cli, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
+    finally:
+        subprocess.run(['userdel', 'pmbenchnow'], stderr=subprocess.DEVNULL)
+    return rows
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
+    machine = None
+    if '--machine' in sys.argv:
+        at = sys.argv.index('--machine')
+        machine = sys.argv[at + 1:at + 3]
+        del sys.argv[at:at + 3]
     target = sys.argv[1]
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 21
     counts = [int(t) for t in sys.argv[3].split(',')] if len(sys.argv) > 3 else [1, 17]
@@ -159,6 +217,17 @@ def main():
                      '%+.0f%%' % (100 * added)])
     table(['threads', 'event (now)', 'start (now)', 'durable (now)', 'durable (next-launch)', 'dead (now)',
            'dead (next-launch)', 'dead: now / next-launch'], rows)
+    if machine:
+        rows_machine = machine_wide(machine[0], machine[1], dsn, rounds, counts)
+        print()
+        if rows_machine is None:
+            print('machine-wide: not measured (root sets kernel.core_pattern)')
+        else:
+            print('machine-wide (`system enable --dsn`, a process without postmortem crashing as a user): ms from '
+                  'the fault to the event, median / worst of %d; beside it, the app\'s own (event (now), above)' % rounds)
+            in_app = {r[0]: r[1] for r in rows}
+            table(['threads', 'event (machine-wide)', 'event (in the app)'],
+                  [[n, m, in_app.get(n, '-')] for n, m in rows_machine])
     if len(sys.argv) > 4:
         install_cost(sys.argv[4], dsn, rounds * 10)
     print('load average after: %.2f %.2f %.2f' % os.getloadavg())

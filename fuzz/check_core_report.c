@@ -69,7 +69,7 @@ init(char *why, size_t cap)
 		return fuzz_say(why, cap, "cannot make %s, or it is not this user's alone", dir);
 	atexit(remove_file);
 #ifdef FUZZ_SANDBOX
-	if (getenv("PM_FUZZ_SANDBOX") && !pmi_sandbox_filter(out_fd, out_fd))
+	if (getenv("PM_FUZZ_SANDBOX") && !pmi_sandbox_filter(out_fd, -1, out_fd))
 		return fuzz_say(why, cap, "cannot install the analysis's seccomp filter");
 #endif
 	return true;

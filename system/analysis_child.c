@@ -5,9 +5,13 @@
  * descriptors alone, the empty root <sysdir>/empty, never root's ids,
  * no_new_privs, Landlock, seccomp), killed at its limit.  A user's report
  * is written as the user straight into the user's directory (which a child
- * running as the user opened: root writes nothing there); a report root
- * keeps, by the analysis identity into a staging directory root copies
- * from (staging.c).  NOT AS-safe.
+ * running as the user opened: root writes nothing there), after storm
+ * control (delivery/store: the crash group's earlier reports there, read
+ * in the sandbox, decide what stays); a report of the private spool root
+ * delivers, as the analysis identity straight into that identity's
+ * spool, the same way; a report root keeps, by the analysis identity into
+ * a staging directory root copies from (staging.c), where the spool's cap
+ * is the rule (root parses none of it).  NOT AS-safe.
  */
 #include "handler.h"
 
@@ -23,6 +27,7 @@
 #include <unistd.h>
 
 #include "core_report.h"
+#include "store.h"
 #include "sandbox.h"
 #include "staging.h"
 
@@ -30,9 +35,9 @@ enum { REPORT_MS = 120000 };
 
 typedef struct analysis_job {
 	pm_crash *c;
-	int out_fd;               /* where it writes: the user's pending/, or a staging directory */
+	int out_fd;               /* where it writes: a pending/, or a staging directory */
 	int empty_root;
-	bool as_user;             /* the user's report: files as the user's */
+	pm_analysis_as as;
 	pm_said *out;
 } analysis_job;
 
@@ -64,33 +69,38 @@ analysis(void *arg, int sock)
 		return PM_R_SANDBOX;
 	}
 	close(j->empty_root);
-	/* A report root keeps reads what the process mapped as root would; the
-	 * user's, what that user may read. */
-	if (!j->as_user)
+	/* A report root keeps (or delivers from its private spool) reads what the
+	 * process mapped as root would; the user's, what that user may read. */
+	bool as_user = j->as == PM_ANALYSIS_AS_USER;
+	if (!as_user)
 		pmi_map_files_reopen(&c->mf, self_fd, 0 /* /dev/null's (pmi_sandbox_fds) */);
 	pm_sandbox_ids ids = { c->ana_uid, c->ana_uid, c->ana_gid, c->ana_gid, NULL, 0 };
-	if (j->as_user)
+	if (as_user)
 		ids = (pm_sandbox_ids){ c->ana_uid, c->f.uid[0], c->ana_gid, c->f.gid[0], c->f.groups, c->f.ngroups };
 	if (!pmi_sandbox_become(&ids)) {
 		snprintf(o->msg, PM_SAID_MSG, "not written: the analysis cannot take its identity: %s", strerror(errno));
 		return PM_R_SANDBOX;
 	}
-	if (j->as_user)
+	if (as_user)
 		pmi_map_files_reopen(&c->mf, self_fd, 0);
 	close(self_fd);
+	/* Storm control's records, made now (the seal lets it make no directory), as whoever the
+	 * files are: where they cannot be had, every report is kept. */
+	int groups = j->as == PM_ANALYSIS_AS_STAGED ? -1 : pmi_groups_open(j->out_fd, true);
 	/* No file it writes may grow past what root would take from staging:
 	 * an analysis gone wrong fills no disk with one. */
 	struct rlimit fsize = { PM_STAGING_FILE_MAX, PM_STAGING_FILE_MAX };
 	char why[512] = "its files' size cannot be limited";
 	pm_sandbox_seal seal;
-	if (setrlimit(RLIMIT_FSIZE, &fsize) != 0 || !pmi_sandbox_seal(j->out_fd, c->debug_fd, &seal, why, sizeof why)) {
+	if (setrlimit(RLIMIT_FSIZE, &fsize) != 0 ||
+	    !pmi_sandbox_seal(j->out_fd, groups, c->debug_fd, &seal, why, sizeof why)) {
 		snprintf(o->msg, PM_SAID_MSG, "not written: %s", why);
 		return PM_R_SANDBOX;
 	}
 	pmi_pause(c->pause.analysis_ms);
 	pm_env_facts env;
 	pmi_env_facts(&c->snap, c->a.pid, &env);
-	pm_core_target t = { c->core, &c->a, &c->f, &c->snap, &env, o->kind, o->dir, c->started, c->debug_fd };
+	pm_core_target t = { c->core, &c->a, &c->f, &c->snap, &env, o->kind, o->dir, c->started, c->debug_fd, groups };
 	pm_err e = pmi_core_report(&t, j->out_fd, why, sizeof why);
 	snprintf(o->msg, PM_SAID_MSG, "%.500s: %.500s", o->dir, why);
 	return e == PM_OK ? PM_R_WRITTEN : PM_R_NOT_WRITTEN;
@@ -126,32 +136,34 @@ empty_root(const char *sysdir, char *msg)
 	return fd;
 }
 
-long
-pmi_analysis_run(pm_crash *c, int pending, bool as_user, pm_said *o)
+int
+pmi_analysis_run(pm_crash *c, int pending, pm_analysis_as as, pm_said *o, long *peak_kib)
 {
-	long peak_kib = 0;
+	int rc = -1;
 	char staged[32] = "";
 	int out = pending, root = empty_root(c->sysdir, o->msg);
-	if (root >= 0 && !as_user)
+	if (root >= 0 && as == PM_ANALYSIS_AS_STAGED)
 		out = pmi_staging_make(c->sysdir, c->ana_uid, c->ana_gid, staged, sizeof staged, o->msg, PM_SAID_MSG);
 	if (root >= 0 && out >= 0) {
-		analysis_job j = { c, out, root, as_user, o };
+		analysis_job j = { c, out, root, as, o };
 		int fd;
 		bool timed_out;
-		int rc = pmi_child_run(NULL, analysis, &j, REPORT_MS, &fd, &timed_out, &peak_kib);
+		rc = pmi_child_run(NULL, analysis, &j, REPORT_MS, &fd, &timed_out, peak_kib);
 		pmi_said_ends(o);
 		pmi_child_failed(o, rc, timed_out);
 		if (fd >= 0)
 			close(fd);
 		if (staged[0] && rc == PM_R_WRITTEN) {
 			char what[256];
-			if (!pmi_staging_land(out, c->ana_uid, pending, what, sizeof what))
+			if (!pmi_staging_land(out, c->ana_uid, pending, what, sizeof what)) {
 				snprintf(o->msg, PM_SAID_MSG, "%.500s: not written: %s", o->dir, what);
+				rc = PM_R_NOT_WRITTEN;
+			}
 		}
 		if (staged[0])
 			pmi_staging_remove(c->sysdir, staged, out);
 	}
 	if (root >= 0)
 		close(root);
-	return peak_kib;
+	return rc;
 }

@@ -35,6 +35,8 @@ typedef struct pm_core_target {
 	const char *reports_dir;    /* where the report goes (for messages) */
 	struct timespec crash_time; /* when the handler started: the kernel starts it as the dump begins */
 	int debug_fd;               /* /usr/lib/debug, for the debug files of the images' build ids; -1: none */
+	int groups_fd;              /* the pending/.groups of out_fd: storm control applied before the report
+	                             * is written (delivery/store); -1: none, every report written */
 } pm_core_target;
 
 /* Write the crash's report (.crash, .json, .dmp) into out_fd, with the

@@ -126,23 +126,23 @@ pmi_dest_app_pending(int proc_dir, const pm_env_facts *env)
 	return fd;
 }
 
-bool
-pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, char *dir, size_t cap, char *why,
-               size_t wcap)
+/* sysdir/sub/<uid>: sysdir and sub root's (sub of top_mode), the spool made
+ * by root below them and given to owner:group (0700), or, for root's own
+ * (owner 0), left to the one who opens it; its path into dir. */
+static bool
+spool_at(const char *sysdir, const char *sub, mode_t top_mode, uint32_t uid, uid_t owner, gid_t group, char *dir,
+         size_t cap, char *why, size_t wcap)
 {
-	const char *sub = kind == PM_DEST_PRIVATE ? "private" : "users";
 	char top[PATH_MAX];
 	int n = snprintf(top, sizeof top, "%s/%s", sysdir, sub);
-	int k = snprintf(dir, cap, "%s/%u", top, (unsigned)f->uid[0]);
+	int k = snprintf(dir, cap, "%s/%u", top, (unsigned)uid);
 	if (n < 0 || (size_t)n >= sizeof top || k < 0 || (size_t)k >= cap) {
 		snprintf(why, wcap, "the spool's path is too long");
 		return false;
 	}
-	/* users/ may be listed by all (each user finds their own below it), private/ by root alone;
-	 * the modes are set, not left to the handler's umask. */
-	mode_t mode = kind == PM_DEST_PRIVATE ? 0700 : 0755;
+	/* The modes are set, not left to the handler's umask. */
 	const char *const dirs[] = { sysdir, top };
-	const mode_t modes[] = { 0755, mode };
+	const mode_t modes[] = { 0755, top_mode };
 	for (int i = 0; i < 2; i++) {
 		struct stat st;
 		bool made = mkdir(dirs[i], modes[i]) == 0;
@@ -152,19 +152,37 @@ pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, ch
 			return false;
 		}
 	}
-	if (kind == PM_DEST_PRIVATE)
+	if (owner == 0)
 		return true;
-	/* The user's own directory, made by root below a directory only root may write. */
-	if (mkdir(dir, 0700) == 0 && chown(dir, f->uid[0], f->gid[0]) != 0) {
-		snprintf(why, wcap, "cannot give %s to uid %u: %s", dir, (unsigned)f->uid[0], strerror(errno));
+	/* The owner's own directory, made by root below a directory only root may write. */
+	if (mkdir(dir, 0700) == 0 && chown(dir, owner, group) != 0) {
+		snprintf(why, wcap, "cannot give %s to uid %u: %s", dir, (unsigned)owner, strerror(errno));
 		return false;
 	}
 	struct stat st;
-	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != f->uid[0]) {
-		snprintf(why, wcap, "%s is not a directory of uid %u", dir, (unsigned)f->uid[0]);
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != owner) {
+		snprintf(why, wcap, "%s is not a directory of uid %u", dir, (unsigned)owner);
 		return false;
 	}
 	return true;
+}
+
+bool
+pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, char *dir, size_t cap, char *why,
+               size_t wcap)
+{
+	/* users/ may be listed by all (each user finds their own below it), private/ by root alone. */
+	if (kind == PM_DEST_PRIVATE)
+		return spool_at(sysdir, "private", 0700, f->uid[0], 0, 0, dir, cap, why, wcap);
+	return spool_at(sysdir, "users", 0755, f->uid[0], f->uid[0], f->gid[0], dir, cap, why, wcap);
+}
+
+bool
+pmi_dest_private_upload(const char *sysdir, uint32_t uid, uid_t ana_uid, gid_t ana_gid, char *dir, size_t cap,
+                        char *why, size_t wcap)
+{
+	/* Searched by the analysis identity (its own spools below), listed by root alone. */
+	return spool_at(sysdir, "private-upload", 0711, uid, ana_uid, ana_gid, dir, cap, why, wcap);
 }
 
 /* A JSON twin's header, pid and start: true when name (a regular file of at

@@ -29,6 +29,11 @@ int pmi_dest_app_pending(int proc_dir, const pm_env_facts *env);
  * user, or private/<uid> root's alone) below sysdir; its path into dir. */
 bool pmi_dest_spool(const char *sysdir, pm_dest_kind kind, const pm_proc_facts *f, char *dir, size_t cap,
                     char *why, size_t wcap);
+/* As root: make <sysdir>/private-upload/<uid>, the private spool of a machine
+ * that delivers it (`enable --upload-private`), given to the analysis
+ * identity; its path into dir. */
+bool pmi_dest_private_upload(const char *sysdir, uint32_t uid, uid_t ana_uid, gid_t ana_gid, char *dir, size_t cap,
+                             char *why, size_t wcap);
 /* A report the process wrote itself in pending_fd (the pending/ its
  * pm_install holds open), written since `since` (seconds since the epoch):
  * a JSON twin whose header's pid is pid_ns (its pid in its own namespace)

@@ -35,7 +35,10 @@
  *   7. the rest of the core teed to the previous handler, to the caps;
  *      the previous pipe handler waited for, its process group killed at
  *      its deadline; only then the core's pipe closed (the kernel ends the
- *      dump and lets the process go); one line to the kernel's log.
+ *      dump and lets the process go) and the slot let go;
+ *   8. the report delivered at once: postmortem-uploader started by a
+ *      child that is the directory's owner, detached (upload_child.c);
+ *      one line to the kernel's log.
  * Every step is bounded in time and memory whatever the core's size
  * (docs/system-reporter.md, "Bounds").  NOT AS-safe.
  */
@@ -84,26 +87,28 @@ tee_bytes(void *ctx, const void *buf, size_t n)
 	return pmi_chain_tee(t->chain, buf, n);
 }
 
-/* Decide, find the place, and run the analysis; the analysis's peak memory. */
-static long
-run_report(pm_crash *c, pm_said *o)
+/* Decide, find the place, and run the analysis: whether a report was
+ * written (*as: by whom); *peak_kib, the analysis's peak memory. */
+static bool
+run_report(pm_crash *c, pm_said *o, pm_analysis_as *as, long *peak_kib)
 {
 	const char *reason;
 	pm_dest_kind kind;
-	int pending = pmi_place_find(c, o, &reason, &kind);
-	long peak_kib = 0;
+	int pending = pmi_place_find(c, o, &reason, &kind, as);
+	bool written = false;
 	if (pending >= 0) {
-		/* A report root keeps (the private spool, a process of root's) is made
-		 * by the dedicated identity; a user's, as that user. */
-		peak_kib = pmi_analysis_run(c, pending, kind != PM_DEST_PRIVATE && c->f.uid[0] != 0, o);
+		written = pmi_analysis_run(c, pending, *as, o, peak_kib) == PM_R_WRITTEN;
 		close(pending);
 	}
 	if (reason) {
 		size_t at = strlen(o->msg);
 		snprintf(o->msg + at, PM_SAID_MSG - at, " (%s, since %s)",
-		         kind == PM_DEST_PRIVATE ? "the private spool" : "the per-user spool", reason);
+		         *as == PM_ANALYSIS_AS_IDENTITY ? "the private spool the machine delivers"
+		         : kind == PM_DEST_PRIVATE      ? "the private spool"
+		                                        : "the per-user spool",
+		         reason);
 	}
-	return peak_kib;
+	return written;
 }
 
 /* The descriptors the kernel gave: the core (0) and the pidfd (%F); the rest closed. */
@@ -222,9 +227,11 @@ main(int argc, char **argv)
 		pmi_syslog(LOG_ERR, "refused the state: %s; the previous handler is not served", why);
 	c.ana_uid = se == PM_OK && st.analysis_uid ? st.analysis_uid : PM_NOBODY;
 	c.ana_gid = se == PM_OK && st.analysis_gid ? st.analysis_gid : PM_NOBODY;
-	/* One of its uid's slots, held until the core's pipe is closed; none free: no report. */
+	c.deliver_private = se == PM_OK && st.dsn[0] && st.upload_private;
+	/* One of its uid's slots, held until the core's pipe is closed; none free in time: no report. */
 	char slot_why[256] = "";
-	int slot = pmi_slot_take(c.sysdir, c.a.uid, slot_why, sizeof slot_why);
+	int64_t slot_wait_ms;
+	int slot = pmi_slot_take(c.sysdir, c.a.uid, &slot_wait_ms, slot_why, sizeof slot_why);
 	bool report = slot != PM_SLOT_FULL;
 	pmi_pause(c.pause.proc_ms);
 	bool facts_ok = pmi_proc_pin(&c.pin, c.a.pid, c.a.pidfd, why, sizeof why) &&
@@ -255,21 +262,24 @@ main(int argc, char **argv)
 	pm_said *o = mmap(NULL, sizeof *o, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	long report_kib = 0;
 	uint64_t over = 0, dropped = 0;
+	bool written = false;
+	pm_analysis_as as = PM_ANALYSIS_AS_STAGED;
 	if (o == MAP_FAILED)
 		o = NULL;
 	else
 		snprintf(o->msg, PM_SAID_MSG, "no report");
 	if (!report && slot == PM_SLOT_FULL && facts_ok && o) {
 		over = pmi_slot_count_over(c.sysdir, c.a.uid);
-		snprintf(o->msg, PM_SAID_MSG, "no report: uid %u has %d reports under way already (its crash number %" PRIu64
-		         " over that since its last report)", c.a.uid, PM_SLOTS_PER_UID, over);
+		snprintf(o->msg, PM_SAID_MSG, "no report: uid %u has %d reports under way already%s (its crash number %" PRIu64
+		         " over that since its last report)", c.a.uid, PM_SLOTS_PER_UID,
+		         slot_wait_ms ? ", none done in time" : " and as many crashes waiting as may", over);
 	} else if (report && o) {
 		dropped = pmi_slot_take_over(c.sysdir, c.a.uid);
 		if (ss.err != PM_OK) {
 			pmi_core_close(c.core);
 			c.core = NULL;
 		}
-		report_kib = run_report(&c, o);
+		written = run_report(&c, o, &as, &report_kib);
 	}
 	int64_t t_report = ms_now();
 
@@ -297,11 +307,21 @@ main(int argc, char **argv)
 	close(0);
 	if (slot >= 0)
 		close(slot);
+	/* Delivered now, by whoever owns its directory: nothing above waits for it. */
+	char sent[PM_SAID_MSG + 8] = "";
+	if (written)
+		pmi_upload_start(&c, se == PM_OK ? &st : NULL, o, as, sent + 2, sizeof sent - 2);
+	if (sent[2])
+		memcpy(sent, "; ", 2);
+	else
+		sent[0] = '\0';
 
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	char core_said[512], comm[4 * sizeof c.a.comm], files[160] = "", extra[256] = "", rest_ms[48] = "",
-	     threads[32] = "";
+	     threads[32] = "", waited[64] = "";
+	if (slot_wait_ms && slot >= 0)
+		snprintf(waited, sizeof waited, "; waited %" PRId64 " ms for a slot", slot_wait_ms);
 	if (c.core)
 		snprintf(threads, sizeof threads, ", %zu threads", c.core->nthreads);
 	if (ss.rest_read)
@@ -318,11 +338,11 @@ main(int argc, char **argv)
 		snprintf(extra, sizeof extra, "; no slot counted it: %s", slot_why);
 	pmi_log_escape(c.a.comm, comm, sizeof comm);
 	pmi_syslog(ss.err == PM_OK || !report ? LOG_INFO : LOG_WARNING,
-	           "pid %d (%s) uid %u signal %d: %s%s%s%s; report: %s%s; %s%s; read in %" PRId64
+	           "pid %d (%s) uid %u signal %d: %s%s%s%s; report: %s%s%s%s; %s%s; read in %" PRId64
 	           " ms, reported in %" PRId64 " ms%s; peak rss %ld KiB, the report's %ld KiB",
 	           c.a.pid, comm, c.a.uid, c.a.signal, core_said, threads,
 	           ss.err == PM_OK || !report ? "" : ", unreadable: ", ss.err == PM_OK || !report ? "" : ss.why,
-	           o ? o->msg : "no report", extra, chain.what, files, t_read - t0, t_report - t_read, rest_ms,
+	           o ? o->msg : "no report", sent, extra, waited, chain.what, files, t_read - t0, t_report - t_read, rest_ms,
 	           ru.ru_maxrss, report_kib);
 	pmi_core_close(c.core);
 	pmi_snapshot_free(&c.snap);

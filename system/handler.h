@@ -61,12 +61,14 @@ typedef struct pm_crash {
 	gid_t ana_gid;
 	pm_pauses pause;
 	struct timespec started;  /* the crash's time, as near as the handler knows it */
+	bool deliver_private;     /* reports root keeps are delivered (enable --dsn --upload-private) */
 } pm_crash;
 
 /* What a child says back, in memory it shares with the handler. */
 typedef struct pm_said {
 	char msg[PM_SAID_MSG];
-	char dir[PATH_MAX];       /* the reports directory found */
+	char dir[PATH_MAX];       /* the reports directory found, as messages name it */
+	char reports[PATH_MAX];   /* its path, for its uploader ("": unknown) */
 	pm_dest_kind kind;
 } pm_said;
 /* What a child wrote, as strings however it ended (a child is not trusted to end them). */
@@ -74,32 +76,57 @@ void pmi_said_ends(pm_said *o);
 /* o->msg for a child that did not say (rc < 0: killed, died; PM_R_CREDS); rc. */
 int pmi_child_failed(pm_said *o, int rc, bool timed_out);
 
+/* Who the analysis is, and where its files go. */
+typedef enum pm_analysis_as {
+	PM_ANALYSIS_AS_USER,      /* the user, straight into the user's pending/ */
+	PM_ANALYSIS_AS_IDENTITY,  /* the analysis identity, straight into its own (the private spool root delivers) */
+	PM_ANALYSIS_AS_STAGED,    /* the analysis identity, into a staging directory root copies into pending */
+} pm_analysis_as;
+
 /* The report's place and its pending/ (-1: none, o->msg says why): the
  * private spool (root's), else found by a child running as the process's
- * user (dest_child.c), which hands back the directory's descriptor.
- * *asked: where root asked for it (the child's word, o->kind, only names
- * it); *reason: why a spool, or NULL. */
-int pmi_place_find(pm_crash *c, pm_said *o, const char **reason, pm_dest_kind *asked);
+ * user (dest_child.c), which hands back the directory's descriptor; a
+ * report root keeps, when the machine delivers those, the private spool
+ * the analysis identity owns (opened as that identity).  *asked: where
+ * root asked for it (the child's word, o->kind, only names it); *reason:
+ * why a spool, or NULL; *as: who writes it. */
+int pmi_place_find(pm_crash *c, pm_said *o, const char **reason, pm_dest_kind *asked, pm_analysis_as *as);
 /* dir's pending/ (the reports directory made as pm_install makes it); -1 with msg set. */
 int pmi_pending_open(const char *dir, char *msg);
 
-/* The analysis of c into pending (sandboxed, analysis_child.c): as the
- * user straight into pending when as_user, else as the analysis identity
- * into a staging directory root then copies from.  o->msg says what came
- * of it; its peak memory. */
-long pmi_analysis_run(pm_crash *c, int pending, bool as_user, pm_said *o);
+/* The analysis of c into pending (sandboxed, analysis_child.c), after
+ * storm control where it writes straight into pending.  o->msg says what
+ * came of it; *peak_kib, its peak memory.  PM_R_WRITTEN when the report
+ * landed, else another PM_R_ or -1. */
+int pmi_analysis_run(pm_crash *c, int pending, pm_analysis_as as, pm_said *o, long *peak_kib);
 
-/* At most this many reports of one uid are made at once (slots.c); a
+/* The uploader beside this handler (upload_child.c), root's alone: an
+ * O_PATH descriptor, or -1 (why says). */
+int pmi_uploader_open(char *why, size_t cap);
+/* The report just written (report: where, as the analysis said it) delivered
+ * at once: postmortem-uploader started for its directory by a child that is
+ * the directory's owner (the user; the analysis identity for the private
+ * spool root delivers), to the process's own destination or the machine's
+ * (st: NULL when the state did not read); nothing for a report root keeps.
+ * Called once the core's pipe and the slot are let go; waits for the
+ * child, never for the uploader.  said: what came of it ("" when nothing
+ * was to be sent). */
+void pmi_upload_start(pm_crash *c, const pm_system_state *st, const pm_said *report, pm_analysis_as as, char *said,
+                      size_t cap);
+
+/* At most this many reports of one uid are made at once (slots.c), and
+ * this many more crashes wait for a slot, each up to PM_SLOT_WAIT_MS; a
  * crash past them serves the previous handler for at most
  * PM_SLOTLESS_MS in all.  The previous pipe handler is killed (its process
  * group) PM_PREVIOUS_MS after its input ends. */
-enum { PM_SLOTS_PER_UID = 4, PM_SLOT_FULL = -1, PM_SLOT_NONE = -2 };
-enum { PM_SLOTLESS_MS = 10000, PM_PREVIOUS_MS = 60000 };
+enum { PM_SLOTS_PER_UID = 4, PM_SLOT_WAITERS_PER_UID = 16, PM_SLOT_FULL = -1, PM_SLOT_NONE = -2 };
+enum { PM_SLOT_WAIT_MS = 5000, PM_SLOTLESS_MS = 10000, PM_PREVIOUS_MS = 60000 };
 /* One of uid's report slots, held by this process (and its descriptor's
- * copies) until it closes the descriptor or ends: the descriptor; PM_SLOT_FULL when every one is
- * held; PM_SLOT_NONE (why says) when the slots' directory below sysdir is
- * not root's alone. */
-int pmi_slot_take(const char *sysdir, uint32_t uid, char *why, size_t cap);
+ * copies) until it closes the descriptor or ends: the descriptor, after a
+ * wait (*waited_ms) when every one was held; PM_SLOT_FULL when none came
+ * free in time, or the uid's waiters are all taken; PM_SLOT_NONE (why
+ * says) when the slots' directory below sysdir is not root's alone. */
+int pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, size_t cap);
 /* Count a crash of uid that found no slot; how many there were since its last report, this one included. */
 uint64_t pmi_slot_count_over(const char *sysdir, uint32_t uid);
 /* How many crashes of uid found no slot since its last report; the count reset. */

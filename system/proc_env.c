@@ -2,8 +2,9 @@
  * proc_env.c — what the crashed process's own words say, read from the
  * snapshot's bytes (proc_snapshot.c) by the handler's children, never by
  * root: its environment (where pm_install would put reports, the app's id
- * and version, as pm_install reads them) and whether postmortem runs in
- * it (a library of ours among the paths of its maps).  NOT AS-safe.
+ * and version, as pm_install reads them; where its reports are to be
+ * delivered) and whether postmortem runs in it (a library of ours among
+ * the paths of its maps).  NOT AS-safe.
  */
 #include "system.h"
 
@@ -25,6 +26,15 @@ env_value(const char *env, size_t len, const char *name, char *out, size_t cap)
 		}
 		at += n + 1;
 	}
+}
+
+bool
+pmi_env_get(const pm_proc_snapshot *s, const char *name, char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (s->env)
+		env_value(s->env, s->env_len, name, out, cap);
+	return out[0] != '\0';
 }
 
 /* libpostmortem.so* or libpostmortem-preload.so among the paths of maps. */
@@ -56,6 +66,7 @@ pmi_env_facts(const pm_proc_snapshot *s, int pid, pm_env_facts *out)
 		env_value(s->env, s->env_len, "HOME", out->home, sizeof out->home);
 		env_value(s->env, s->env_len, "POSTMORTEM_APP_ID", out->app_id, sizeof out->app_id);
 		env_value(s->env, s->env_len, "POSTMORTEM_APP_VERSION", out->app_version, sizeof out->app_version);
+		env_value(s->env, s->env_len, "POSTMORTEM_STORM_KEEP", out->storm_keep, sizeof out->storm_keep);
 	}
 	char path[64];
 	size_t len;

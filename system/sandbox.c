@@ -103,8 +103,10 @@ enum {
 	LL_NET_TCP = 3,                  /* ABI 4: bind, connect */
 	LL_SCOPE_ALL = 3,                /* ABI 6: abstract UNIX sockets, signals */
 	LL_READ = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR,
-	LL_WRITE = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_MAKE_REG |
-	           LANDLOCK_ACCESS_FS_REMOVE_FILE,
+	/* Its files made and removed, and its directory listed (storm control finds a crash group's
+	 * reports there); no directory made, no link. */
+	LL_WRITE = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR | LANDLOCK_ACCESS_FS_WRITE_FILE |
+	           LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_REMOVE_FILE,
 };
 
 struct ll_ruleset {
@@ -152,11 +154,26 @@ static const int plain[] = {
 	SCMP_SYS(fsync), SCMP_SYS(fdatasync), SCMP_SYS(sync_file_range), SCMP_SYS(clock_gettime),
 	SCMP_SYS(clock_nanosleep), SCMP_SYS(nanosleep), SCMP_SYS(getpid), SCMP_SYS(gettid), SCMP_SYS(getrandom),
 	SCMP_SYS(uname), SCMP_SYS(futex), SCMP_SYS(rt_sigreturn), SCMP_SYS(rt_sigprocmask), SCMP_SYS(exit),
-	SCMP_SYS(exit_group),
+	SCMP_SYS(exit_group), SCMP_SYS(getdents64),
 };
 
+/* Files made, renamed and removed below dir alone (a rename never leaves it), none opened elsewhere. */
+static int
+files_below(scmp_filter_ctx f, int dir)
+{
+	int r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)dir));
+	const int in_out[] = { SCMP_SYS(renameat), SCMP_SYS(renameat2) };
+	for (size_t i = 0; i < 2 && r == 0; i++)
+		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, in_out[i], 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)dir),
+		                     SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)dir));
+	if (r == 0)
+		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(unlinkat), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)dir),
+		                     SCMP_A2(SCMP_CMP_EQ, 0));
+	return r;
+}
+
 bool
-pmi_sandbox_filter(int out_fd, int read_fd)
+pmi_sandbox_filter(int out_fd, int groups_fd, int read_fd)
 {
 	scmp_filter_ctx f = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	if (!f)
@@ -172,22 +189,20 @@ pmi_sandbox_filter(int out_fd, int read_fd)
 	const int fcntls[] = { F_GETFD, F_SETFD, F_GETFL, F_DUPFD_CLOEXEC };
 	for (size_t i = 0; i < sizeof fcntls / sizeof *fcntls && r == 0; i++)
 		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_EQ, (scmp_datum_t)fcntls[i]));
-	/* Files: the report's below out_fd (created exclusive, renamed, removed there alone), and
-	 * reads below read_fd; Landlock holds the opens beneath them too. */
+	/* Files: the report's below out_fd (created exclusive, renamed, removed there alone),
+	 * storm control's records below groups_fd (their lock too), and reads below read_fd;
+	 * Landlock holds the opens beneath them too. */
 	if (r == 0)
-		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)out_fd));
+		r = files_below(f, out_fd);
+	if (r == 0 && groups_fd >= 0)
+		r = files_below(f, groups_fd);
+	if (r == 0 && groups_fd >= 0)
+		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(flock), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)groups_fd));
 	if (r == 0 && read_fd >= 0)
 		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(openat), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)read_fd),
 		                     SCMP_A2(SCMP_CMP_MASKED_EQ, O_ACCMODE | O_CREAT, O_RDONLY));
 	if (r == 0 && read_fd >= 0)
 		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(openat2), 1, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)read_fd));
-	const int in_out[] = { SCMP_SYS(renameat), SCMP_SYS(renameat2) };
-	for (size_t i = 0; i < 2 && r == 0; i++)
-		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, in_out[i], 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)out_fd),
-		                     SCMP_A2(SCMP_CMP_EQ, (scmp_datum_t)out_fd));
-	if (r == 0)
-		r = seccomp_rule_add(f, SCMP_ACT_ALLOW, SCMP_SYS(unlinkat), 2, SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)out_fd),
-		                     SCMP_A2(SCMP_CMP_EQ, 0));
 	if (r == 0)
 		r = seccomp_load(f);
 	seccomp_release(f);
@@ -217,7 +232,7 @@ pmi_sandbox_no_reach(void)
 }
 
 bool
-pmi_sandbox_seal(int out_fd, int read_fd, pm_sandbox_seal *got, char *why, size_t cap)
+pmi_sandbox_seal(int out_fd, int groups_fd, int read_fd, pm_sandbox_seal *got, char *why, size_t cap)
 {
 	*got = (pm_sandbox_seal){ 0 };
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 || prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
@@ -226,7 +241,7 @@ pmi_sandbox_seal(int out_fd, int read_fd, pm_sandbox_seal *got, char *why, size_
 	}
 	got->landlock_abi = landlock(out_fd, read_fd);
 	got->landlock = got->landlock_abi > 0;
-	if (!pmi_sandbox_filter(out_fd, read_fd)) {
+	if (!pmi_sandbox_filter(out_fd, groups_fd, read_fd)) {
 		snprintf(why, cap, "cannot install the seccomp filter");
 		return false;
 	}

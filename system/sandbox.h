@@ -36,20 +36,24 @@ typedef struct pm_sandbox_seal {
 	int landlock_abi;
 } pm_sandbox_seal;
 /* Seal this process: no new privileges, not dumpable (not ptraceable, its
- * /proc root's), Landlock (where the kernel has it) allowing writes
- * beneath out_fd alone and reads beneath read_fd (-1: none), and the
- * seccomp filter of the analysis (pmi_sandbox_filter).  False (why says)
- * when the filter cannot be installed: nothing may run unfiltered. */
-bool pmi_sandbox_seal(int out_fd, int read_fd, pm_sandbox_seal *got, char *why, size_t cap);
+ * /proc root's), Landlock (where the kernel has it) allowing writes (and
+ * listings) beneath out_fd alone and reads beneath read_fd (-1: none),
+ * and the seccomp filter of the analysis (pmi_sandbox_filter).  groups_fd
+ * (-1: none) is out_fd's .groups, storm control's records, which lie
+ * beneath it.  False (why says) when the filter cannot be installed:
+ * nothing may run unfiltered. */
+bool pmi_sandbox_seal(int out_fd, int groups_fd, int read_fd, pm_sandbox_seal *got, char *why, size_t cap);
 /* For a child that works as the user but is not sealed (it walks the
  * user's paths): no new privileges, not dumpable, and a seccomp filter
  * that lets it signal, trace, exec and change ids never. */
 bool pmi_sandbox_no_reach(void);
 /* The seccomp filter alone: the system calls the analysis makes, openat
- * and openat2 relative to out_fd or read_fd only (creating only below
- * out_fd), renames and unlinks below out_fd, no executable memory, no
- * exec, fork, socket, signal, ptrace or process_vm_*; any other call
- * fails with EPERM.  The fuzz target of a whole report runs under it too. */
-bool pmi_sandbox_filter(int out_fd, int read_fd);
+ * and openat2 relative to out_fd, groups_fd or read_fd only (creating
+ * only below out_fd and groups_fd), renames and unlinks within out_fd and
+ * within groups_fd, flock of groups_fd, no executable memory, no exec,
+ * fork, socket, signal, ptrace or process_vm_*; any other call fails with
+ * EPERM.  groups_fd and read_fd may be -1.  The fuzz target of a whole
+ * report runs under it too. */
+bool pmi_sandbox_filter(int out_fd, int groups_fd, int read_fd);
 
 #endif

@@ -9,8 +9,13 @@
  * (root's, in a directory of root's alone), each held by a handler with
  * flock until it closes the core's pipe (the kernel lets the lock go with
  * the last descriptor, however the handler ends).  A crash that finds every slot
- * of its uid held is counted in <uid>.over, whose count the uid's next
- * report says and resets.  The uid is the kernel's (%u): a process cannot
+ * of its uid held waits for one, up to PM_SLOT_WAIT_MS, if it is one of the
+ * uid's PM_SLOT_WAITERS_PER_UID waiters (<uid>.w<n>, held the same way): a
+ * burst of crashes of one program (a pool of workers fed one bad input) is
+ * reported in full, while one uid holds at most PM_SLOTS_PER_UID +
+ * PM_SLOT_WAITERS_PER_UID of the kernel's handlers for long.  A crash past
+ * both, or one whose wait ends, is counted in <uid>.over, whose count the
+ * uid's next report says and resets.  The uid is the kernel's (%u): a process cannot
  * choose another.  NOT AS-safe.
  */
 #include "handler.h"
@@ -23,7 +28,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+enum { POLL_MS = 10 };
 
 /* <sysdir>/slots, root's alone (made when missing); -1 (why says) when it is not. */
 static int
@@ -62,24 +70,57 @@ slot_file(int dir, const char *name)
 	return fd;
 }
 
-int
-pmi_slot_take(const char *sysdir, uint32_t uid, char *why, size_t cap)
+/* One of dir's files <uid><sep><n>, n < count, locked by this process: its descriptor,
+ * PM_SLOT_FULL when every one is held, PM_SLOT_NONE when one is not root's alone. */
+static int
+lock_one(int dir, uint32_t uid, const char *sep, int count)
 {
+	for (int i = 0; i < count; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "%" PRIu32 "%s%d", uid, sep, i);
+		int fd = slot_file(dir, name);
+		if (fd < 0)
+			return PM_SLOT_NONE;
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		close(fd);
+	}
+	return PM_SLOT_FULL;
+}
+
+static int64_t
+ms_since(const struct timespec *t0)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+int
+pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, size_t cap)
+{
+	*waited_ms = 0;
 	int dir = slots_dir(sysdir, why, cap);
 	if (dir < 0)
 		return PM_SLOT_NONE;
-	int held = PM_SLOT_FULL;
-	for (int i = 0; i < PM_SLOTS_PER_UID && held == PM_SLOT_FULL; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "%" PRIu32 ".%d", uid, i);
-		int fd = slot_file(dir, name);
-		if (fd < 0) {
-			snprintf(why, cap, "%s/slots/%s is not a file of root's alone", sysdir, name);
-			held = PM_SLOT_NONE;
-		} else if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-			held = fd;
-		else
-			close(fd);
+	int held = lock_one(dir, uid, ".", PM_SLOTS_PER_UID);
+	int waiter = held == PM_SLOT_FULL ? lock_one(dir, uid, ".w", PM_SLOT_WAITERS_PER_UID) : PM_SLOT_FULL;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	static const struct timespec poll = { 0, POLL_MS * 1000000L };
+	while (waiter >= 0 && held == PM_SLOT_FULL && ms_since(&t0) < PM_SLOT_WAIT_MS) {
+		nanosleep(&poll, NULL);
+		held = lock_one(dir, uid, ".", PM_SLOTS_PER_UID);
+	}
+	if (waiter >= 0) {
+		*waited_ms = ms_since(&t0);
+		close(waiter);
+	}
+	if (held == PM_SLOT_NONE || waiter == PM_SLOT_NONE) {
+		snprintf(why, cap, "a file of %s/slots is not root's alone", sysdir);
+		if (held >= 0)
+			close(held);
+		held = PM_SLOT_NONE;
 	}
 	close(dir);
 	return held;

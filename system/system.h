@@ -88,6 +88,7 @@ typedef struct pm_env_facts {
 	char home[PATH_MAX];
 	char app_id[256];         /* POSTMORTEM_APP_ID, POSTMORTEM_APP_VERSION */
 	char app_version[128];
+	char storm_keep[32];      /* POSTMORTEM_STORM_KEEP: storm control's numbers (docs/store.md) */
 	bool postmortem_mapped;   /* libpostmortem or its preload library among its mappings */
 } pm_env_facts;
 
@@ -218,6 +219,9 @@ const char *pmi_snapshot_bytes(const pm_proc_snapshot *s, const char *path, size
 void pmi_snapshot_free(pm_proc_snapshot *s);
 /* Its environment and maps read (in a child: they are the process's words). */
 void pmi_env_facts(const pm_proc_snapshot *s, int pid, pm_env_facts *out);
+/* Its environment's value of name into out (in a child); false ("") when unset, empty or
+ * longer than cap - 1. */
+bool pmi_env_get(const pm_proc_snapshot *s, const char *name, char *out, size_t cap);
 
 /* --- credentials and children (child.c) -------------------------------- */
 typedef struct pm_creds {

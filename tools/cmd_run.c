@@ -37,7 +37,10 @@ help(void)
 	       "A statically linked or set-user-ID program cannot be preloaded and leaves\n"
 	       "no report; when PROG dies of a signal and no report was written, run says\n"
 	       "why, as far as it can tell, and where `postmortem system enable` would\n"
-	       "reach the crash from outside the process.  The run is recorded as a\n"
+	       "reach the crash from outside the process.  Once PROG ends, the directory's\n"
+	       "storm control is applied as an app's next launch would: a crash loop keeps\n"
+	       "the first and the latest reports of its crash group, the rest counted\n"
+	       "(`postmortem list --group`).  The run is recorded as a\n"
 	       "session (release health: `postmortem stats`, uploads to Sentry) with how\n"
 	       "PROG ended, a SIGKILL too; PROG and what it starts record none of their\n"
 	       "own (POSTMORTEM_SESSIONS=0 in their environment; set it for `run` too to\n"
@@ -265,6 +268,27 @@ tell_reports(const char *dir, const id_set *seen, cJSON *reports)
 	return told;
 }
 
+/* The store's own rules applied now, as the next launch of an app would
+ * (docs/store.md): a crash loop under run keeps the first and the latest
+ * reports of each crash group and counts the rest, instead of leaving one
+ * set of files per crash.  Said when it dropped any of the told ones. */
+static void
+apply_store_rules(const char *dir, const id_set *seen, size_t told)
+{
+	pm_store_options opt = { .dir = dir };
+	pm_store *s;
+	if (told < 2 || pm_store_open(&s, &opt) != PM_OK)
+		return;
+	size_t kept = 0;
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < pm_store_count(s, fresh_states[k]); i++)
+			kept += !seen_before(seen, pm_store_get(s, fresh_states[k], i)->id);
+	pm_store_close(s);
+	if (kept < told)
+		cli_error("run", "storm control kept %zu of these %zu reports; every crash is counted in its crash group "
+		          "(`postmortem list --group`)", kept, told);
+}
+
 /* The --json summary on standard output. */
 static void
 print_summary(int status, int sig, cJSON *reports)
@@ -333,6 +357,7 @@ run(const char *dir, bool json, char **argv)
 		cli_error("run", "%s was killed by %s", argv[0], signal_name(sig, name, sizeof name));
 	cJSON *reports = json ? cJSON_CreateArray() : NULL;
 	size_t told = tell_reports(dir, &seen, reports);
+	apply_store_rules(dir, &seen, told);
 	free(seen.id);
 	if (sig && !told)
 		cli_run_why(argv[0], dir, pid, sig, name, &end, record);

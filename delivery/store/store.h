@@ -271,6 +271,9 @@ pm_err pmi_group_record_write(int groups_fd, const pm_group_record *rec);
 
 /* The numbers for options first and last (0: $POSTMORTEM_STORM_KEEP, else the defaults). */
 void pmi_storm_policy(pm_storm_policy *p, uint32_t first, uint32_t last);
+/* The numbers a POSTMORTEM_STORM_KEEP value says ("FIRST,LATEST"; NULL or anything else: the
+ * defaults), for a process whose environment is another's (the system reporter's analysis). */
+void pmi_storm_policy_text(pm_storm_policy *p, const char *keep);
 /* Of n reports of one group, oldest first, those storm control drops: [*from, *to). */
 void pmi_storm_window(size_t n, const pm_storm_policy *p, size_t *from, size_t *to);
 /* The signature written at the top of a JSON twin's first bytes (as this library writes it). */
@@ -305,14 +308,16 @@ typedef enum pm_storm_verdict {
  * process that holds nothing else (the system reporter, as the crashed process's user):
  * with the reports of `signature` already there, by the signature at the top of their
  * twins, the rule above is applied to them and the new one, the latest.  Those it drops
- * are counted in the group's record and their files removed; the answer says whether the
- * new report's files are to be written (KEEP) or it was only counted (COUNT, which happens
- * only when the policy keeps no latest report).  Whatever cannot be done (no signature,
- * the records not ours or locked past 200 ms, a write failing) answers KEEP: a report is
- * never lost to storm control.  `time` (seconds), `app` and `title` are the new report's.
+ * are counted in the group's record and their files removed (*dropped: how many; may be
+ * NULL); the answer says whether the new report's files are to be written (KEEP) or it was
+ * only counted (COUNT, which happens only when the policy keeps no latest report).
+ * groups_fd is pending/.groups opened by the caller (pmi_groups_open: a sandbox that may
+ * not make it), or -1 to open it here.  Whatever cannot be done (no signature, the records
+ * not ours or locked past 200 ms, a write failing) answers KEEP: a report is never lost to
+ * storm control.  `time` (seconds), `app` and `title` are the new report's.
  */
-pm_storm_verdict pmi_storm_admit(int pending_fd, const char *signature, int64_t time, const char *app,
-                                 const char *title, const pm_storm_policy *p);
+pm_storm_verdict pmi_storm_admit(int pending_fd, int groups_fd, const char *signature, int64_t time, const char *app,
+                                 const char *title, const pm_storm_policy *p, size_t *dropped);
 
 /* ---- store_loop.c / store_history.c ------------------------------------------------- */
 

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,17 +33,24 @@
 enum { PREFIX_BYTES = 1024 };
 
 void
+pmi_storm_policy_text(pm_storm_policy *p, const char *keep)
+{
+	unsigned a, b;
+	char tail;
+	p->first = PM_DEFAULT_STORM_FIRST;
+	p->last = PM_DEFAULT_STORM_LAST;
+	if (keep && sscanf(keep, "%u,%u%c", &a, &b, &tail) == 2 && a <= UINT32_MAX && b <= UINT32_MAX) {
+		p->first = a;
+		p->last = b;
+	}
+}
+
+void
 pmi_storm_policy(pm_storm_policy *p, uint32_t first, uint32_t last)
 {
-	unsigned env_first = PM_DEFAULT_STORM_FIRST, env_last = PM_DEFAULT_STORM_LAST, a, b;
-	const char *env = getenv("POSTMORTEM_STORM_KEEP");
-	char tail;
-	if (env && sscanf(env, "%u,%u%c", &a, &b, &tail) == 2 && a <= UINT32_MAX && b <= UINT32_MAX) {
-		env_first = a;
-		env_last = b;
-	}
-	p->first = first ? first : env_first;
-	p->last = last ? last : env_last;
+	pmi_storm_policy_text(p, getenv("POSTMORTEM_STORM_KEEP"));
+	p->first = first ? first : p->first;
+	p->last = last ? last : p->last;
 }
 
 void
@@ -253,6 +261,7 @@ pmi_store_apply_storm(pm_store *s)
 typedef struct member {
 	char id[PM_ID_MAX];
 	int64_t mtime;
+	bool counted;
 } member;
 
 static int
@@ -289,6 +298,7 @@ members(int pending_fd, const char *signature, size_t *count)
 		if (!same || !pmi_grow((void **)&m, &cap, n + 1, sizeof *m))
 			continue;
 		snprintf(m[n].id, sizeof m[n].id, "%s", l.v[i].id);
+		m[n].counted = false;
 		m[n++].mtime = l.v[i].mtime;
 	}
 	free(l.v);
@@ -299,16 +309,20 @@ members(int pending_fd, const char *signature, size_t *count)
 }
 
 pm_storm_verdict
-pmi_storm_admit(int pending_fd, const char *signature, int64_t time, const char *app, const char *title,
-                const pm_storm_policy *p)
+pmi_storm_admit(int pending_fd, int groups_fd, const char *signature, int64_t time, const char *app,
+                const char *title, const pm_storm_policy *p, size_t *dropped)
 {
+	size_t none;
+	dropped = dropped ? dropped : &none;
+	*dropped = 0;
 	if (!pmi_group_signature_valid(signature))
 		return PM_STORM_KEEP;
-	int groups = pmi_groups_open(pending_fd, true);
+	int groups = groups_fd >= 0 ? groups_fd : pmi_groups_open(pending_fd, true);
 	if (groups < 0)
 		return PM_STORM_KEEP;
 	if (!pmi_groups_lock(groups)) {
-		close(groups);
+		if (groups != groups_fd)
+			close(groups);
 		return PM_STORM_KEEP;
 	}
 	size_t n, from, to;
@@ -321,18 +335,27 @@ pmi_storm_admit(int pending_fd, const char *signature, int64_t time, const char 
 	if (from < to || verdict == PM_STORM_COUNT) {
 		pm_group_record rec;
 		pmi_group_record_read(groups, signature, &rec);
+		size_t counted = 0;
 		for (size_t i = from; i < to; i++)
-			pmi_group_record_add(&rec, false, m[i].mtime, app, title);
+			if (pmi_store_holds_report(pending_fd, m[i].id)) { /* gone since the listing: not ours to count */
+				pmi_group_record_add(&rec, false, m[i].mtime, app, title);
+				m[i].counted = true;
+				counted++;
+			}
 		if (verdict == PM_STORM_COUNT)
 			pmi_group_record_add(&rec, false, time, app, title);
-		if (pmi_group_record_write(groups, &rec) == PM_OK) {
+		if ((counted || verdict == PM_STORM_COUNT) && pmi_group_record_write(groups, &rec) == PM_OK) {
 			for (size_t i = from; i < to; i++)
-				pmi_store_remove_files(pending_fd, m[i].id);
+				if (m[i].counted && pmi_store_remove_files(pending_fd, m[i].id) != PM_E_IO)
+					(*dropped)++;
 		} else {
 			verdict = PM_STORM_KEEP; /* uncounted, it is kept: nothing is lost */
 		}
 	}
 	free(m);
-	close(groups);
+	if (groups != groups_fd)
+		close(groups); /* and its lock */
+	else
+		flock(groups, LOCK_UN);
 	return verdict;
 }

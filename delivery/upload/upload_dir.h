@@ -58,4 +58,10 @@ typedef struct upload_dir_result {
  */
 pm_err pmi_upload_dir(const upload_dir_run *run, pm_upload_result *res, upload_dir_result *out);
 
+/* The upload lock of the reports directory root taken, without waiting, for an uploader about
+ * to be started that is handed it (`postmortem-uploader --lock-fd`: the system reporter's):
+ * its descriptor (close-on-exec); -1 when it cannot be had, *busy when another uploader has it
+ * (which takes the directory's new reports too). */
+int pmi_upload_lock_for_start(int root, bool *busy);
+
 #endif

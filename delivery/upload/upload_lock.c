@@ -91,6 +91,15 @@ pmi_upload_lock_take(upload_lock *l, int root, uint32_t wait_ms)
 	return UPLOAD_LOCK_ERROR;
 }
 
+int
+pmi_upload_lock_for_start(int root, bool *busy)
+{
+	upload_lock l;
+	upload_lock_state st = pmi_upload_lock_take(&l, root, 0);
+	*busy = st == UPLOAD_LOCK_BUSY;
+	return st == UPLOAD_LOCK_TAKEN ? l.fd : -1;
+}
+
 bool
 pmi_upload_lock_adopt(upload_lock *l, int root, int fd)
 {

@@ -35,23 +35,12 @@
 
 #include "as_handler.h"
 #include "install.h"
+#include "reports_dir.h"
 
 /* The child's stack until its execve: a few system calls need far less. */
 enum { CHILD_STACK = 16 * 1024 };
 
-/* What the crash handler may pass on from the environment. */
-static const char *const passed_on[] = {
-	"http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy", "NO_PROXY",
-	"SSL_CERT_FILE", "SSL_CERT_DIR", "CURL_CA_BUNDLE", "LD_LIBRARY_PATH", "HOME", "TMPDIR",
-	"POSTMORTEM_STORM_KEEP", /* the uploader's store applies storm control (docs/store.md) */
-};
-/* The destination, when the environment gives it (pm_config.upload's replace them). */
-static const char *const destination_vars[] = {
-	"POSTMORTEM_DSN", "POSTMORTEM_UPLOAD_URL", "POSTMORTEM_UPLOAD_HEADER", "POSTMORTEM_UPLOAD_CA_FILE",
-	"POSTMORTEM_UPLOAD_ALLOW_HTTP", "POSTMORTEM_UPLOAD_INSECURE", "POSTMORTEM_UPLOAD_NO_GZIP",
-	"POSTMORTEM_ENVIRONMENT", "POSTMORTEM_UPLOAD_FINGERPRINT_SIGNATURE",
-};
-enum { ENV_MAX = sizeof passed_on / sizeof passed_on[0] + sizeof destination_vars / sizeof destination_vars[0] };
+enum { ENV_MAX = PMI_UPLOAD_PASSED_VARS + PMI_UPLOAD_DESTINATION_VARS };
 
 typedef struct env_list {
 	const char *name[ENV_MAX], *value[ENV_MAX];
@@ -119,7 +108,7 @@ destination(const pm_config *cfg, env_list *e, char **headers)
 	}
 	if (!env("POSTMORTEM_DSN") && !env("POSTMORTEM_UPLOAD_URL"))
 		return false;
-	put_from_environ(e, destination_vars, sizeof destination_vars / sizeof destination_vars[0]);
+	put_from_environ(e, pmi_upload_destination_vars, PMI_UPLOAD_DESTINATION_VARS);
 	return true;
 }
 
@@ -236,13 +225,13 @@ pmi_upload_now_prepare(const pm_config *cfg, const char *reports_dir)
 	pmi_upload_now_release();
 	env_list e = { .n = 0 };
 	char *headers = NULL, program[PATH_MAX];
-	const char *when = getenv("POSTMORTEM_UPLOAD");
+	const char *when = getenv(PMI_UPLOAD_WHEN_VAR);
 	/* Under a seccomp filter, the crash handler's clone or execve might be what it kills (the
 	 * process would die of SIGSYS, not of its own signal): not armed. */
-	if (destination(cfg, &e, &headers) && !(when && strcmp(when, "next-launch") == 0) && getuid() == geteuid() &&
+	if (destination(cfg, &e, &headers) && !(when && strcmp(when, PMI_UPLOAD_NEXT_LAUNCH) == 0) && getuid() == geteuid() &&
 	    getgid() == getegid() && prctl(PR_GET_SECCOMP) != SECCOMP_MODE_FILTER &&
 	    find_uploader(program, sizeof program)) {
-		put_from_environ(&e, passed_on, sizeof passed_on / sizeof passed_on[0]);
+		put_from_environ(&e, pmi_upload_passed_vars, PMI_UPLOAD_PASSED_VARS);
 		as_upload_now.armed = lay_out(program, reports_dir, &e);
 	}
 	free(headers);

@@ -354,3 +354,27 @@ Test(groups, storm_of_distinct_sites, .timeout = 300)
 	free(g);
 	pm_test_rmdir(dir);
 }
+
+/* A crash loop under `postmortem run` (a shell restarting a program that crashes): run applies storm
+ * control once the loop ends, as the next launch would, and says so; every crash is counted. */
+Test(groups, a_crash_loop_under_run, .timeout = 300)
+{
+	enum { N = 20 };
+	char *dir = shm_dir(), *cmd, *out;
+	cr_assert(asprintf(&cmd, "POSTMORTEM_SESSIONS=0 '%s' run --dir '%s' -- sh -c "
+	                         "'i=0; while [ $i -lt %d ]; do \"$0\" a $i; i=$((i + 1)); done; true' '%s' 2>&1",
+	                   pm_test_build("tools/postmortem"), dir, N, sites()) > 0);
+	int st = pm_test_run(cmd, &out);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %s", cmd, out);
+	cr_expect(strstr(out, "storm control kept 6 of these 20 reports") != NULL, "run says what it kept:\n%s", out);
+	cr_expect_eq(report_sets(dir), 6, "files bounded");
+	size_t n;
+	pm_store_group *g = groups(dir, true, NULL, &n);
+	cr_assert_eq(n, 1, "one site, one group");
+	cr_expect_eq(g[0].count, N, "every crash counted");
+	cr_expect_eq(g[0].reports, 6);
+	free(g);
+	free(cmd);
+	free(out);
+	pm_test_rmdir(dir);
+}

@@ -2,7 +2,7 @@
  * test_store_groups.c — storm control and crash groups in the store
  * (docs/store.md, "Storm control"; delivery/store/store_storm.c): the rule
  * applied before a report is written (pmi_storm_admit, what the system
- * reporter will call with its pending/ descriptor), records that are torn,
+ * reporter calls with its pending/ descriptor), records that are torn,
  * hostile or in the way, the records' cap, and groups listed through a time
  * window and an app.  Reports are the fixture's, written by the store's own
  * writer, so that 150 of them cost no crash.
@@ -87,7 +87,7 @@ static pm_storm_verdict
 crash(const char *dir, int fd, const pm_report *model, size_t i, const pm_storm_policy *p)
 {
 	int64_t t = 1700000000 + (int64_t)i;
-	pm_storm_verdict v = pmi_storm_admit(fd, model->signature, t, "crasher", model->title, p);
+	pm_storm_verdict v = pmi_storm_admit(fd, -1, model->signature, t, "crasher", model->title, p, NULL);
 	if (v == PM_STORM_KEEP) {
 		char id[32];
 		snprintf(id, sizeof id, "R-%04zu", i);
@@ -225,19 +225,19 @@ Test(store_groups, admit_keeps_when_in_doubt)
 	model_at(&model, "crash_here");
 	int fd = pending_fd(dir);
 	pm_storm_policy none = { 0, 0 };
-	cr_expect_eq(pmi_storm_admit(fd, "not-a-signature", 1, "a", "t", &none), PM_STORM_KEEP);
+	cr_expect_eq(pmi_storm_admit(fd, -1, "not-a-signature", 1, "a", "t", &none, NULL), PM_STORM_KEEP);
 	/* Held by another: waited for a moment, then kept. */
 	int groups = pmi_groups_open(fd, true);
 	cr_assert_geq(groups, 0);
 	int other = openat(fd, ".groups", O_RDONLY | O_DIRECTORY);
 	cr_assert_eq(flock(other, LOCK_EX), 0);
-	cr_expect_eq(pmi_storm_admit(fd, model.signature, 1, "a", "t", &none), PM_STORM_KEEP);
+	cr_expect_eq(pmi_storm_admit(fd, -1, model.signature, 1, "a", "t", &none, NULL), PM_STORM_KEEP);
 	close(other);
 	close(groups);
-	cr_expect_eq(pmi_storm_admit(fd, model.signature, 1, "a", "t", &none), PM_STORM_COUNT, "free again");
+	cr_expect_eq(pmi_storm_admit(fd, -1, model.signature, 1, "a", "t", &none, NULL), PM_STORM_COUNT, "free again");
 	/* .groups open to others: not written into. */
 	cr_assert_eq(chmod(su_path(dir, "pending", ".groups"), 0777), 0);
-	cr_expect_eq(pmi_storm_admit(fd, model.signature, 1, "a", "t", &none), PM_STORM_KEEP);
+	cr_expect_eq(pmi_storm_admit(fd, -1, model.signature, 1, "a", "t", &none, NULL), PM_STORM_KEEP);
 	/* A symlink in its place: not followed. */
 	char *elsewhere = pm_test_tmpdir();
 	char *cmd;
@@ -245,7 +245,7 @@ Test(store_groups, admit_keeps_when_in_doubt)
 	cr_assert_eq(pm_test_run(cmd, NULL), 0);
 	free(cmd);
 	cr_assert_eq(symlink(elsewhere, su_path(dir, "pending", ".groups")), 0);
-	cr_expect_eq(pmi_storm_admit(fd, model.signature, 1, "a", "t", &none), PM_STORM_KEEP);
+	cr_expect_eq(pmi_storm_admit(fd, -1, model.signature, 1, "a", "t", &none, NULL), PM_STORM_KEEP);
 	cr_expect_not(su_exists(su_path(elsewhere, "", model.signature)), "nothing written through the link");
 	close(fd);
 	pm_test_rmdir(elsewhere);

@@ -8,8 +8,10 @@ handler any user could replace: `sudo make test` from a user's checkout
 would be refused.  So the tests enable a root's copy (`enable --handler`,
 the same rule as any handler) in a fresh directory of root's, 0755, under
 the first of /run, /tmp, /var/tmp the kernel may execute from (Debian
-mounts /run noexec), removed when the `with` block ends.  The copies link
-no library of the build tree (checked with ldd).
+mounts /run noexec), removed when the `with` block ends, with the
+uploader beside it, where the handler looks for it (machine-wide
+delivery).  The copies link no library of the build tree (checked with
+ldd).
 
     with RootCopies(BUILD) as copies:
         enable_args(copies, sysdir)   ['--state-dir', sysdir, '--handler', copies.handler],
@@ -24,6 +26,7 @@ import tempfile
 SPECIFIERS = '%P %p %I %i %u %g %s %t %d %c %h %e %E %F'
 PATTERN_MAX = 127
 HANDLER = 'postmortem-core-handler'
+UPLOADER = 'postmortem-uploader'
 
 
 def executable_dir():
@@ -41,6 +44,7 @@ class RootCopies:
         self.dir = tempfile.mkdtemp(prefix='pm-', dir=executable_dir())
         os.chmod(self.dir, 0o755)
         self.handler = self.program(os.path.join('system', HANDLER))
+        self.uploader = self.program(os.path.join('delivery', 'uploader', UPLOADER))
         return self
 
     def program(self, rel):

@@ -113,11 +113,13 @@ def caught(what, argv, env, user, sysdir, ids, pending, kmsg):
     fds = descriptors(child)
     null = [fds.get(i) for i in range(3)]
     files = [t for n, t in fds.items() if n > 2]
-    allowed = ('/proc/%d/mem' % p.pid, pending, '/usr/lib/debug')
+    # pending/.groups: storm control's records, where a report goes straight into a pending/ (the user's).
+    allowed = ('/proc/%d/mem' % p.pid, pending, os.path.join(pending, '.groups'), '/usr/lib/debug')
     stray = [t for t in files if not (t in allowed or t.startswith('/') and not t.startswith(sysdir) and
                                      not t.startswith('/dev/') and os.path.isfile(t))]
     check(null == ['/dev/null'] * 3 and not stray and '/proc/%d/mem' % p.pid in files and pending in files,
-          '%s: its descriptors are /dev/null, the memory, where it writes, /usr/lib/debug and mapped files '
+          '%s: its descriptors are /dev/null, the memory, where it writes (and its storm records), /usr/lib/debug '
+          'and mapped files '
           '(%s; not these: %s)' % (what, null, stray))
     check(not any(t.startswith(('pipe:', 'socket:', '/dev/kmsg')) for t in files),
           '%s: not the core\'s pipe, a socket or the kernel\'s log' % what)

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -128,17 +129,20 @@ Test(system_bounds, a_uids_slots)
 	if (geteuid() != 0)
 		cr_skip_test("the slots' directory must be root's: run as root");
 	char why[256];
+	int64_t waited;
 	int held[PM_SLOTS_PER_UID];
 	for (int i = 0; i < PM_SLOTS_PER_UID; i++) {
-		held[i] = pmi_slot_take(root, 4242, why, sizeof why);
+		held[i] = pmi_slot_take(root, 4242, &waited, why, sizeof why);
 		cr_assert_geq(held[i], 0, "slot %d: %s", i, why);
+		cr_expect_eq(waited, 0, "a free slot is not waited for");
 	}
-	cr_expect_eq(pmi_slot_take(root, 4242, why, sizeof why), PM_SLOT_FULL, "one past them: none");
-	int other = pmi_slot_take(root, 4343, why, sizeof why);
+	cr_expect_eq(pmi_slot_take(root, 4242, &waited, why, sizeof why), PM_SLOT_FULL, "one past them: none in time");
+	cr_expect_geq(waited, PM_SLOT_WAIT_MS, "after waiting its time (%lld ms)", (long long)waited);
+	int other = pmi_slot_take(root, 4343, &waited, why, sizeof why);
 	cr_expect_geq(other, 0, "another uid has its own: %s", why);
 	close(other);
 	close(held[1]);
-	int again = pmi_slot_take(root, 4242, why, sizeof why);
+	int again = pmi_slot_take(root, 4242, &waited, why, sizeof why);
 	cr_expect_geq(again, 0, "a slot let go is taken again: %s", why);
 	cr_expect_eq(pmi_slot_count_over(root, 4242), 1);
 	cr_expect_eq(pmi_slot_count_over(root, 4242), 2);
@@ -152,4 +156,53 @@ Test(system_bounds, a_uids_slots)
 	for (int i = 0; i < PM_SLOTS_PER_UID; i++)
 		if (i != 1)
 			close(held[i]);
+}
+
+typedef struct waiter {
+	pthread_t thread;
+	int slot;
+	int64_t waited;
+} waiter;
+
+static void *
+wait_for_slot(void *arg)
+{
+	waiter *w = arg;
+	char why[256];
+	w->slot = pmi_slot_take(root, 4444, &w->waited, why, sizeof why);
+	return NULL;
+}
+
+/* Crashes past the slots wait in line, as many as the waiters, and get the slots let go. */
+Test(system_bounds, a_uids_waiters)
+{
+	if (geteuid() != 0)
+		cr_skip_test("the slots' directory must be root's: run as root");
+	char why[256];
+	int64_t waited;
+	int held[PM_SLOTS_PER_UID];
+	for (int i = 0; i < PM_SLOTS_PER_UID; i++)
+		cr_assert_geq(held[i] = pmi_slot_take(root, 4444, &waited, why, sizeof why), 0, "%s", why);
+	waiter w[PM_SLOT_WAITERS_PER_UID];
+	for (int i = 0; i < PM_SLOT_WAITERS_PER_UID; i++)
+		cr_assert_eq(pthread_create(&w[i].thread, NULL, wait_for_slot, &w[i]), 0);
+	/* Every waiter's file held (each locks it before its first look at the slots): one more is turned away at once. */
+	usleep(200 * 1000);
+	cr_expect_eq(pmi_slot_take(root, 4444, &waited, why, sizeof why), PM_SLOT_FULL, "past the waiters: none");
+	cr_expect_eq(waited, 0, "and not kept waiting");
+	for (int i = 0; i < PM_SLOTS_PER_UID; i++)
+		close(held[i]);
+	int got = 0;
+	for (int i = 0; i < PM_SLOT_WAITERS_PER_UID; i++) {
+		pthread_join(w[i].thread, NULL);
+		if (w[i].slot >= 0) {
+			got++;
+			cr_expect_gt(w[i].waited, 0, "a waiter that got one waited for it");
+		}
+	}
+	/* The four let go go to four of them, who hold them to the end. */
+	cr_expect_eq(got, PM_SLOTS_PER_UID, "%d waiters got a slot", got);
+	for (int i = 0; i < PM_SLOT_WAITERS_PER_UID; i++)
+		if (w[i].slot >= 0)
+			close(w[i].slot);
 }
