@@ -143,7 +143,7 @@ executable(const char *path, char *out, size_t cap)
 static bool
 find_uploader(char *out, size_t cap)
 {
-	static const char *const near[] = { PM_UPLOADER_IN_BUILD, "../" PM_UPLOADER_IN_BUILD, PM_UPLOADER_FROM_LIBDIR };
+	static const char *const near[] = { PM_UPLOADER_IN_BUILD, ("../" PM_UPLOADER_IN_BUILD), PM_UPLOADER_FROM_LIBDIR };
 	static const char anchor;
 	const char *forced = env("POSTMORTEM_UPLOADER");
 	if (forced)
