@@ -45,16 +45,14 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import uuid
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
-from crashes import Searchable, as_user, crash, mkdir, set_pauses, test_user  # noqa: E402
-from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import KernelSettings  # noqa: E402
-from kmsg import Kmsg  # noqa: E402
+from crashes import as_user, crash, mkdir, set_pauses  # noqa: E402
+from handler_copy import enable_args  # noqa: E402
+from reporter_on import ReporterOn  # noqa: E402
 from reports import twin, written  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
@@ -313,28 +311,16 @@ def forged(work, copies, sysdir, user, settings, kmsg):
 
 
 def main():
-    user = test_user(USER)
-    try:
-        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
-            os.chmod(work, 0o755)
-            kmsg = Kmsg()
-            sysdir = os.path.join(work, 'sys')
-            with Searchable(BUILD), KernelSettings() as settings:
-                try:
-                    endless(work, copies, sysdir, user, settings, kmsg)
-                    storm(work, copies, sysdir, user, settings, kmsg)
-                    spool_cap(work, copies, sysdir, user, settings, kmsg)
-                    slow_previous(work, copies, sysdir, user, settings, kmsg)
-                    forged(work, copies, sysdir, user, settings, kmsg)
-                finally:
-                    set_pauses(sysdir, None)
-                    disable(sysdir)
-    finally:
-        for p in STARTED:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
+    with ReporterOn(BUILD, USER) as on:
+        try:
+            for step in (endless, storm, spool_cap, slow_previous, forged):
+                step(on.work, on.copies, on.sysdir, on.user, on.settings, on.kmsg)
+        finally:
+            # Before the user is removed: userdel refuses a user with processes.
+            for p in STARTED:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
     finish()
 
 

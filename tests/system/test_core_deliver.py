@@ -38,30 +38,20 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
-from crashes import Searchable, as_user, crash, mkdir, test_user  # noqa: E402
-from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import KernelSettings  # noqa: E402
-from kmsg import Kmsg  # noqa: E402
+from crashes import as_user, crash, mkdir  # noqa: E402
 from receiver import Receiver  # noqa: E402
+from reporter_on import ReporterOn  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
 STATIC = os.path.join(BUILD, 'tests', 'sys_crash_static')
 USER = 'pmsysdeliver'
 UPLOADER_COMM = 'postmortem-uplo'  # the kernel's 15 bytes of postmortem-uploader
-
-
-def enable(copies, sysdir, dsn, *extra):
-    p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir) + ['--dsn', dsn] + list(extra),
-                       capture_output=True, text=True)
-    check(p.returncode == 0, 'enable --dsn %s%s: %s' % (dsn, ''.join(' ' + e for e in extra),
-                                                       (p.stdout or p.stderr).strip().splitlines()[0]))
 
 
 def report_id(line):
@@ -254,7 +244,8 @@ def bad_dsn(work, user, kmsg, rx):
           % [l for l in log.splitlines() if 'DSN' in l][:1])
 
 
-def private_spool(work, copies, sysdir, user, kmsg, rx):
+def private_spool(on, rx):
+    work, sysdir, user, kmsg = on.work, on.sysdir, on.user, on.kmsg
     prog = os.path.join(work, 'exec_only')
     shutil.copy(STATIC, prog)
     os.chmod(prog, 0o111)
@@ -275,7 +266,7 @@ def private_spool(work, copies, sysdir, user, kmsg, rx):
           got == [event_id(report_id(kmsg.line(pid2)))],
           'the private spool without --upload-private: kept by root, not sent: %s' % line)
 
-    enable(copies, sysdir, rx.dsn(), '--upload-private')
+    on.enable('--dsn', rx.dsn(), '--upload-private')
     core = pwd.getpwnam('postmortem-core')
     spool = os.path.join(sysdir, 'private-upload', str(user.pw_uid))
     before = len(rx.events)
@@ -313,32 +304,24 @@ def no_uploader(work, copies, user, kmsg):
 
 
 def main():
-    user = test_user(USER)
     rx = Receiver()
     try:
-        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
-            os.chmod(work, 0o755)
-            kmsg = Kmsg()
-            sysdir = os.path.join(work, 'sys')
-            with Searchable(BUILD), KernelSettings():
-                # Listening only now: KernelSettings' guard, a fork of this process, would hold its socket.
-                rx.start()
-                try:
-                    enable(copies, sysdir, rx.dsn())
-                    for step in (delivered, own_dsn_wins, receiver_down, storm_at_once, bad_dsn):
-                        t0 = time.monotonic()
-                        step(work, user, kmsg, rx)
-                        print('note %s: %.1f s' % (step.__name__, time.monotonic() - t0))
-                    private_spool(work, copies, sysdir, user, kmsg, rx)
-                    no_uploader(work, copies, user, kmsg)
-                finally:
-                    subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
-                    for uid in (user.pw_uid,):
-                        for p in uploaders_of(uid):
-                            os.kill(p, 9)
+        with ReporterOn(BUILD, USER) as on:
+            # Listening only now: KernelSettings' guard, a fork of this process, would hold its socket.
+            rx.start()
+            try:
+                on.enable('--dsn', rx.dsn())
+                for step in (delivered, own_dsn_wins, receiver_down, storm_at_once, bad_dsn):
+                    t0 = time.monotonic()
+                    step(on.work, on.user, on.kmsg, rx)
+                    print('note %s: %.1f s' % (step.__name__, time.monotonic() - t0))
+                private_spool(on, rx)
+                no_uploader(on.work, on.copies, on.user, on.kmsg)
+            finally:
+                for p in uploaders_of(on.user.pw_uid):
+                    os.kill(p, 9)
     finally:
         rx.stop()
-        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
     finish()
 
 

@@ -32,15 +32,12 @@ import shutil
 import struct
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
-from crashes import as_user, mkdir, owner_mode, set_pauses, test_user, wait_dumping  # noqa: E402
-from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import ANALYSIS_USER, KernelSettings  # noqa: E402
-from kmsg import Kmsg  # noqa: E402
+from crashes import as_user, mkdir, owner_mode, set_pauses, wait_dumping  # noqa: E402
 from reports import twin, written  # noqa: E402
+from reporter_on import ReporterOn  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
@@ -188,25 +185,11 @@ def container(work, sysdir, user, kmsg):
 
 
 def main():
-    user = test_user(USER)
-    try:
-        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
-            os.chmod(work, 0o755)
-            kmsg = Kmsg()
-            sysdir = os.path.join(work, 'sys')
-            with KernelSettings() as settings:
-                settings.set('core')
-                p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir), capture_output=True,
-                                   text=True)
-                check(p.returncode == 0, 'enable: %s' % (p.stdout.strip() or p.stderr.strip()))
-                try:
-                    swapped_library(work, sysdir, user, kmsg)
-                    container(work, sysdir, user, kmsg)
-                finally:
-                    set_pauses(sysdir, None)
-                    subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
-    finally:
-        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
+    with ReporterOn(BUILD, USER) as on:
+        on.settings.set('core')
+        on.enable()
+        swapped_library(on.work, on.sysdir, on.user, on.kmsg)
+        container(on.work, on.sysdir, on.user, on.kmsg)
     finish()
 
 

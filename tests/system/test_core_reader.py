@@ -29,7 +29,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import time
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402

@@ -30,16 +30,14 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
-from crashes import Searchable, as_user, mkdir, set_pauses, test_user, wait_dumping  # noqa: E402
-from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import ANALYSIS_USER, KernelSettings, read  # noqa: E402
-from kmsg import Kmsg  # noqa: E402
+from crashes import as_user, mkdir, set_pauses, wait_dumping  # noqa: E402
+from kernel_settings import ANALYSIS_USER, read  # noqa: E402
 from reports import twin, written  # noqa: E402
+from reporter_on import ReporterOn  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
@@ -213,26 +211,12 @@ def pinned(work, sysdir, user, kmsg):
 
 
 def main():
-    user = test_user(USER)
-    try:
-        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
-            os.chmod(work, 0o755)
-            kmsg = Kmsg()
-            sysdir = os.path.join(work, 'sys')
-            with Searchable(BUILD), KernelSettings() as settings:
-                settings.set('core')
-                p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir), capture_output=True,
-                                   text=True)
-                check(p.returncode == 0, 'enable: %s' % (p.stdout.strip() or p.stderr.strip()))
-                analyst = pwd.getpwnam(ANALYSIS_USER)  # the identity enable made and recorded
-                try:
-                    sandboxed(work, sysdir, user, analyst, kmsg)
-                    pinned(work, sysdir, user, kmsg)
-                finally:
-                    set_pauses(sysdir, None)
-                    subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
-    finally:
-        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
+    with ReporterOn(BUILD, USER) as on:
+        on.settings.set('core')
+        on.enable()
+        analyst = pwd.getpwnam(ANALYSIS_USER)  # the identity enable made and recorded
+        sandboxed(on.work, on.sysdir, on.user, analyst, on.kmsg)
+        pinned(on.work, on.sysdir, on.user, on.kmsg)
     finish()
 
 

@@ -22,14 +22,11 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
-from crashes import Searchable, as_user, crash, mkdir, test_user  # noqa: E402
-from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import KernelSettings  # noqa: E402
-from kmsg import Kmsg  # noqa: E402
+from crashes import as_user, crash, mkdir  # noqa: E402
+from reporter_on import ReporterOn  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
@@ -58,44 +55,36 @@ def loop(reports, env, user, kmsg, n):
     return lines
 
 
+def storms(on):
+    user, work, sysdir, kmsg = on.user, on.work, on.sysdir, on.kmsg
+    home = mkdir(os.path.join(work, 'home'), user.pw_uid, 0o700)
+    lines = loop(home, {'POSTMORTEM_DIR': home}, user, kmsg, 30)
+    g = groups(home, user)
+    check(sets(home) == 6 and isinstance(g, list) and len(g) == 1 and g[0]['count'] == 30,
+          '30 crashes of one site into the user\'s directory: %d report sets stay, one group '
+          'counting %s' % (sets(home), g[0]['count'] if isinstance(g, list) and g else g))
+    said = [l for l in lines if 'storm control: 1 earlier report of crash group' in l]
+    check(all('written' in l for l in lines) and len(said) == 24,
+          'each crash past the first six says storm control counted one earlier report (%d): %s'
+          % (len(said), said[-1] if said else lines[-1]))
+    spool = os.path.join(sysdir, 'users', str(user.pw_uid))
+    loop(spool, {}, user, kmsg, 10)
+    g = groups(spool, user)
+    check(sets(spool) == 6 and isinstance(g, list) and g and g[0]['count'] == 10,
+          '10 crashes into the per-user spool: %d report sets stay of %s' %
+          (sets(spool), g[0]['count'] if isinstance(g, list) and g else g))
+    own = mkdir(os.path.join(work, 'own'), user.pw_uid, 0o700)
+    loop(own, {'POSTMORTEM_DIR': own, 'POSTMORTEM_STORM_KEEP': '1,1'}, user, kmsg, 8)
+    g = groups(own, user)
+    check(sets(own) == 2 and isinstance(g, list) and g and g[0]['count'] == 8,
+          'its own POSTMORTEM_STORM_KEEP=1,1: %d report sets stay of %s' %
+          (sets(own), g[0]['count'] if isinstance(g, list) and g else g))
+
+
 def main():
-    user = test_user(USER)
-    try:
-        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
-            os.chmod(work, 0o755)
-            kmsg = Kmsg()
-            sysdir = os.path.join(work, 'sys')
-            with Searchable(BUILD), KernelSettings():
-                p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir), capture_output=True,
-                                   text=True)
-                check(p.returncode == 0, 'enable: %s' % (p.stdout or p.stderr).strip().splitlines()[0])
-                try:
-                    home = mkdir(os.path.join(work, 'home'), user.pw_uid, 0o700)
-                    lines = loop(home, {'POSTMORTEM_DIR': home}, user, kmsg, 30)
-                    g = groups(home, user)
-                    check(sets(home) == 6 and isinstance(g, list) and len(g) == 1 and g[0]['count'] == 30,
-                          '30 crashes of one site into the user\'s directory: %d report sets stay, one group '
-                          'counting %s' % (sets(home), g[0]['count'] if isinstance(g, list) and g else g))
-                    said = [l for l in lines if 'storm control: 1 earlier report of crash group' in l]
-                    check(all('written' in l for l in lines) and len(said) == 24,
-                          'each crash past the first six says storm control counted one earlier report (%d): %s'
-                          % (len(said), said[-1] if said else lines[-1]))
-                    spool = os.path.join(sysdir, 'users', str(user.pw_uid))
-                    loop(spool, {}, user, kmsg, 10)
-                    g = groups(spool, user)
-                    check(sets(spool) == 6 and isinstance(g, list) and g and g[0]['count'] == 10,
-                          '10 crashes into the per-user spool: %d report sets stay of %s' %
-                          (sets(spool), g[0]['count'] if isinstance(g, list) and g else g))
-                    own = mkdir(os.path.join(work, 'own'), user.pw_uid, 0o700)
-                    loop(own, {'POSTMORTEM_DIR': own, 'POSTMORTEM_STORM_KEEP': '1,1'}, user, kmsg, 8)
-                    g = groups(own, user)
-                    check(sets(own) == 2 and isinstance(g, list) and g and g[0]['count'] == 8,
-                          'its own POSTMORTEM_STORM_KEEP=1,1: %d report sets stay of %s' %
-                          (sets(own), g[0]['count'] if isinstance(g, list) and g else g))
-                finally:
-                    subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
-    finally:
-        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
+    with ReporterOn(BUILD, USER) as on:
+        on.enable()
+        storms(on)
     finish()
 
 
