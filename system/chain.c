@@ -41,26 +41,10 @@
 
 enum { PM_CHAIN_STALL_MS = 30000, PM_CHAIN_OPEN_MS = 10000, PM_CHAIN_REAP_MS = 5000, MIN_CORE = 4096 };
 
-/* The pinned process's pidfd for %F: the kernel's, else one opened by its
- * number and kept only when the process it was opened for is still the
- * pinned one (its pid was then its own all along); -1 when neither. */
-static int
-pinned_pidfd(const pm_proc *pin)
-{
-	if (pin->pidfd >= 0)
-		return fcntl(pin->pidfd, F_DUPFD_CLOEXEC, 3);
-	int fd = (int)syscall(SYS_pidfd_open, pin->pid, 0);
-	if (fd >= 0 && !pmi_proc_held(pin)) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 static void
 start_pipe(pm_chain *c, const char *pattern, const pm_crash_args *a, const pm_proc *pin, const char *exe_name)
 {
-	int pidfd = pinned_pidfd(pin);
+	int pidfd = pmi_proc_pidfd(pin);
 	char **argv = pmi_pattern_argv(pattern, a, exe_name, pidfd);
 	int p[2];
 	if (!argv || pipe2(p, O_CLOEXEC) != 0) {

@@ -233,13 +233,21 @@ main(int argc, char **argv)
 	int64_t slot_wait_ms;
 	int slot = pmi_slot_take(c.sysdir, c.a.uid, &slot_wait_ms, slot_why, sizeof slot_why);
 	bool report = slot != PM_SLOT_FULL;
+	/* Past them, the previous handler is served in one of the machine's few
+	 * places for that, or not at all: a user's storm holds no more of the
+	 * kernel's core_pipe_limit places than those. */
+	int past = report ? PM_SLOT_NONE : pmi_slot_take_past(c.sysdir, slot_why, sizeof slot_why);
+	bool serve = report || past != PM_SLOT_FULL;
 	pmi_pause(c.pause.proc_ms);
 	bool facts_ok = pmi_proc_pin(&c.pin, c.a.pid, c.a.pidfd, why, sizeof why) &&
 	                pmi_proc_facts_read(&c.pin, &c.f, why, sizeof why);
 	if (!facts_ok)
 		pmi_syslog(LOG_ERR, "pid %d: %s; no report", c.a.pid, why);
 	pm_chain chain;
-	pmi_chain_start(&chain, se == PM_OK && facts_ok ? &st : NULL, &c.a, &c.pin, &c.f);
+	pmi_chain_start(&chain, se == PM_OK && facts_ok && serve ? &st : NULL, &c.a, &c.pin, &c.f);
+	if (!serve && se == PM_OK && facts_ok && st.before.pattern[0])
+		snprintf(chain.what, sizeof chain.what, "previous pattern not served: %d crashes past their uid's slots "
+		         "serve it already", PM_SLOTLESS_AT_ONCE);
 	report = report && facts_ok;
 	if (report)
 		gather(&c);
@@ -307,6 +315,8 @@ main(int argc, char **argv)
 	close(0);
 	if (slot >= 0)
 		close(slot);
+	if (past >= 0)
+		close(past);
 	/* Delivered now, by whoever owns its directory: nothing above waits for it. */
 	char sent[PM_SAID_MSG + 8] = "";
 	if (written)
@@ -344,6 +354,12 @@ main(int argc, char **argv)
 	           ss.err == PM_OK || !report ? "" : ", unreadable: ", ss.err == PM_OK || !report ? "" : ss.why,
 	           o ? o->msg : "no report", sent, extra, waited, chain.what, files, t_read - t0, t_report - t_read, rest_ms,
 	           ru.ru_maxrss, report_kib);
+	/* A dump the kernel goes on with (a walk of a huge mapping it never
+	 * writes) still counts against core_pipe_limit: ended past its grace,
+	 * once the line is said (the process's end is not the report's time). */
+	if (pmi_proc_dump_end(&c.pin, PM_DUMP_END_MS))
+		pmi_syslog(LOG_WARNING, "pid %d: its dump went on %d ms after the handler was done: ended (SIGKILL)", c.a.pid,
+		           PM_DUMP_END_MS);
 	pmi_core_close(c.core);
 	pmi_snapshot_free(&c.snap);
 	pmi_map_files_close(&c.mf);

@@ -117,16 +117,24 @@ void pmi_upload_start(pm_crash *c, const pm_system_state *st, const pm_said *rep
 /* At most this many reports of one uid are made at once (slots.c), and
  * this many more crashes wait for a slot, each up to PM_SLOT_WAIT_MS; a
  * crash past them serves the previous handler for at most
- * PM_SLOTLESS_MS in all.  The previous pipe handler is killed (its process
- * group) PM_PREVIOUS_MS after its input ends. */
-enum { PM_SLOTS_PER_UID = 4, PM_SLOT_WAITERS_PER_UID = 16, PM_SLOT_FULL = -1, PM_SLOT_NONE = -2 };
-enum { PM_SLOT_WAIT_MS = 5000, PM_SLOTLESS_MS = 10000, PM_PREVIOUS_MS = 60000 };
+ * PM_SLOTLESS_MS in all, and only while fewer than PM_SLOTLESS_AT_ONCE
+ * such crashes of the machine's do.  The previous pipe handler is killed
+ * (its process group) PM_PREVIOUS_MS after its input ends.  A dump the
+ * kernel goes on with PM_DUMP_END_MS after the core's pipe was closed is
+ * ended (proc_pin.c). */
+enum { PM_SLOTS_PER_UID = 4, PM_SLOT_WAITERS_PER_UID = 16, PM_SLOTLESS_AT_ONCE = 16, PM_SLOT_FULL = -1,
+       PM_SLOT_NONE = -2 };
+enum { PM_SLOT_WAIT_MS = 5000, PM_SLOTLESS_MS = 10000, PM_PREVIOUS_MS = 60000, PM_DUMP_END_MS = 2000 };
 /* One of uid's report slots, held by this process (and its descriptor's
  * copies) until it closes the descriptor or ends: the descriptor, after a
  * wait (*waited_ms) when every one was held; PM_SLOT_FULL when none came
  * free in time, or the uid's waiters are all taken; PM_SLOT_NONE (why
  * says) when the slots' directory below sysdir is not root's alone. */
 int pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, size_t cap);
+/* For a crash past its uid's slots: one of the machine's PM_SLOTLESS_AT_ONCE
+ * places to serve the previous handler in, held as a slot is (no wait);
+ * PM_SLOT_FULL when all are held, PM_SLOT_NONE (why says) as above. */
+int pmi_slot_take_past(const char *sysdir, char *why, size_t cap);
 /* Count a crash of uid that found no slot; how many there were since its last report, this one included. */
 uint64_t pmi_slot_count_over(const char *sysdir, uint32_t uid);
 /* How many crashes of uid found no slot since its last report; the count reset. */

@@ -25,12 +25,22 @@
  *    within the tick the handler started in.
  *
  * pmi_proc_held says again, after the reads, that the process has not
- * ended since (what was read is then whole).  NOT AS-safe.
+ * ended since (what was read is then whole).
+ *
+ * The kernel counts a crash against kernel.core_pipe_limit from the start
+ * of its dump to the dump's end, and a dump can go on long after the
+ * handler has closed the core's pipe: the kernel walks every page of the
+ * process's mappings and writes nothing over a hole until a page follows
+ * it (1 TiB mapped, one page touched: minutes).  pmi_proc_dump_end ends
+ * such a dump, through the pidfd of the pinned process, so that no user's
+ * crashes hold the kernel's places after their handlers are done.
+ * NOT AS-safe.
  */
 #include "system.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,4 +158,41 @@ pmi_proc_unpin(pm_proc *p)
 	if (p->dir >= 0)
 		close(p->dir);
 	p->dir = -1;
+}
+
+int
+pmi_proc_pidfd(const pm_proc *p)
+{
+	if (p->pidfd >= 0)
+		return fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
+	int fd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+	if (fd >= 0 && !pmi_proc_held(p)) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Its status, read through the pinned directory, says it is in its dump. */
+static bool
+dumping(const pm_proc *p)
+{
+	char buf[4096];
+	return pmi_read_below(p->dir, "status", buf, sizeof buf) > 0 && strstr(buf, "\nCoreDumping:\t1\n");
+}
+
+bool
+pmi_proc_dump_end(const pm_proc *p, int grace_ms)
+{
+	int fd = p->dir >= 0 ? pmi_proc_pidfd(p) : -1;
+	if (fd < 0)
+		return false;
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	int r;
+	while ((r = poll(&pf, 1, grace_ms)) < 0 && errno == EINTR)
+		;
+	/* Still there, and still in its dump: nothing reads it any more. */
+	bool end = r == 0 && dumping(p) && syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0) == 0;
+	close(fd);
+	return end;
 }

@@ -16,7 +16,10 @@
  * PM_SLOT_WAITERS_PER_UID of the kernel's handlers for long.  A crash past
  * both, or one whose wait ends, is counted in <uid>.over, whose count the
  * uid's next report says and resets.  The uid is the kernel's (%u): a process cannot
- * choose another.  NOT AS-safe.
+ * choose another.  A crash past its uid's slots and waiters serves the
+ * previous handler only in one of the machine's PM_SLOTLESS_AT_ONCE places
+ * past.<n>: one user's storm keeps at most that many more of the kernel's
+ * handlers busy, whatever its rate.  NOT AS-safe.
  */
 #include "handler.h"
 
@@ -70,14 +73,14 @@ slot_file(int dir, const char *name)
 	return fd;
 }
 
-/* One of dir's files <uid><sep><n>, n < count, locked by this process: its descriptor,
+/* One of dir's files <prefix><n>, n < count, locked by this process: its descriptor,
  * PM_SLOT_FULL when every one is held, PM_SLOT_NONE when one is not root's alone. */
 static int
-lock_one(int dir, uint32_t uid, const char *sep, int count)
+lock_one(int dir, const char *prefix, int count)
 {
 	for (int i = 0; i < count; i++) {
-		char name[32];
-		snprintf(name, sizeof name, "%" PRIu32 "%s%d", uid, sep, i);
+		char name[48];
+		snprintf(name, sizeof name, "%s%d", prefix, i);
 		int fd = slot_file(dir, name);
 		if (fd < 0)
 			return PM_SLOT_NONE;
@@ -103,14 +106,17 @@ pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, s
 	int dir = slots_dir(sysdir, why, cap);
 	if (dir < 0)
 		return PM_SLOT_NONE;
-	int held = lock_one(dir, uid, ".", PM_SLOTS_PER_UID);
-	int waiter = held == PM_SLOT_FULL ? lock_one(dir, uid, ".w", PM_SLOT_WAITERS_PER_UID) : PM_SLOT_FULL;
+	char slots[24], waiters[24];
+	snprintf(slots, sizeof slots, "%" PRIu32 ".", uid);
+	snprintf(waiters, sizeof waiters, "%" PRIu32 ".w", uid);
+	int held = lock_one(dir, slots, PM_SLOTS_PER_UID);
+	int waiter = held == PM_SLOT_FULL ? lock_one(dir, waiters, PM_SLOT_WAITERS_PER_UID) : PM_SLOT_FULL;
 	struct timespec t0;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	static const struct timespec poll = { 0, POLL_MS * 1000000L };
 	while (waiter >= 0 && held == PM_SLOT_FULL && ms_since(&t0) < PM_SLOT_WAIT_MS) {
 		nanosleep(&poll, NULL);
-		held = lock_one(dir, uid, ".", PM_SLOTS_PER_UID);
+		held = lock_one(dir, slots, PM_SLOTS_PER_UID);
 	}
 	if (waiter >= 0) {
 		*waited_ms = ms_since(&t0);
@@ -122,6 +128,19 @@ pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, s
 			close(held);
 		held = PM_SLOT_NONE;
 	}
+	close(dir);
+	return held;
+}
+
+int
+pmi_slot_take_past(const char *sysdir, char *why, size_t cap)
+{
+	int dir = slots_dir(sysdir, why, cap);
+	if (dir < 0)
+		return PM_SLOT_NONE;
+	int held = lock_one(dir, "past.", PM_SLOTLESS_AT_ONCE);
+	if (held == PM_SLOT_NONE)
+		snprintf(why, cap, "a file of %s/slots is not root's alone", sysdir);
 	close(dir);
 	return held;
 }

@@ -199,6 +199,13 @@ bool pmi_crash_args_parse(int argc, char **argv, pm_crash_args *a, char *why, si
 bool pmi_proc_pin(pm_proc *p, int pid, int pidfd, char *why, size_t cap);
 /* The pinned process has not ended since (its pid is still its own). */
 bool pmi_proc_held(const pm_proc *p);
+/* A pidfd of the pinned process (the kernel's, duplicated, else one opened by
+ * its number and kept only when the pinned process is still there); -1. */
+int pmi_proc_pidfd(const pm_proc *p);
+/* The handler is done with the process and has closed the core's pipe: once
+ * grace_ms have passed, a process still in its dump is ended (SIGKILL through
+ * its pidfd; its parent then sees SIGKILL).  True when it was. */
+bool pmi_proc_dump_end(const pm_proc *p, int grace_ms);
 void pmi_proc_unpin(pm_proc *p);
 /* Read the facts through the pinned directory; false (why says) when they cannot be read. */
 bool pmi_proc_facts_read(const pm_proc *p, pm_proc_facts *f, char *why, size_t cap);

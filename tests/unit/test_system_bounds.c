@@ -4,9 +4,11 @@
  * a report a process wrote itself is known by its pid and its start
  * (system/destination.c), never by a name a process chose; a spool at its
  * cap of reports or bytes takes no more (system/spool_caps.c); a uid has at
- * most PM_SLOTS_PER_UID reports under way, and the crashes past them are
- * counted (system/slots.c).  The slots' directory must be root's: those
- * tests run as root alone (the system suite runs them for real).
+ * most PM_SLOTS_PER_UID reports under way, the crashes past them are
+ * counted, and the machine has PM_SLOTLESS_AT_ONCE places for them to serve
+ * the previous handler in (system/slots.c).  The slots' directory must be
+ * root's: those tests run as root alone (the system suite runs them for
+ * real).
  */
 #include <criterion/criterion.h>
 #include <errno.h>
@@ -205,4 +207,29 @@ Test(system_bounds, a_uids_waiters)
 	for (int i = 0; i < PM_SLOT_WAITERS_PER_UID; i++)
 		if (w[i].slot >= 0)
 			close(w[i].slot);
+}
+
+/* Past its uid's slots and waiters, a crash serves the previous handler only
+ * in one of the machine's PM_SLOTLESS_AT_ONCE places, whatever the uid: a
+ * user's storm holds no more of the kernel's core_pipe_limit than those. */
+Test(system_bounds, the_places_past_the_slots)
+{
+	if (geteuid() != 0)
+		cr_skip_test("the slots' directory must be root's: run as root");
+	char why[256];
+	int64_t waited;
+	int held[PM_SLOTLESS_AT_ONCE];
+	for (int i = 0; i < PM_SLOTLESS_AT_ONCE; i++) {
+		held[i] = pmi_slot_take_past(root, why, sizeof why);
+		cr_assert_geq(held[i], 0, "place %d: %s", i, why);
+	}
+	cr_expect_eq(pmi_slot_take_past(root, why, sizeof why), PM_SLOT_FULL, "one past them: none");
+	int mine = pmi_slot_take(root, 4545, &waited, why, sizeof why);
+	cr_expect_geq(mine, 0, "a uid's own slots are not those: %s", why);
+	close(mine);
+	close(held[3]);
+	held[3] = pmi_slot_take_past(root, why, sizeof why);
+	cr_expect_geq(held[3], 0, "a place let go is taken again: %s", why);
+	for (int i = 0; i < PM_SLOTLESS_AT_ONCE; i++)
+		close(held[i]);
 }
