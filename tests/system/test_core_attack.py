@@ -34,15 +34,12 @@ import resource
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.environ['PM_SYSTEM_TESTS'])
 from checks import check, finish  # noqa: E402
-from crashes import as_user, crash, mkdir, test_user  # noqa: E402
-from handler_copy import RootCopies, enable_args  # noqa: E402
-from kernel_settings import KernelSettings  # noqa: E402
-from kmsg import Kmsg  # noqa: E402
+from crashes import as_user, crash, mkdir  # noqa: E402
+from reporter_on import ReporterOn  # noqa: E402
 
 BUILD = os.environ['PM_BUILD_ROOT']
 CLI = os.path.join(BUILD, 'tools', 'postmortem')
@@ -107,23 +104,10 @@ def held_kernel(work, user, kmsg):
 
 
 def main():
-    user = test_user(USER)
-    try:
-        with tempfile.TemporaryDirectory(prefix='pm-', dir='/tmp') as work, RootCopies(BUILD) as copies:
-            os.chmod(work, 0o755)
-            kmsg = Kmsg()
-            sysdir = os.path.join(work, 'sys')
-            with KernelSettings() as settings:
-                settings.set('core', pipe_limit=str(PIPE_LIMIT))
-                p = subprocess.run([CLI, 'system', 'enable'] + enable_args(copies, sysdir), capture_output=True,
-                                   text=True)
-                check(p.returncode == 0, 'enable: %s' % (p.stdout.strip() or p.stderr.strip()))
-                try:
-                    held_kernel(work, user, kmsg)
-                finally:
-                    subprocess.run([CLI, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
-    finally:
-        subprocess.run(['userdel', USER], stderr=subprocess.DEVNULL)
+    with ReporterOn(BUILD, USER) as on:
+        on.settings.set('core', pipe_limit=str(PIPE_LIMIT))
+        on.enable()
+        held_kernel(on.work, on.user, on.kmsg)
     finish()
 
 
