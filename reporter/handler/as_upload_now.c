@@ -7,7 +7,7 @@
  * paid by the dying process.  Nor do we wait for the child to exec
  * (CLONE_VFORK): on a busy machine the child may wait milliseconds for a
  * processor, and we with it (measured: docs/benchmarks.md).  So the child
- * runs beside us, until its execve, on a stack of its own that install
+ * runs beside us until our end, then execs, on a stack of its own that install
  * mapped, with every signal blocked (a handler of ours running in it would
  * write into our memory), reading only what install prepared and nothing
  * writes any more.  Its failed calls write errno, which it shares with the
@@ -17,6 +17,13 @@
  * it is a process of its own, and keeps the memory it reads until its
  * execve.  (Linux before 5.16 killed every process sharing the memory of
  * one that dumps core: there, with core dumps on, the start may be lost.)
+ *
+ * It waits for our end (our pidfd, at most ENDED_WAIT_MS) before its
+ * execve: an exec and a program's loading beside the dying process's
+ * teardown (every thread's) made a 17-thread process's death 6 ms (+70 %)
+ * slower; after it, nothing (docs/benchmarks.md).  The uploader waits for
+ * our end anyway, for the run's session.  Not where we wait for it (the
+ * end of a container's init, below).
  *
  * What the dying process's parent sees does not change: the uploader is
  * our child, not its, and once we are gone it belongs to the nearest
@@ -29,6 +36,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
@@ -40,6 +48,11 @@
 
 /* In .data beside what install writes first (start_data.h). */
 PM_START_DATA as_upload_now_state as_upload_now;
+
+/* How long the child waits for our end before its execve: a process that
+ * goes on past its handler (another handler of the signal's that takes its
+ * time) gets its uploader then. */
+enum { ENDED_WAIT_MS = 1000 };
 
 /* Where close_range is missing (Linux before 5.9): the descriptors closed one by one, up to this. */
 enum { CLOSE_ONE_BY_ONE_MAX = 1024 };
@@ -75,6 +88,11 @@ child(void *arg)
 	memset(&all, 0xff, sizeof all);
 	sigprocmask(SIG_SETMASK, &all, NULL);
 	setsid();
+	if (u->ended_fd >= 0) {
+		struct pollfd ended = { .fd = u->ended_fd, .events = POLLIN };
+		poll(&ended, 1, ENDED_WAIT_MS);
+		close(u->ended_fd);
+	}
 	/* The lock to its place first: it may sit on a standard stream's number
 	 * (an app that closed its stdin).  dup2 clears close-on-exec; onto
 	 * itself it does nothing, so that case clears the flag by hand. */
@@ -176,7 +194,10 @@ as_upload_now_start(void)
 	u->argv[AS_UPLOAD_ARGV_PID] = as_put_dec(end, (uint64_t)me);
 	argv_tail(u->argv, lock >= 0, waited);
 	u->lock_fd = lock;
+	u->ended_fd = waited ? -1 : (int)syscall(SYS_pidfd_open, me, 0);
 	pid_t pid = clone(child, u->stack_top, CLONE_VM | SIGCHLD, u);
+	if (u->ended_fd >= 0)
+		close(u->ended_fd);
 	/* The child has its own copy of the descriptor (its table was copied): ours goes.  A child
 	 * that cannot exec ends with its copy, and the lock with it. */
 	if (lock >= 0)

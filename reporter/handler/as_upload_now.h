@@ -36,6 +36,7 @@ typedef struct as_upload_now_state {
 	char **envp;
 	char pid_text[24];        /* argv[AS_UPLOAD_ARGV_PID] points into it */
 	int lock_fd;              /* at crash time: the lock, held, for the child to pass on */
+	int ended_fd;             /* at crash time: our pidfd, whose end the child waits for (-1: none) */
 	void *stack_top;          /* the child's stack, until its execve */
 	void *map;                /* install's mapping: the stack, then argv, envp and their strings */
 	size_t map_size;

@@ -3,7 +3,8 @@
  * in the tests of the crash handler's start: it writes how it was started
  * into <DIR>/fake-uploader.txt (DIR: its --dir), before it opens anything
  * else — its argv, pid, parent, session, process group, signal mask, every
- * descriptor it holds and where it leads, its environment — and then,
+ * descriptor it holds and where it leads, its environment, whether the
+ * crashed process (its --crashed) had ended — and then,
  * when <DIR>/fake-uploader.hang exists, sleeps until killed (an uploader
  * that never ends: the crashed process must not wait for it).
  */
@@ -34,10 +35,20 @@ main(int argc, char **argv)
 	}
 	sigset_t blocked;
 	sigprocmask(SIG_SETMASK, NULL, &blocked);
-	const char *dir = NULL;
+	const char *dir = NULL, *crashed = "0";
 	for (int i = 1; i + 1 < argc; i++)
 		if (strcmp(argv[i], "--dir") == 0)
 			dir = argv[i + 1];
+		else if (strcmp(argv[i], "--crashed") == 0)
+			crashed = argv[i + 1];
+	/* Whether the crashed process had ended (a zombie, or gone) when this one started. */
+	char stat_path[64], state = 'X';
+	snprintf(stat_path, sizeof stat_path, "/proc/%s/stat", crashed);
+	FILE *st = fopen(stat_path, "r");
+	if (st && fscanf(st, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	if (st)
+		fclose(st);
 	if (!dir)
 		return 2;
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
@@ -49,8 +60,9 @@ main(int argc, char **argv)
 	fprintf(f, "argv");
 	for (int i = 0; i < argc; i++)
 		fprintf(f, " %s", argv[i]);
-	fprintf(f, "\npid %ld\nppid %ld\nsid %ld\npgid %ld\nsigsegv_blocked %d\n%s", (long)getpid(), (long)getppid(),
-	        (long)getsid(0), (long)getpgid(0), sigismember(&blocked, SIGSEGV), fds);
+	fprintf(f, "\npid %ld\nppid %ld\nsid %ld\npgid %ld\nsigsegv_blocked %d\ncrashed_ended %d\n%s", (long)getpid(),
+	        (long)getppid(), (long)getsid(0), (long)getpgid(0), sigismember(&blocked, SIGSEGV),
+	        state == 'Z' || state == 'X', fds);
 	for (char **e = environ; *e; e++)
 		fprintf(f, "env %s\n", *e);
 	fclose(f);

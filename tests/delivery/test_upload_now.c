@@ -579,6 +579,37 @@ Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it
 	pm_test_rmdir(dir);
 }
 
+/* The uploader's exec waits for the crashed process's end: beside the teardown of a dying
+ * process, an exec and a program's loading made its death slower (docs/benchmarks.md).  The
+ * app's crash callback, which runs after the start, keeps the process alive 300 ms. */
+Test(upload_now, the_uploader_starts_once_the_crashed_process_has_ended)
+{
+	char *dir = pm_test_tmpdir();
+	char *fake = strdup(pm_test_build("tests/fake_uploader"));
+	char *cmd, *out;
+	const char *ld = getenv("LD_LIBRARY_PATH");
+	cr_assert(asprintf(&cmd,
+	                   "env -i LD_LIBRARY_PATH='%s' POSTMORTEM_DIR='%s' POSTMORTEM_UPLOADER='%s' "
+	                   "POSTMORTEM_DSN=http://k3y@127.0.0.1:9/42 MARKER='%s/marker' CALLBACK_SLEEP_MS=300 '%s'; "
+	                   "echo \"status $?\"",
+	                   ld ? ld : "", dir, fake, dir, pm_test_build("tests/crash_phases")) > 0);
+	int st = pm_test_run(cmd, &out);
+	cr_assert(WIFEXITED(st), "%s", out);
+	cr_expect(strstr(out, "status 139"), "the crash did not end as a SIGSEGV: %s", out);
+	char *record = upload_file(dir, "fake-uploader.txt");
+	for (int i = 0; i < 3000 && access(record, F_OK) != 0; i++)
+		upload_sleep_ms(10);
+	char *text = pm_test_slurp(record, NULL);
+	cr_assert_not_null(text, "no uploader was started");
+	cr_expect(line_of(text, "crashed_ended 1"), "the uploader started while the crashed process still ran:\n%s", text);
+	free(text);
+	free(record);
+	free(out);
+	free(cmd);
+	free(fake);
+	pm_test_rmdir(dir);
+}
+
 /* A process that is its pid namespace's init (a container's only process) takes every
  * process of it along when it dies: it waits for its uploader. */
 Test(upload_now, the_init_of_a_pid_namespace_waits_for_its_uploader)

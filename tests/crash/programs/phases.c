@@ -1,7 +1,8 @@
 /* The crash callback is told where the handler's time went: it writes the
  * nanoseconds from just before the fault to the callback, then each phase's,
  * as eight uint64_t in this machine's byte order to $MARKER (open and write
- * only: it runs in the handler). */
+ * only: it runs in the handler); then, with CALLBACK_SLEEP_MS, it sleeps that
+ * long (a callback that takes its time: the process lives on meanwhile). */
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,6 +14,7 @@
 #include "postmortem.h"
 
 int *volatile null_pointer;
+static long sleep_ms;
 static atomic_int named;
 static struct timespec fault_time;
 
@@ -31,6 +33,9 @@ on_crash(const pm_crash_info *info, void *ctx)
 		(void)!write(fd, values, sizeof values);
 		close(fd);
 	}
+	struct timespec t = { 0, sleep_ms % 1000 * 1000000L };
+	t.tv_sec = sleep_ms / 1000;
+	nanosleep(&t, NULL);
 }
 
 static void *
@@ -47,6 +52,8 @@ int
 main(void)
 {
 	pm_config cfg = { .on_crash = on_crash, .on_crash_ctx = getenv("MARKER") };
+	const char *sleep_text = getenv("CALLBACK_SLEEP_MS");
+	sleep_ms = sleep_text ? atol(sleep_text) : 0;
 	pthread_t t;
 	if (!cfg.on_crash_ctx || pm_install(&cfg) != 0 || pthread_create(&t, NULL, idle, NULL) != 0)
 		return 2;
