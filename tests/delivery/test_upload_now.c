@@ -516,20 +516,19 @@ line_of(const char *text, const char *key)
 	return NULL;
 }
 
-Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it)
+/* program crashed in an environment of its own (env: more of it, shell words) with the fake
+ * uploader as its uploader, through a shell whose output the test reads to its end (an
+ * uploader that kept the crashed process's streams would hold it, and the test, as long as
+ * it lives): what the fake uploader wrote of how it was started. */
+static char *
+crash_with_fake(const char *dir, const char *fake, const char *env, const char *program)
 {
-	char *dir = pm_test_tmpdir(), *hang = upload_file(dir, "fake-uploader.hang");
-	char *fake = strdup(pm_test_build("tests/fake_uploader"));
-	close(open(hang, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
-	/* Through a shell whose output the test reads to its end: an uploader that kept the
-	 * crashed process's streams would hold it (and the test) as long as it lives. */
 	char *cmd, *out;
 	const char *ld = getenv("LD_LIBRARY_PATH");
 	cr_assert(asprintf(&cmd,
 	                   "env -i LD_LIBRARY_PATH='%s' POSTMORTEM_DIR='%s' POSTMORTEM_UPLOADER='%s' "
-	                   "POSTMORTEM_DSN=http://k3y@127.0.0.1:9/42 https_proxy=http://proxy.invalid:3128 "
-	                   "PM_TEST_SECRET=do-not-pass '%s'; echo \"status $?\"",
-	                   ld ? ld : "", dir, fake, crash_sample_path("null_deref")) > 0);
+	                   "POSTMORTEM_DSN=http://k3y@127.0.0.1:9/42 %s '%s'; echo \"status $?\"",
+	                   ld ? ld : "", dir, fake, env, program) > 0);
 	int st = pm_test_run(cmd, &out);
 	cr_assert(WIFEXITED(st), "%s", out);
 	cr_expect(strstr(out, "status 139"), "the crash did not end as a SIGSEGV: %s", out);
@@ -537,6 +536,20 @@ Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it
 	for (int i = 0; i < 3000 && access(record, F_OK) != 0; i++)
 		upload_sleep_ms(10);
 	char *text = pm_test_slurp(record, NULL);
+	cr_assert_not_null(text, "no uploader was started");
+	free(record);
+	free(out);
+	free(cmd);
+	return text;
+}
+
+Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it)
+{
+	char *dir = pm_test_tmpdir(), *hang = upload_file(dir, "fake-uploader.hang");
+	char *fake = strdup(pm_test_build("tests/fake_uploader"));
+	close(open(hang, O_CREAT | O_WRONLY | O_CLOEXEC, 0600));
+	char *text = crash_with_fake(dir, fake, "https_proxy=http://proxy.invalid:3128 PM_TEST_SECRET=do-not-pass",
+	                             crash_sample_path("null_deref"));
 	long pid = strtol(line_of(text, "pid ") + 4, NULL, 10);
 	cr_assert_gt(pid, 1, "%s", text);
 
@@ -571,9 +584,6 @@ Test(upload_now, the_uploader_starts_detached_and_the_crash_does_not_wait_for_it
 	for (int i = 0; i < 3000 && lock_taken(dir); i++)
 		upload_sleep_ms(10);
 	free(text);
-	free(record);
-	free(out);
-	free(cmd);
 	free(fake);
 	free(hang);
 	pm_test_rmdir(dir);
@@ -586,26 +596,10 @@ Test(upload_now, the_uploader_starts_once_the_crashed_process_has_ended)
 {
 	char *dir = pm_test_tmpdir();
 	char *fake = strdup(pm_test_build("tests/fake_uploader"));
-	char *cmd, *out;
-	const char *ld = getenv("LD_LIBRARY_PATH");
-	cr_assert(asprintf(&cmd,
-	                   "env -i LD_LIBRARY_PATH='%s' POSTMORTEM_DIR='%s' POSTMORTEM_UPLOADER='%s' "
-	                   "POSTMORTEM_DSN=http://k3y@127.0.0.1:9/42 MARKER='%s/marker' CALLBACK_SLEEP_MS=300 '%s'; "
-	                   "echo \"status $?\"",
-	                   ld ? ld : "", dir, fake, dir, pm_test_build("tests/crash_phases")) > 0);
-	int st = pm_test_run(cmd, &out);
-	cr_assert(WIFEXITED(st), "%s", out);
-	cr_expect(strstr(out, "status 139"), "the crash did not end as a SIGSEGV: %s", out);
-	char *record = upload_file(dir, "fake-uploader.txt");
-	for (int i = 0; i < 3000 && access(record, F_OK) != 0; i++)
-		upload_sleep_ms(10);
-	char *text = pm_test_slurp(record, NULL);
-	cr_assert_not_null(text, "no uploader was started");
+	char *text = crash_with_fake(dir, fake, "MARKER=/dev/null CALLBACK_SLEEP_MS=300",
+	                             pm_test_build("tests/crash_phases"));
 	cr_expect(line_of(text, "crashed_ended 1"), "the uploader started while the crashed process still ran:\n%s", text);
 	free(text);
-	free(record);
-	free(out);
-	free(cmd);
 	free(fake);
 	pm_test_rmdir(dir);
 }
