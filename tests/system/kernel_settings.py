@@ -219,3 +219,9 @@ if __name__ == '__main__':
     # `make test` first: the crash tests that run before the system tests need the machine as it was.
     if os.geteuid() == 0 and restore_stale():
         print('put back the crash settings a killed system test had left changed (%s)' % JOURNAL)
+    # A machine whose own system reporter is on reports every crash from outside the process too:
+    # the tests that expect none (postmortem run's closing line) would see its reports.
+    if b'postmortem-core-handler' in read('pattern'):
+        print('warning: kernel.core_pattern is postmortem\'s system reporter (%s): tests that expect no report '
+              'from outside the process will see its reports; `sudo postmortem system disable` first'
+              % read('pattern').decode(errors='replace'))
