@@ -185,31 +185,24 @@ pmi_chain_start(pm_chain *c, const pm_system_state *st, const pm_crash_args *a, 
 		start_file(c, pattern, a, pin, f, dumpable, exe_name);
 }
 
-static int64_t
-now_ms(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* All n bytes into the pipe handler, unless it stops reading for too long. */
 static void
 feed_pipe(pm_chain *c, const unsigned char *p, size_t n)
 {
-	int64_t last = now_ms();
+	int64_t last = pmi_now_ms();
 	while (n && c->pipe_fd >= 0) {
 		ssize_t k = write(c->pipe_fd, p, n);
 		if (k > 0) {
 			p += k;
 			n -= (size_t)k;
-			last = now_ms();
+			last = pmi_now_ms();
 			continue;
 		}
 		if (k < 0 && errno == EINTR)
 			continue;
 		struct pollfd pf = { .fd = c->pipe_fd, .events = POLLOUT };
-		int64_t left = last + PM_CHAIN_STALL_MS - now_ms();
+		int64_t left = last + PM_CHAIN_STALL_MS - pmi_now_ms();
 		if (k < 0 && errno == EAGAIN && left > 0 && poll(&pf, 1, (int)left) >= 0)
 			continue;
 		c->pipe_stalled = true; /* it exited, or stopped reading */
@@ -344,9 +337,9 @@ group_alive(pid_t pgid)
 static bool
 group_gone_within(pid_t pgid, int64_t ms)
 {
-	int64_t deadline = now_ms() + ms;
+	int64_t deadline = pmi_now_ms() + ms;
 	while (group_alive(pgid)) {
-		if (now_ms() >= deadline)
+		if (pmi_now_ms() >= deadline)
 			return false;
 		nanosleep(&(struct timespec){ 0, 50 * 1000000 }, NULL);
 	}
@@ -359,13 +352,13 @@ pmi_chain_wait(pm_chain *c, int deadline_ms)
 	size_t at = strlen(c->what);
 	if (c->pipe_pid < 0)
 		return;
-	int64_t deadline = now_ms() + deadline_ms;
+	int64_t deadline = pmi_now_ms() + deadline_ms;
 	int pfd = (int)syscall(SYS_pidfd_open, c->pipe_pid, 0), status = 0;
 	/* It is reaped last: until then its pid, its group's id, is nobody
 	 * else's, and what is killed by that id is its group alone. */
 	bool ended = pmi_ended_within(pfd, deadline_ms);
 	/* What it started in its group may read /proc/<pid> too: bounded alike. */
-	bool killed = !ended || !group_gone_within(c->pipe_pid, deadline - now_ms());
+	bool killed = !ended || !group_gone_within(c->pipe_pid, deadline - pmi_now_ms());
 	if (killed) {
 		kill(-c->pipe_pid, SIGKILL);
 		ended = ended || pmi_ended_within(pfd, PM_CHAIN_REAP_MS);

@@ -89,8 +89,9 @@ fd_receive(int sock)
 	return fd;
 }
 
-static int64_t
-now_ms(void)
+
+int64_t
+pmi_now_ms(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
@@ -102,9 +103,9 @@ enum { REAP_MS = 5000 };
 bool
 pmi_ended_within(int pidfd, int64_t ms)
 {
-	int64_t deadline = now_ms() + ms;
+	int64_t deadline = pmi_now_ms() + ms;
 	for (;;) {
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - pmi_now_ms();
 		struct pollfd p = { .fd = pidfd, .events = POLLIN };
 		int r = left > 0 && pidfd >= 0 ? poll(&p, 1, (int)left) : pidfd < 0;
 		if (r < 0 && errno == EINTR)

@@ -61,13 +61,6 @@
 #include "chain.h"
 #include "handler.h"
 
-static int64_t
-ms_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
 
 /* The core's bytes to the previous handler, and their CRC-32, for the log
  * line: a core nothing else gets is not summed (at 1 GB, a third of the
@@ -197,7 +190,7 @@ main(int argc, char **argv)
 {
 	pm_crash c = { .mem = -1, .debug_fd = -1, .pin = { .dir = -1, .pidfd = -1 } };
 	clock_gettime(CLOCK_REALTIME, &c.started);
-	int64_t t0 = ms_now();
+	int64_t t0 = pmi_now_ms();
 	prctl(PR_SET_DUMPABLE, 0);
 	c.sysdir = PM_SYSTEM_DIR;
 	int first = 1;
@@ -262,7 +255,7 @@ main(int argc, char **argv)
 	stream_said ss = { .err = PM_E_NOTFOUND };
 	if (report)
 		ss.err = pmi_core_read_stream_notes(0, &opt, NULL, tee_bytes, &t, &c.core, &ss.notes, ss.why, sizeof ss.why);
-	int64_t t_read = ms_now();
+	int64_t t_read = pmi_now_ms();
 	if (ss.err == PM_OK && c.core->has_siginfo && c.core->siginfo.code <= 0 && c.snap.proc)
 		pmi_snapshot_keep_comm(&c.snap, c.core->siginfo.sender_pid);
 	pmi_pause(report ? c.pause.core_ms : 0);
@@ -289,12 +282,12 @@ main(int argc, char **argv)
 		}
 		written = run_report(&c, o, &as, &report_kib);
 	}
-	int64_t t_report = ms_now();
+	int64_t t_report = pmi_now_ms();
 
 	/* The rest, for the previous handler alone: as long as it takes, to the
 	 * caps (a crash over its uid's slots, a short time: the storm it may be
 	 * part of must not hold the kernel's slots). */
-	int64_t slotless_left = PM_SLOTLESS_MS - (ms_now() - t0);
+	int64_t slotless_left = PM_SLOTLESS_MS - (pmi_now_ms() - t0);
 	pm_core_stream_limits rest_lim = { .max_ms = report ? 0 : slotless_left > 1 ? (int)slotless_left : 1,
 		                           .max_bytes = c.pause.max_bytes };
 	if (chain.pipe_fd >= 0 || chain.file_fd >= 0) {
@@ -303,7 +296,7 @@ main(int argc, char **argv)
 		                                   sizeof ss.rest_why);
 	}
 	pmi_chain_close(&chain);
-	int64_t t_rest = ms_now();
+	int64_t t_rest = pmi_now_ms();
 	int deadline = c.pause.previous_ms > 0 ? c.pause.previous_ms : PM_PREVIOUS_MS;
 	if (!report) {
 		int64_t left = PM_SLOTLESS_MS - (t_rest - t0);

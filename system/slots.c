@@ -91,14 +91,6 @@ lock_one(int dir, const char *prefix, int count)
 	return PM_SLOT_FULL;
 }
 
-static int64_t
-ms_since(const struct timespec *t0)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (int64_t)(t.tv_sec - t0->tv_sec) * 1000 + (t.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 int
 pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, size_t cap)
 {
@@ -111,15 +103,14 @@ pmi_slot_take(const char *sysdir, uint32_t uid, int64_t *waited_ms, char *why, s
 	snprintf(waiters, sizeof waiters, "%" PRIu32 ".w", uid);
 	int held = lock_one(dir, slots, PM_SLOTS_PER_UID);
 	int waiter = held == PM_SLOT_FULL ? lock_one(dir, waiters, PM_SLOT_WAITERS_PER_UID) : PM_SLOT_FULL;
-	struct timespec t0;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t t0 = pmi_now_ms();
 	static const struct timespec poll = { 0, POLL_MS * 1000000L };
-	while (waiter >= 0 && held == PM_SLOT_FULL && ms_since(&t0) < PM_SLOT_WAIT_MS) {
+	while (waiter >= 0 && held == PM_SLOT_FULL && pmi_now_ms() - t0 < PM_SLOT_WAIT_MS) {
 		nanosleep(&poll, NULL);
 		held = lock_one(dir, slots, PM_SLOTS_PER_UID);
 	}
 	if (waiter >= 0) {
-		*waited_ms = ms_since(&t0);
+		*waited_ms = pmi_now_ms() - t0;
 		close(waiter);
 	}
 	if (held == PM_SLOT_NONE || waiter == PM_SLOT_NONE) {

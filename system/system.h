@@ -251,6 +251,8 @@ bool pmi_fd_send(int sock, int fd);
 /* Until the process of pidfd ends or ms pass: whether it ended (it is not
  * reaped); without a pidfd (-1), true at once. */
 bool pmi_ended_within(int pidfd, int64_t ms);
+/* CLOCK_MONOTONIC in ms: the handler's and its children's deadlines. */
+int64_t pmi_now_ms(void);
 
 /* --- logging (log.c) ---------------------------------------------------- */
 /* name as one line can hold it: every byte outside printable ASCII, and
