@@ -134,43 +134,28 @@ def machine_wide(core_target, cli, dsn, rounds, counts):
     if os.geteuid() != 0:
         return None
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'tests', 'system'))
-    from crashes import Searchable, as_user, mkdir, test_user
-    from handler_copy import RootCopies, enable_args
-    from kernel_settings import KernelSettings
+    from crashes import as_user, mkdir
+    from reporter_on import ReporterOn
     import subprocess
-    build = os.path.dirname(os.path.dirname(os.path.realpath(cli)))
-    user = test_user('pmbenchnow')
     rows = []
-    try:
-        with tempfile.TemporaryDirectory(prefix='pmb-', dir='/tmp') as work, RootCopies(build) as copies, \
-                Searchable(build), KernelSettings():
-            os.chmod(work, 0o755)
-            sysdir = os.path.join(work, 'sys')
-            p = subprocess.run([cli, 'system', 'enable', '--dsn', dsn] + enable_args(copies, sysdir),
-                               capture_output=True, text=True)
-            if p.returncode != 0:
-                raise RuntimeError('enable: %s' % (p.stdout + p.stderr))
-            try:
-                for n in counts:
-                    event = []
-                    for r in range(rounds):
-                        d = mkdir(os.path.join(work, 'r%d-%d' % (n, r)), user.pw_uid, 0o700)
-                        before = len(Receiver.arrivals)
-                        proc = subprocess.Popen([core_target, str(n), '0'], env={'POSTMORTEM_DIR': d},
-                                                stdout=subprocess.PIPE, preexec_fn=as_user(user))
-                        fault_at = int(proc.stdout.read().split()[0])
-                        proc.wait()
-                        text = uploader_done(d)
-                        if len(Receiver.arrivals) != before + 1:
-                            raise RuntimeError('%d requests for one crash: %s' % (len(Receiver.arrivals) - before,
-                                                                                  text))
-                        event.append(ms(Receiver.arrivals[-1] - fault_at))
-                        shutil.rmtree(d, ignore_errors=True)
-                    rows.append([n, stats(event)])
-            finally:
-                subprocess.run([cli, 'system', 'disable', '--state-dir', sysdir], capture_output=True)
-    finally:
-        subprocess.run(['userdel', 'pmbenchnow'], stderr=subprocess.DEVNULL)
+    with ReporterOn(os.path.dirname(os.path.dirname(os.path.realpath(cli))), 'pmbenchnow') as on:
+        if on.enable('--dsn', dsn).returncode != 0:
+            raise RuntimeError('system enable --dsn refused')
+        for n in counts:
+            event = []
+            for r in range(rounds):
+                d = mkdir(os.path.join(on.work, 'r%d-%d' % (n, r)), on.user.pw_uid, 0o700)
+                before = len(Receiver.arrivals)
+                proc = subprocess.Popen([core_target, str(n), '0'], env={'POSTMORTEM_DIR': d},
+                                        stdout=subprocess.PIPE, preexec_fn=as_user(on.user))
+                fault_at = int(proc.stdout.read().split()[0])
+                proc.wait()
+                text = uploader_done(d)
+                if len(Receiver.arrivals) != before + 1:
+                    raise RuntimeError('%d requests for one crash: %s' % (len(Receiver.arrivals) - before, text))
+                event.append(ms(Receiver.arrivals[-1] - fault_at))
+                shutil.rmtree(d, ignore_errors=True)
+            rows.append([n, stats(event)])
     return rows
 
 
